@@ -1,0 +1,188 @@
+# ExaDL: `make` builds the programs, `make test` builds the normal and the
+# sanitizer (ASan + UBSan) trees and runs every test in both.
+#
+#   make                 build/bin/{stemdl,collectives,exadl}
+#   make test            tests in build/ and build-san/, last line "N passed, N failed"
+#   make SAN=1           the sanitizer build alone (build-san/)
+#   make GPU=0           leave out the CUDA path even where CUDA is found
+#   make STRICT=0        warnings are not errors (for unfamiliar compilers)
+#   CUDA_HOME, CUDNN_HOME, NCCL_HOME   where the CUDA toolkit, cuDNN and NCCL are
+
+SAN    ?= 0
+STRICT ?= 1
+GPU    ?= auto
+CUDA_HOME  ?= /usr/local/cuda
+CUDNN_HOME ?= $(CUDA_HOME)
+NCCL_HOME  ?= $(CUDA_HOME)
+
+ifeq ($(SAN),1)
+BUILD    ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# the CUDA runtime and ASan do not share an address space peacefully; the
+# sanitizer build covers the CPU path and the harness
+GPU      := 0
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+CC      ?= gcc
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+           -Wformat=2 -Wno-format-nonliteral -Wundef
+ifeq ($(STRICT),1)
+WARN    += -Werror
+endif
+OPT     ?= -O2
+CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP -Ibenchmarks/common
+LDFLAGS := $(SANFLAGS)
+
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+BLAS_LIBS  := -lopenblas
+DNNL_LIBS  := -ldnnl
+YAML_LIBS  := -lyaml
+SYS_LIBS   := -lm -lpthread
+
+# ---- the CUDA path: built where nvcc, cuDNN and NCCL are all found ---------
+NVCC := $(CUDA_HOME)/bin/nvcc
+ifeq ($(GPU),auto)
+GPU := $(shell test -x $(NVCC) && \
+         test -f $(CUDNN_HOME)/include/cudnn.h && \
+         test -f $(NCCL_HOME)/include/nccl.h && echo 1 || echo 0)
+endif
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+NVFLAGS := -O2 -g -std=c++17 $(CUDA_ARCH) -Ibenchmarks/common -Ibenchmarks/stemdl \
+           -I$(CUDNN_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) \
+           -Xcompiler -Wall,-Wextra -Werror all-warnings -MMD -MP
+CUDA_LIBDIRS := $(sort $(CUDA_HOME)/lib64 $(CUDNN_HOME)/lib64 $(CUDNN_HOME)/lib \
+                       $(NCCL_HOME)/lib64 $(NCCL_HOME)/lib)
+CUDA_LIBS := $(foreach d,$(CUDA_LIBDIRS),-L$(d) -Wl,-rpath,$(d)) \
+             -lcudnn -lnccl -lcublas -lcudart
+
+# ---- sources ---------------------------------------------------------------
+COMMON_SRC := $(filter-out benchmarks/common/comm.c,$(wildcard benchmarks/common/*.c))
+COMM_SRC   := benchmarks/common/comm.c
+STEMDL_SRC := $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl/*.c))
+STEMDL_CU  := $(wildcard benchmarks/stemdl/*.cu)
+COLL_SRC   := $(filter-out benchmarks/collectives/main.c,$(wildcard benchmarks/collectives/*.c))
+COLL_CU    := $(wildcard benchmarks/collectives/*.cu)
+HARN_SRC   := $(filter-out harness/main.c,$(wildcard harness/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+cuobj = $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1))
+
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+COMM_OBJ   := $(call obj,$(COMM_SRC))
+STEMDL_OBJ := $(call obj,$(STEMDL_SRC))
+COLL_OBJ   := $(call obj,$(COLL_SRC))
+HARN_OBJ   := $(call obj,$(HARN_SRC))
+
+ifeq ($(GPU),1)
+STEMDL_OBJ += $(call cuobj,$(STEMDL_CU))
+COLL_OBJ   += $(call cuobj,$(COLL_CU))
+GPU_DEFS   := -DEXADL_GPU=1
+GPU_LIBS   := $(CUDA_LIBS)
+LINK       := $(CXX)
+else
+GPU_DEFS   := -DEXADL_GPU=0
+GPU_LIBS   :=
+LINK       := $(CC)
+endif
+
+BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -Ibenchmarks/stemdl -Ibenchmarks/collectives \
+                -I$(CUDA_HOME)/include
+STEMDL_LIBS  := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
+COLL_LIBS    := $(MPI_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
+HARN_LIBS    := $(YAML_LIBS) $(SYS_LIBS)
+
+BIN := $(BUILD)/bin
+PROGRAMS := $(BIN)/stemdl $(BIN)/collectives $(BIN)/exadl
+
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all test test-quick clean distclean info
+all: $(PROGRAMS) $(UNIT_BIN)
+
+info:
+	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
+
+# ---- compile ---------------------------------------------------------------
+$(BUILD)/obj/benchmarks/%.o: benchmarks/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/benchmarks/%.cu.o: benchmarks/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -DEXADL_GPU=1 -c $< -o $@
+
+$(BUILD)/obj/harness/%.o: harness/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iharness -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -Iharness -Itests/unit -c $< -o $@
+
+# ---- libraries and programs --------------------------------------------------
+$(BUILD)/lib/libcommon.a: $(COMMON_OBJ)
+$(BUILD)/lib/libcomm.a: $(COMM_OBJ)
+$(BUILD)/lib/libstemdl.a: $(STEMDL_OBJ)
+$(BUILD)/lib/libcoll.a: $(COLL_OBJ)
+$(BUILD)/lib/libharness.a: $(HARN_OBJ)
+$(BUILD)/lib/%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/stemdl: $(call obj,benchmarks/stemdl/main.c) $(BUILD)/lib/libstemdl.a \
+               $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(LINK) $(LDFLAGS) -o $@ $^ $(STEMDL_LIBS)
+
+$(BIN)/collectives: $(call obj,benchmarks/collectives/main.c) $(BUILD)/lib/libcoll.a \
+                    $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(LINK) $(LDFLAGS) -o $@ $^ $(COLL_LIBS)
+
+$(BIN)/exadl: $(call obj,harness/main.c) $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
+
+# Unit tests link the library their name starts with:
+#   test_common_* -> common, test_stemdl_* -> stemdl, test_coll_* -> collectives,
+#   test_harness_* -> harness.
+$(BUILD)/tests/test_common_%: $(BUILD)/obj/tests/unit/test_common_%.o $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
+$(BUILD)/tests/test_stemdl_%: $(BUILD)/obj/tests/unit/test_stemdl_%.o $(BUILD)/lib/libstemdl.a \
+                              $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(LINK) $(LDFLAGS) -o $@ $^ $(STEMDL_LIBS)
+$(BUILD)/tests/test_coll_%: $(BUILD)/obj/tests/unit/test_coll_%.o $(BUILD)/lib/libcoll.a \
+                            $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(LINK) $(LDFLAGS) -o $@ $^ $(COLL_LIBS)
+$(BUILD)/tests/test_harness_%: $(BUILD)/obj/tests/unit/test_harness_%.o \
+                               $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
+
+# ---- tests -------------------------------------------------------------------
+# `make test` runs every test against the normal and the sanitizer build.
+test:
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory SAN=1 all
+	@tests/run.sh build build-san
+
+# One build only, for quick iterations: make test-quick [BUILD=...]
+test-quick: all
+	@tests/run.sh $(BUILD)
+
+clean:
+	rm -rf build build-san
+
+distclean: clean
+	rm -rf results/*/
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

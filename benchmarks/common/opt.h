@@ -1,0 +1,20 @@
+/* opt: command-line values checked with messages that name the option. */
+#ifndef EXADL_OPT_H
+#define EXADL_OPT_H
+
+#include <stddef.h>
+
+/* Parse val as an integer in [min, max]; on failure one clear line and exit 2. */
+long long opt_int(const char *opt, const char *val, long long min, long long max);
+double opt_double(const char *opt, const char *val, double min, double max);
+/* "1,2,4" -> out[0..n); returns n; at most cap values, each in [min, max]. */
+int opt_int_list(const char *opt, const char *val, int *out, int cap, int min, int max);
+/* val must be one of choices (NULL-terminated); returns its index. */
+int opt_choice(const char *opt, const char *val, const char *const *choices);
+
+/* Like opt_int/opt_double but returning -1 with a message instead of exiting,
+ * for callers that must report file:line themselves. */
+int opt_parse_int(const char *val, long long *out);
+int opt_parse_double(const char *val, double *out);
+
+#endif

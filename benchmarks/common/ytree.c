@@ -1,0 +1,427 @@
+#define _GNU_SOURCE
+#include "ytree.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "check.h"
+
+typedef struct {
+    char *name;
+    ytnode *node;
+} anchor_t;
+
+typedef struct {
+    ytdoc *doc;
+    ytnode *stack[YT_MAX_DEPTH + 1];
+    int depth;
+    anchor_t *anchors;
+    size_t nanchors, capanchors;
+    size_t total;
+    char *err;
+    size_t errlen;
+} builder_t;
+
+const char *yt_kind_name(yt_kind k)
+{
+    switch (k) {
+    case YT_SCALAR: return "scalar";
+    case YT_SEQ: return "sequence";
+    case YT_MAP: return "mapping";
+    }
+    return "node";
+}
+
+static ytnode *node_new(builder_t *b, yt_kind kind, yaml_mark_t mark)
+{
+    ytnode *n = XCALLOC(1, sizeof *n, "YAML node");
+    n->kind = kind;
+    n->line = (int)mark.line + 1;
+    n->col = (int)mark.column + 1;
+    n->weight = 1;
+    n->next_alloc = b->doc->all;
+    b->doc->all = n;
+    return n;
+}
+
+static void node_append(ytnode *parent, ytnode *child)
+{
+    size_t have = parent->kind == YT_MAP ? 2 * parent->n + (parent->open > 1) : parent->n;
+    parent->items = realloc(parent->items, (have + 1) * sizeof *parent->items);
+    CHECK(parent->items != NULL, "cannot grow a YAML node");
+    parent->items[have] = child;
+    if (parent->kind == YT_MAP) {
+        /* open==1: expecting a key; open==2: key stored, expecting its value */
+        if (parent->open == 1) {
+            parent->open = 2;
+        } else {
+            parent->open = 1;
+            parent->n++;
+        }
+    } else {
+        parent->n++;
+    }
+    parent->weight += child->weight;
+}
+
+static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(b->err, b->errlen, "%s:%zu:%zu: %s", b->doc->name, m.line + 1, m.column + 1, msg);
+    return -1;
+}
+
+static int anchor_add(builder_t *b, const char *name, ytnode *n)
+{
+    if (!name) return 0;
+    if (b->nanchors == b->capanchors) {
+        b->capanchors = b->capanchors ? 2 * b->capanchors : 16;
+        b->anchors = realloc(b->anchors, b->capanchors * sizeof *b->anchors);
+        CHECK(b->anchors != NULL, "cannot grow the YAML anchor table");
+    }
+    b->anchors[b->nanchors].name = strdup(name);
+    b->anchors[b->nanchors].node = n;
+    b->nanchors++;
+    return 0;
+}
+
+static ytnode *anchor_find(builder_t *b, const char *name)
+{
+    for (size_t i = b->nanchors; i-- > 0;)
+        if (strcmp(b->anchors[i].name, name) == 0) return b->anchors[i].node;
+    return NULL;
+}
+
+/* Attach a finished or opened node to the current parent (or make it the root). */
+static int attach(builder_t *b, ytnode *n, yaml_mark_t m)
+{
+    if (b->depth == 0) {
+        if (b->doc->root) return bmsg(b, m, "more than one node at the top level");
+        b->doc->root = n;
+    } else {
+        ytnode *parent = b->stack[b->depth - 1];
+        node_append(parent, n);
+    }
+    b->total += n->weight;
+    if (b->total > YT_MAX_NODES)
+        return bmsg(b, m, "document expands to more than %u nodes (aliases nested too deep?)",
+                    YT_MAX_NODES);
+    return 0;
+}
+
+static int push(builder_t *b, ytnode *n, yaml_mark_t m)
+{
+    if (b->depth >= YT_MAX_DEPTH)
+        return bmsg(b, m, "nesting deeper than %d levels", YT_MAX_DEPTH);
+    b->stack[b->depth++] = n;
+    return 0;
+}
+
+static void pop(builder_t *b)
+{
+    ytnode *n = b->stack[--b->depth];
+    n->open = 0;
+    /* the parent counted this node as 1 when it was attached, open; its own
+     * parent learns of the rest when the parent itself closes */
+    if (b->depth > 0) b->stack[b->depth - 1]->weight += n->weight - 1;
+}
+
+static int build(builder_t *b, yaml_parser_t *p)
+{
+    int docs = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(p, &ev)) {
+            yaml_mark_t m = p->problem_mark;
+            if (p->context)
+                return bmsg(b, m, "%s %s", p->problem ? p->problem : "syntax error", p->context);
+            return bmsg(b, m, "%s", p->problem ? p->problem : "syntax error");
+        }
+        int rc = 0, done = 0;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT: done = 1; break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1) rc = bmsg(b, ev.start_mark, "more than one YAML document in the file");
+            break;
+        case YAML_SCALAR_EVENT: {
+            ytnode *n = node_new(b, YT_SCALAR, ev.start_mark);
+            n->str = XMALLOC(ev.data.scalar.length + 1, "YAML scalar");
+            memcpy(n->str, ev.data.scalar.value, ev.data.scalar.length);
+            n->str[ev.data.scalar.length] = 0;
+            if (strlen(n->str) != ev.data.scalar.length)
+                rc = bmsg(b, ev.start_mark, "scalar contains a NUL character");
+            n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+            if (!rc) rc = attach(b, n, ev.start_mark);
+            if (!rc) rc = anchor_add(b, (const char *)ev.data.scalar.anchor, n);
+            break;
+        }
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            int map = ev.type == YAML_MAPPING_START_EVENT;
+            ytnode *n = node_new(b, map ? YT_MAP : YT_SEQ, ev.start_mark);
+            n->open = 1;
+            rc = attach(b, n, ev.start_mark);
+            if (!rc) rc = push(b, n, ev.start_mark);
+            if (!rc)
+                rc = anchor_add(b, (const char *)(map ? ev.data.mapping_start.anchor
+                                                      : ev.data.sequence_start.anchor),
+                                n);
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: pop(b); break;
+        case YAML_ALIAS_EVENT: {
+            ytnode *t = anchor_find(b, (const char *)ev.data.alias.anchor);
+            if (!t)
+                rc = bmsg(b, ev.start_mark, "alias *%s names no anchor defined before it",
+                          ev.data.alias.anchor);
+            else if (t->open)
+                rc = bmsg(b, ev.start_mark, "alias *%s refers to a node that contains it",
+                          ev.data.alias.anchor);
+            else
+                rc = attach(b, t, ev.start_mark);
+            break;
+        }
+        default: break;
+        }
+        yaml_event_delete(&ev);
+        if (rc) return rc;
+        if (done) return 0;
+    }
+}
+
+ytdoc *yt_load_string(const char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+    ytdoc *doc = XCALLOC(1, sizeof *doc, "YAML document");
+    doc->name = strdup(name ? name : "<string>");
+    builder_t b = {.doc = doc, .err = err, .errlen = errlen};
+    yaml_parser_t p;
+    CHECK(yaml_parser_initialize(&p), "libyaml parser initialisation failed");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int rc = build(&b, &p);
+    yaml_parser_delete(&p);
+    for (size_t i = 0; i < b.nanchors; i++) free(b.anchors[i].name);
+    free(b.anchors);
+    if (rc) {
+        yt_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+ytdoc *yt_load_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = XMALLOC(cap, "YAML file");
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            if (cap >= ((size_t)256 << 20)) {
+                fclose(f);
+                free(buf);
+                snprintf(err, errlen, "%s: file larger than 256 MiB", path);
+                return NULL;
+            }
+            cap *= 2;
+            buf = realloc(buf, cap);
+            CHECK(buf != NULL, "cannot grow the buffer for %s", path);
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(err, errlen, "%s: read error", path);
+        return NULL;
+    }
+    ytdoc *d = yt_load_string(buf, len, path, err, errlen);
+    free(buf);
+    return d;
+}
+
+void yt_free(ytdoc *doc)
+{
+    if (!doc) return;
+    for (ytnode *n = doc->all, *next; n; n = next) {
+        next = n->next_alloc;
+        free(n->str);
+        free(n->items);
+        free(n);
+    }
+    free(doc->name);
+    free(doc);
+}
+
+ytnode *yt_get(const ytnode *map, const char *key)
+{
+    if (!map || map->kind != YT_MAP) return NULL;
+    for (size_t i = 0; i < map->n; i++) {
+        ytnode *k = yt_key(map, i);
+        if (k->kind == YT_SCALAR && strcmp(k->str, key) == 0) return yt_val(map, i);
+    }
+    return NULL;
+}
+
+int yt_err(char *err, size_t errlen, const ytdoc *doc, const ytnode *node, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (node)
+        snprintf(err, errlen, "%s:%d:%d: %s", doc->name, node->line, node->col, msg);
+    else
+        snprintf(err, errlen, "%s: %s", doc->name, msg);
+    return -1;
+}
+
+int yt_is_null(const ytnode *n)
+{
+    if (!n) return 1;
+    if (n->kind != YT_SCALAR || !n->plain) return 0;
+    const char *s = n->str;
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+           !strcmp(s, "NULL");
+}
+
+int yt_expect(const ytdoc *d, const ytnode *n, yt_kind kind, const char *what, char *err,
+              size_t errlen)
+{
+    if (n && n->kind == kind) return 0;
+    return yt_err(err, errlen, d, n, "%s must be a %s, not a %s", what, yt_kind_name(kind),
+                  n ? yt_kind_name(n->kind) : "missing value");
+}
+
+int yt_int(const ytdoc *d, const ytnode *n, long long *out, char *err, size_t errlen)
+{
+    if (!n || n->kind != YT_SCALAR || !n->plain)
+        return yt_err(err, errlen, d, n, "expected an integer, found %s",
+                      n ? (n->kind == YT_SCALAR ? "a quoted string" : yt_kind_name(n->kind))
+                        : "nothing");
+    char *end;
+    errno = 0;
+    long long v = strtoll(n->str, &end, 10);
+    if (end == n->str || *end || errno)
+        return yt_err(err, errlen, d, n, "expected an integer, found '%s'", n->str);
+    *out = v;
+    return 0;
+}
+
+int yt_double(const ytdoc *d, const ytnode *n, double *out, char *err, size_t errlen)
+{
+    if (!n || n->kind != YT_SCALAR || !n->plain)
+        return yt_err(err, errlen, d, n, "expected a number, found %s",
+                      n ? (n->kind == YT_SCALAR ? "a quoted string" : yt_kind_name(n->kind))
+                        : "nothing");
+    char *end;
+    errno = 0;
+    double v = strtod(n->str, &end);
+    if (end == n->str || *end || errno || !isfinite(v))
+        return yt_err(err, errlen, d, n, "expected a finite number, found '%s'", n->str);
+    *out = v;
+    return 0;
+}
+
+int yt_bool(const ytdoc *d, const ytnode *n, int *out, char *err, size_t errlen)
+{
+    static const char *t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+    static const char *f[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+    if (n && n->kind == YT_SCALAR && n->plain) {
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+            if (!strcmp(n->str, t[i])) return *out = 1, 0;
+            if (!strcmp(n->str, f[i])) return *out = 0, 0;
+        }
+    }
+    return yt_err(err, errlen, d, n, "expected true or false, found '%s'",
+                  n && n->kind == YT_SCALAR ? n->str : "a collection");
+}
+
+int yt_string(const ytdoc *d, const ytnode *n, const char **out, char *err, size_t errlen)
+{
+    if (!n || n->kind != YT_SCALAR)
+        return yt_err(err, errlen, d, n, "expected a string, found %s",
+                      n ? yt_kind_name(n->kind) : "nothing");
+    *out = n->str;
+    return 0;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = diag + cost;
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *yt_suggest(const char *word, const char *const *valid)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t)-1;
+    for (size_t i = 0; valid[i]; i++) {
+        size_t dd = edit_distance(word, valid[i]);
+        if (dd < bestd) bestd = dd, best = valid[i];
+    }
+    size_t len = strlen(word);
+    size_t limit = len <= 4 ? 1 : (len <= 8 ? 2 : 3);
+    return bestd <= limit ? best : NULL;
+}
+
+int yt_check_keys(const ytdoc *d, const ytnode *map, const char *const *valid, char *err,
+                  size_t errlen)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        ytnode *k = yt_key(map, i);
+        if (k->kind != YT_SCALAR)
+            return yt_err(err, errlen, d, k, "keys must be plain words, not a %s",
+                          yt_kind_name(k->kind));
+        int ok = 0;
+        for (size_t v = 0; valid[v]; v++)
+            if (!strcmp(k->str, valid[v])) ok = 1;
+        if (!ok) {
+            const char *s = yt_suggest(k->str, valid);
+            if (s) return yt_err(err, errlen, d, k, "unknown key '%s' (did you mean '%s'?)", k->str, s);
+            char list[512] = "";
+            size_t used = 0;
+            for (size_t v = 0; valid[v] && used + 40 < sizeof list; v++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", v ? ", " : "", valid[v]);
+            return yt_err(err, errlen, d, k, "unknown key '%s' (valid keys: %s)", k->str, list);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(yt_key(map, j)->str, k->str))
+                return yt_err(err, errlen, d, k, "key '%s' given twice (first at line %d)", k->str,
+                              yt_key(map, j)->line);
+    }
+    return 0;
+}

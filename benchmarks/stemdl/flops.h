@@ -1,0 +1,61 @@
+/* flops: the FLOP formula of every STEMDL kernel, in one place, shared by the
+ * CPU and CUDA paths.  Each formula counts the floating-point operations the
+ * reference kernel performs (tests/unit/test_flops.c checks each against an
+ * instrumented reference loop that counts its own operations).
+ *
+ * Counting rule: one FLOP for each add, subtract, multiply, divide, square
+ * root, absolute value, maximum or compare-and-select on floating-point data.
+ * A fused multiply-add counts 2.  Copies, zeroing and index arithmetic count 0.
+ * Per-call scalar set-up (Adam's bias corrections, a loss's 1/count) counts 0.
+ *
+ * All counts are for the whole call (n samples), in 64-bit integers. */
+#ifndef STEMDL_FLOPS_H
+#define STEMDL_FLOPS_H
+
+#include <stdint.h>
+
+/* k x k convolution, stride 1, SAME padding (zero taps are multiplied too):
+ * 2 * k*k * c_in * c_out * h * w per sample.  The same count holds for the
+ * data gradient (dx += W^T dy) and the weight gradient (dw = sum dy x). */
+int64_t flops_conv_fwd(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h, int64_t w);
+int64_t flops_conv_bwd_data(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h, int64_t w);
+int64_t flops_conv_bwd_weights(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h,
+                               int64_t w);
+
+/* 1x1 transposed convolution, stride 2, on an h_in x w_in input:
+ * 2 * c_in * c_out * h_in * w_in per sample (the odd output positions receive
+ * only the bias, or zero, and cost nothing).  Same for both gradients. */
+int64_t flops_tconv_fwd(int64_t n, int64_t c_in, int64_t c_out, int64_t h_in, int64_t w_in);
+int64_t flops_tconv_bwd_data(int64_t n, int64_t c_in, int64_t c_out, int64_t h_in, int64_t w_in);
+int64_t flops_tconv_bwd_weights(int64_t n, int64_t c_in, int64_t c_out, int64_t h_in,
+                                int64_t w_in);
+
+/* bias: y += b, 1 per element; db = sum over n, h, w of dy, 1 per element. */
+int64_t flops_bias_fwd(int64_t elems);
+int64_t flops_bias_bwd(int64_t elems);
+
+/* relu: y = max(x, 0), 1 per element; backward dx += (x > 0 ? dy : 0):
+ * a compare-and-select and an add, 2 per element. */
+int64_t flops_relu_fwd(int64_t elems);
+int64_t flops_relu_bwd(int64_t elems);
+
+/* 2x2 average pooling, stride 2: forward 3 adds + 1 multiply by 0.25 per
+ * output; backward dx = 0.25 * dy, 1 multiply per input element (4 per
+ * output).  Counts are per call with out_elems = n * c * h_out * w_out. */
+int64_t flops_pool_fwd(int64_t out_elems);
+int64_t flops_pool_bwd(int64_t out_elems);
+
+/* L1 loss, mean over elements: forward d = y - t, |d|, sum += : 3 per element,
+ * plus 1 multiply by 1/count; backward d = y - t and a select of +-1/count or
+ * 0: 2 per element. */
+int64_t flops_l1_fwd(int64_t elems);
+int64_t flops_l1_bwd(int64_t elems);
+
+/* Adam, per parameter: g *= scale (1); m = b1 m + (1 - b1) g (3);
+ * v = b2 v + (1 - b2) g g (4); w -= lr_t m / (sqrt(v) + eps_t) (5): 13. */
+int64_t flops_adam(int64_t params);
+
+/* Skip-connection gradient: dst += src, 1 per element.  Copies count 0. */
+int64_t flops_add(int64_t elems);
+
+#endif

@@ -1,0 +1,116 @@
+/* kern: the kernel interface of STEMDL.  A kernel set (reference loops, the
+ * fast CPU path, CUDA) is a table of function pointers with a context; the
+ * network code calls kernels only through counted.h, which adds each call's
+ * FLOPs and time to the step's table.
+ *
+ * Tensors are NCHW.  A tview is a window of channels of a larger buffer: a
+ * dense block keeps [block input | new maps ...] in one buffer, and each layer
+ * reads channels [0, c) of it and writes its g new maps into the next slice,
+ * so concatenation costs no copy.  Inside a sample, channel ch starts at
+ * p + ch*h*w and rows are w apart; samples are sstride elements apart.
+ *
+ * Element type: float on the CPU backends.  The CUDA backend may store
+ * activations in 16 bits; it interprets p itself.  Weights and gradients are
+ * flat arrays: conv weights [c_out][c_in][k][k], transposed-conv weights
+ * [c_in][c_out] (1x1), biases [c_out].
+ *
+ * Write semantics (the network relies on them):
+ *   "="  overwrites the destination;
+ *   "+=" accumulates into it (data gradients: a map used by several layers
+ *        sums their contributions without a separate add). */
+#ifndef STEMDL_KERN_H
+#define STEMDL_KERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    void *p;         /* sample 0, channel 0, row 0, column 0 */
+    int n, c, h, w;
+    int64_t sstride; /* elements between samples (>= c*h*w) */
+} tview;
+
+static inline int64_t tview_elems(const tview *t) { return (int64_t)t->n * t->c * t->h * t->w; }
+
+typedef struct {
+    double lr, beta1, beta2, eps;
+    int64_t step;      /* 1-based Adam step (bias correction) */
+    double grad_scale; /* gradients are multiplied by this first (1/ranks, 1/loss scale) */
+} adam_hyper;
+
+typedef struct kern_ops {
+    const char *name; /* "reference", "fast", "cuda" */
+
+    /* k x k convolution, stride 1, SAME padding (k odd), no bias:
+     * y = conv(x, w); dx += conv_T(dy, w); dw = sum over samples of x (*) dy. */
+    void (*conv_fwd)(void *ctx, const tview *x, const void *w, int k, const tview *y);
+    void (*conv_bwd_data)(void *ctx, const tview *dy, const void *w, int k, const tview *dx);
+    void (*conv_bwd_weights)(void *ctx, const tview *x, const tview *dy, int k, void *dw);
+
+    /* 1x1 transposed convolution, stride 2 (y is 2h x 2w; odd rows and columns
+     * are 0): y = ...; dx += ...; dw = ... */
+    void (*tconv_fwd)(void *ctx, const tview *x, const void *w, const tview *y);
+    void (*tconv_bwd_data)(void *ctx, const tview *dy, const void *w, const tview *dx);
+    void (*tconv_bwd_weights)(void *ctx, const tview *x, const tview *dy, void *dw);
+
+    /* y += b (per channel); db = sum of dy over n, h, w. */
+    void (*bias_fwd)(void *ctx, const tview *y, const void *b);
+    void (*bias_bwd)(void *ctx, const tview *dy, void *db);
+
+    /* y = max(x, 0) (x and y may be the same view); dx += (x > 0 ? dy : 0). */
+    void (*relu_fwd)(void *ctx, const tview *x, const tview *y);
+    void (*relu_bwd)(void *ctx, const tview *x, const tview *dy, const tview *dx);
+
+    /* 2x2 average pooling, stride 2: y = mean of each 2x2 window;
+     * dx = dy / 4 spread over the window (overwrite). */
+    void (*pool_fwd)(void *ctx, const tview *x, const tview *y);
+    void (*pool_bwd)(void *ctx, const tview *dy, const tview *dx);
+
+    /* L1 loss: returns mean |y - t| over all elements (accumulated in double);
+     * dy = sign(y - t) / count (overwrite; 0 where y == t). */
+    double (*l1_fwd)(void *ctx, const tview *y, const tview *t);
+    void (*l1_bwd)(void *ctx, const tview *y, const tview *t, const tview *dy);
+
+    /* Adam on n parameters: fp32 master weights, moments m and v; w_compute,
+     * when not NULL, receives the updated weights in the compute type. */
+    void (*adam)(void *ctx, float *master, void *w_compute, const void *g, float *m, float *v,
+                 int64_t n, const adam_hyper *h);
+
+    /* dst = src (same shape), dst += src, dst = 0. */
+    void (*copy)(void *ctx, const tview *src, const tview *dst);
+    void (*add)(void *ctx, const tview *src, const tview *dst);
+    void (*zero)(void *ctx, const tview *dst);
+
+    /* Memory and transfers.  The CPU sets share kern_host.c (malloc, memcpy). */
+    size_t act_bytes;                                   /* bytes per activation element */
+    void *(*alloc)(void *ctx, size_t bytes);            /* zero-filled; NULL when out of memory */
+    void (*release)(void *ctx, void *p);
+    void (*h2d)(void *ctx, void *dst, const void *src, size_t bytes);
+    void (*d2h)(void *ctx, void *dst, const void *src, size_t bytes);
+    void (*put_f32)(void *ctx, const tview *dst, const float *src); /* dense host floats -> view */
+    void (*get_f32)(void *ctx, const tview *src, float *dst);       /* view -> dense host floats */
+    /* w_compute = master in the compute type (no-op where they are the same buffer) */
+    void (*cast_params)(void *ctx, const float *master, void *w_compute, int64_t n);
+    void (*sync)(void *ctx);                            /* wait for queued device work */
+
+    /* Per-kernel timing.  NULL: counted.c times the call with the wall clock
+     * (CPU).  Otherwise start returns a token and stop adds the elapsed seconds
+     * to *accum_s, at the latest when flush returns (CUDA events). */
+    void *(*timer_start)(void *ctx);
+    void (*timer_stop)(void *ctx, void *token, double *accum_s);
+    void (*timer_flush)(void *ctx);
+} kern_ops;
+
+/* Host-memory members shared by the CPU kernel sets (kern_host.c). */
+void kern_host_fill(kern_ops *ops);
+
+/* Kernel sets.  Each returns its table; *ctx receives a context (NULL where
+ * the set needs none) freed by the matching release. */
+const kern_ops *kern_ref_ops(void);
+const kern_ops *kern_fast_ops(void);
+void *kern_fast_create(int threads);
+void kern_fast_release(void *ctx);
+/* Name and version of the library behind the fast path, for the record. */
+const char *kern_fast_library(void);
+
+#endif

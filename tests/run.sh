@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# ExaDL test runner.  Usage: tests/run.sh BUILD_DIR [BUILD_DIR...]
+#
+# For every build tree: each unit-test binary in BUILD/tests/ (which prints
+# PASS:/FAIL:/SKIP: lines) and each integration script tests/it/*.sh (exit 0
+# pass, 77 skip, anything else fail; it prints PASS:/FAIL:/SKIP: lines of its
+# own when it checks several things).  Ends with "N passed, N failed".
+#
+# MPI settings for this machine live here, not in the programs: tests run as
+# root in CI and start more ranks than there are cores.
+set -u
+cd "$(dirname "$0")/.."
+root=$(pwd)
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# no network in the sandboxes: shared memory and loopback only
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_pml=ob1 OMPI_MCA_mtl=^ofi,psm,psm2 OMPI_MCA_osc=^ucx
+export EXADL_MPIRUN=${EXADL_MPIRUN:-mpirun}
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+[ $# -ge 1 ] || set -- build
+pass=0 fail=0 skip=0
+failed_names=()
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/exadl-tests.XXXXXX")
+t_start=$(date +%s)
+
+count() { # $1 = tag, $2 = log file
+    local tag=$1 log=$2 p f s
+    p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log"); s=$(grep -c '^SKIP: ' "$log")
+    sed -n -e "s/^\(PASS\|FAIL\|SKIP\): /\1: [$tag] /p" "$log"
+    pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+    if [ "$f" -gt 0 ]; then
+        while IFS= read -r l; do failed_names+=("[$tag] $l"); done < <(grep '^FAIL: ' "$log")
+    fi
+}
+
+for build in "$@"; do
+    tag=$(basename "$build")
+    if [ ! -x "$build/bin/stemdl" ] || [ ! -x "$build/bin/exadl" ]; then
+        echo "FAIL: [$tag] build: $build/bin is missing programs (run make first)"
+        fail=$((fail + 1)); failed_names+=("[$tag] build missing")
+        continue
+    fi
+    export EXADL_BIN=$root/$build/bin EXADL_BUILD=$root/$build EXADL_ROOT=$root
+    for t in "$build"/tests/test_*; do
+        [ -x "$t" ] || continue
+        name=$(basename "$t")
+        log=$logdir/$tag-$name.log
+        t0=$(date +%s)
+        timeout 600 "$t" >"$log" 2>&1
+        rc=$?
+        if ! grep -qE '^(PASS|FAIL|SKIP): ' "$log" || { [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$log"; }; then
+            echo "FAIL: $name: exited $rc without reporting a failure" >>"$log"
+        fi
+        count "$tag" "$log"
+        [ $(( $(date +%s) - t0 )) -gt 20 ] && echo "  ($tag/$name took $(( $(date +%s) - t0 )) s)"
+        if grep -q '^FAIL: ' "$log"; then sed 's/^/    | /' "$log" | tail -n 30; fi
+    done
+    for t in tests/it/*.sh; do
+        [ -f "$t" ] || continue
+        name=$(basename "$t" .sh)
+        log=$logdir/$tag-$name.log
+        t0=$(date +%s)
+        (cd "$root" && EXADL_TMP=$(mktemp -d "${TMPDIR:-/tmp}/exadl-it.XXXXXX") timeout 900 bash "$t") >"$log" 2>&1
+        rc=$?
+        if ! grep -qE '^(PASS|FAIL|SKIP): ' "$log"; then
+            case $rc in
+            0) echo "PASS: $name" >>"$log" ;;
+            77) echo "SKIP: $name: $(tail -n 1 "$log")" >>"$log" ;;
+            *) echo "FAIL: $name: exit status $rc" >>"$log" ;;
+            esac
+        elif [ $rc -ne 0 ] && [ $rc -ne 77 ] && ! grep -q '^FAIL: ' "$log"; then
+            echo "FAIL: $name: exit status $rc" >>"$log"
+        fi
+        count "$tag" "$log"
+        [ $(( $(date +%s) - t0 )) -gt 20 ] && echo "  ($tag/$name took $(( $(date +%s) - t0 )) s)"
+        if grep -q '^FAIL: ' "$log"; then sed 's/^/    | /' "$log" | tail -n 40; fi
+    done
+done
+
+echo
+echo "logs: $logdir   time: $(( $(date +%s) - t_start )) s"
+if [ ${#failed_names[@]} -gt 0 ]; then
+    echo "failed:"
+    printf '  %s\n' "${failed_names[@]}"
+fi
+echo "$skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
