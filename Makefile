@@ -39,7 +39,7 @@ LDFLAGS := $(SANFLAGS)
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 BLAS_LIBS  := -lopenblas
-DNNL_LIBS  := -ldnnl
+DNNL_LIBS  := -ldnnl -lgomp
 YAML_LIBS  := -lyaml
 SYS_LIBS   := -lm -lpthread
 
@@ -55,10 +55,23 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=s
 NVFLAGS := -O2 -g -std=c++17 $(CUDA_ARCH) -Ibenchmarks/common -Ibenchmarks/stemdl \
            -I$(CUDNN_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) \
            -Xcompiler -Wall,-Wextra -Werror all-warnings -MMD -MP
-CUDA_LIBDIRS := $(sort $(CUDA_HOME)/lib64 $(CUDNN_HOME)/lib64 $(CUDNN_HOME)/lib \
-                       $(NCCL_HOME)/lib64 $(NCCL_HOME)/lib)
+# Library directories in order of precedence (cuDNN's, NCCL's, then the
+# toolkit's), each once: the run-time search follows the same order, so a
+# CUDNN_HOME or NCCL_HOME given wins over a copy in CUDA_HOME.
+uniq = $(if $(1),$(firstword $(1)) $(call uniq,$(filter-out $(firstword $(1)),$(1))))
+CUDNN_LIBDIRS := $(CUDNN_HOME)/lib64 $(CUDNN_HOME)/lib
+NCCL_LIBDIRS  := $(NCCL_HOME)/lib64 $(NCCL_HOME)/lib
+CUDA_LIBDIRS  := $(call uniq,$(CUDNN_LIBDIRS) $(NCCL_LIBDIRS) $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
+# The file a library links from: libNAME.so in the first of its directories
+# that has it, else the versioned libNAME.so.N there (Python wheels ship only
+# libcudnn.so.9 and libnccl.so.2); plain -lNAME where neither is found (the
+# linker then names what is missing).
+cuda_lib = $(or $(firstword $(wildcard $(addsuffix /lib$(1).so,$(2)))),$(firstword \
+             $(wildcard $(addsuffix /lib$(1).so.[0-9]*,$(2)))),-l$(1))
 CUDA_LIBS := $(foreach d,$(CUDA_LIBDIRS),-L$(d) -Wl,-rpath,$(d)) \
-             -lcudnn -lnccl -lcublas -lcudart
+             $(call cuda_lib,cudnn,$(CUDNN_LIBDIRS)) $(call cuda_lib,nccl,$(NCCL_LIBDIRS)) \
+             $(call cuda_lib,cublas,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
+             $(call cuda_lib,cudart,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
 
 # ---- sources ---------------------------------------------------------------
 COMMON_SRC := $(filter-out benchmarks/common/comm.c,$(wildcard benchmarks/common/*.c))
@@ -98,15 +111,29 @@ HARN_LIBS    := $(YAML_LIBS) $(SYS_LIBS)
 
 BIN := $(BUILD)/bin
 PROGRAMS := $(BIN)/stemdl $(BIN)/collectives $(BIN)/exadl
+# CPU benchmark tools (benchmarks/peak): the peak FLOP/s probe and the bench of
+# the fast path's convolutions, both run by benchmarks/stemdl/bench_cpu.sh
+PROGRAMS += $(BIN)/peak_cpu $(BIN)/bench_conv
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
+ifeq ($(SAN),1)
+# see tests/support/nodlclose.c; tests/run.sh preloads it where it exists
+SAN_EXTRA := $(BUILD)/lib/libnodlclose.so
+endif
+
 .PHONY: all test test-quick clean distclean info
-all: $(PROGRAMS) $(UNIT_BIN)
+all: $(PROGRAMS) $(UNIT_BIN) $(SAN_EXTRA)
+
+$(BUILD)/lib/libnodlclose.so: tests/support/nodlclose.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 -o $@ $<
 
 info:
 	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
+	@echo "CUDNN_HOME=$(CUDNN_HOME) NCCL_HOME=$(NCCL_HOME)"
+	@echo "GPU_LIBS=$(GPU_LIBS)"
 
 # ---- compile ---------------------------------------------------------------
 $(BUILD)/obj/benchmarks/%.o: benchmarks/%.c
@@ -121,9 +148,19 @@ $(BUILD)/obj/harness/%.o: harness/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iharness -c $< -o $@
 
+# each unit test sees the headers of the library it tests (harness/plan.h and
+# stemdl's plan.h must not meet)
+$(BUILD)/obj/tests/unit/test_harness_%.o: tests/unit/test_harness_%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iharness -Itests/unit -c $< -o $@
+
+$(BUILD)/obj/tests/unit/test_common_%.o: tests/unit/test_common_%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -Iharness -Itests/unit -c $< -o $@
+	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -Itests/unit -c $< -o $@
 
 # ---- libraries and programs --------------------------------------------------
 $(BUILD)/lib/libcommon.a: $(COMMON_OBJ)
@@ -144,6 +181,16 @@ $(BIN)/collectives: $(call obj,benchmarks/collectives/main.c) $(BUILD)/lib/libco
                     $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
 	@mkdir -p $(@D)
 	$(LINK) $(LDFLAGS) -o $@ $^ $(COLL_LIBS)
+
+$(BIN)/peak_cpu: $(call obj,benchmarks/peak/peak_cpu.c)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS)
+
+$(BIN)/bench_conv: $(call obj,benchmarks/peak/bench_conv.c benchmarks/peak/conv_blas.c) \
+                   $(BUILD)/lib/libstemdl.a \
+                   $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+	@mkdir -p $(@D)
+	$(LINK) $(LDFLAGS) -o $@ $^ $(STEMDL_LIBS)
 
 $(BIN)/exadl: $(call obj,harness/main.c) $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
 	@mkdir -p $(@D)

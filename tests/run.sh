@@ -49,6 +49,15 @@ for build in "$@"; do
         continue
     fi
     export EXADL_BIN=$root/$build/bin EXADL_BUILD=$root/$build EXADL_ROOT=$root
+    # the sanitizer build keeps Open MPI's components mapped (tests/support/nodlclose.c)
+    # so that LeakSanitizer can name, and tests/lsan.supp suppress, what they allocate
+    if [ -f "$build/lib/libnodlclose.so" ]; then
+        export LD_PRELOAD=$root/$build/lib/libnodlclose.so
+        export ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0
+        export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0
+    else
+        unset LD_PRELOAD
+    fi
     for t in "$build"/tests/test_*; do
         [ -x "$t" ] || continue
         name=$(basename "$t")

@@ -46,6 +46,8 @@ void check_fail(const char *call, const char *file, int line, const char *fmt, .
 
 void check_usage(const char *fmt, ...)
 {
+    /* every rank parses the same command line: one of them says what is wrong */
+    if (g_rank > 0) exit(2);
     va_list ap;
     fprintf(stderr, "%s: error: ", g_program);
     va_start(ap, fmt);

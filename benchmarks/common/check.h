@@ -22,7 +22,8 @@ void check_fail(const char *call, const char *file, int line, const char *fmt, .
     __attribute__((format(printf, 4, 5), noreturn));
 
 /* A user error (bad option, bad file): one line "PROGRAM: error: MESSAGE",
- * exit status 2, no source location since the user's input is at fault. */
+ * exit status 2, no source location since the user's input is at fault.
+ * Ranks other than 0 exit silently: they all read the same input. */
 void check_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Hostname of this process, cached. */

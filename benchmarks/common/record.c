@@ -179,11 +179,58 @@ void rec_seq_end(rec_t *r)
     emit(r, &ev);
 }
 
+/* A copy of s with every byte that is not part of valid UTF-8 replaced by
+ * '?' (no overlong forms, no surrogates, nothing past U+10FFFF: what libyaml's
+ * parser reads back). */
+static char *utf8_clean(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0, o = 0;
+    char *out = XMALLOC(n + 1, "record string");
+    while (i < n) {
+        unsigned c = p[i];
+        size_t w = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                                 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        unsigned long v = w == 2 ? c & 0x1F : w == 3 ? c & 0x0F : c & 0x07;
+        int ok = w == 1;
+        if (w > 1 && i + w <= n) {
+            ok = 1;
+            for (size_t k = 1; k < w; k++) {
+                if ((p[i + k] & 0xC0) != 0x80) ok = 0;
+                v = v << 6 | (p[i + k] & 0x3F);
+            }
+            if (v < (w == 2 ? 0x80ul : w == 3 ? 0x800ul : 0x10000ul) || v > 0x10FFFF ||
+                (v >= 0xD800 && v <= 0xDFFF))
+                ok = 0;
+        }
+        if (!ok) {
+            out[o++] = '?';
+            i++;
+        } else {
+            memcpy(out + o, p + i, w);
+            o += w;
+            i += w;
+        }
+    }
+    out[o] = 0;
+    return out;
+}
+
 static void scalar(rec_t *r, const char *text, yaml_scalar_style_t style)
 {
     yaml_event_t ev;
-    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
-                                 style);
+    /* libyaml refuses text that is not UTF-8 (leaving ev uninitialised) and
+     * lets surrogates through as "\uD800", which its own parser then rejects;
+     * argv, host names and messages can hold such bytes: write them as '?' */
+    char *clean = utf8_clean(text);
+    int ok = yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)clean, (int)strlen(clean),
+                                          1, 1, style);
+    free(clean);
+    if (!ok) {
+        if (!r->failed) snprintf(r->why, sizeof r->why, "cannot encode the string '%.60s'", text);
+        r->failed = 1;
+        return;
+    }
     emit(r, &ev);
 }
 
@@ -235,7 +282,13 @@ void rec_format_double(double v, char *buf, size_t len)
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break;
     }
-    /* "1e+20" and "3" read back as numbers either way; keep them as written */
+    /* YAML 1.1 readers (PyYAML) take "1e-09" for a string: a float needs a dot */
+    char *e = strchr(buf, 'e');
+    if (e && !strchr(buf, '.') && strlen(buf) + 2 < len) {
+        memmove(e + 2, e, strlen(e) + 1);
+        e[0] = '.';
+        e[1] = '0';
+    }
 }
 
 void rec_double(rec_t *r, double v)

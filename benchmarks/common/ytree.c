@@ -25,6 +25,8 @@ typedef struct {
     size_t total;
     char *err;
     size_t errlen;
+    const char *text; /* the input, to place reader errors (libyaml gives an offset only) */
+    size_t len;
 } builder_t;
 
 const char *yt_kind_name(yt_kind k)
@@ -144,6 +146,20 @@ static int build(builder_t *b, yaml_parser_t *p)
         yaml_event_t ev;
         if (!yaml_parser_parse(p, &ev)) {
             yaml_mark_t m = p->problem_mark;
+            if (p->error == YAML_READER_ERROR) {
+                /* bad bytes (invalid UTF-8, control characters): libyaml sets
+                 * only problem_offset, so count the lines up to it ourselves */
+                size_t off = p->problem_offset < b->len ? p->problem_offset : b->len;
+                m.line = m.column = 0;
+                for (size_t i = 0; i < off; i++) {
+                    if (b->text[i] == '\n') {
+                        m.line++;
+                        m.column = 0;
+                    } else {
+                        m.column++;
+                    }
+                }
+            }
             if (p->context)
                 return bmsg(b, m, "%s %s", p->problem ? p->problem : "syntax error", p->context);
             return bmsg(b, m, "%s", p->problem ? p->problem : "syntax error");
@@ -205,7 +221,7 @@ ytdoc *yt_load_string(const char *text, size_t len, const char *name, char *err,
 {
     ytdoc *doc = XCALLOC(1, sizeof *doc, "YAML document");
     doc->name = strdup(name ? name : "<string>");
-    builder_t b = {.doc = doc, .err = err, .errlen = errlen};
+    builder_t b = {.doc = doc, .err = err, .errlen = errlen, .text = text, .len = len};
     yaml_parser_t p;
     CHECK(yaml_parser_initialize(&p), "libyaml parser initialisation failed");
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -334,7 +350,9 @@ int yt_double(const ytdoc *d, const ytnode *n, double *out, char *err, size_t er
     char *end;
     errno = 0;
     double v = strtod(n->str, &end);
-    if (end == n->str || *end || errno || !isfinite(v))
+    /* ERANGE on underflow only flags a subnormal (or zero) result, which is the
+     * value the text means (records write subnormals too); overflow is inf */
+    if (end == n->str || *end || (errno && errno != ERANGE) || !isfinite(v))
         return yt_err(err, errlen, d, n, "expected a finite number, found '%s'", n->str);
     *out = v;
     return 0;

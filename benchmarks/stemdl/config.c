@@ -94,6 +94,9 @@ int cfg_preset(cfg_t *c, const char *name)
         set_list(d.tu, &d.ntu, (int[]){768, 1024, 512}, 3);
         d.steps = 5;
         d.warmup = 1;
+        /* no batch norm: Adam moves every weight by about lr per step whatever
+         * its gradient, so wide layers (fan-in up to 90,000) need a small rate */
+        d.lr = 1e-5;
     } else if (!strcmp(name, "small")) {
         /* gb2019's wiring at a quarter of its widths and 64x64 images: about a
          * second per step on one core of the development machine */
@@ -104,6 +107,7 @@ int cfg_preset(cfg_t *c, const char *name)
         set_list(d.up, &d.nup, (int[]){4, 2, 1}, 3);
         set_list(d.td, &d.ntd, (int[]){128, 256, 512}, 3);
         set_list(d.tu, &d.ntu, (int[]){192, 256, 128}, 3);
+        d.lr = 5e-5;
     } else if (!strcmp(name, "tiny")) {
         /* two levels, odd widths and 3x3 kernels: milliseconds per step, for tests */
         d.c_in = 6;
@@ -292,6 +296,11 @@ static int yaml_value_text(const ytdoc *d, const ytnode *v, const key_t_ *k, cha
     if (v->kind != YT_SCALAR)
         return yt_err(err, errlen, d, v, "%s must be a single value, not a %s", k ? k->key : "value",
                       yt_kind_name(v->kind));
+    /* "12" is a string in YAML: numbers and booleans must be written plain,
+     * as the entries of lists already must */
+    if (k && k->type != K_CHOICE && !v->plain)
+        return yt_err(err, errlen, d, v, "%s must be %s, not the quoted string \"%s\"", k->key,
+                      k->type == K_BOOL ? "true or false" : "a number", v->str);
     snprintf(buf, len, "%s", v->str);
     return 0;
 }
@@ -303,7 +312,8 @@ int cfg_load_yaml(cfg_t *c, const char *path, char *err, size_t errlen)
     int rc = -1;
     char msg[512], text[1024];
     if (!d->root) {
-        yt_err(err, errlen, d, NULL, "the file is empty; expected a mapping of parameters");
+        /* FILE:LINE:COL like every other message of this function */
+        snprintf(err, errlen, "%s:1:1: the file is empty; expected a mapping of parameters", path);
         goto out;
     }
     if (yt_expect(d, d->root, YT_MAP, "a STEMDL configuration", err, errlen)) goto out;
@@ -333,6 +343,16 @@ out:
 
 int cfg_validate(const cfg_t *c, char *err, size_t errlen)
 {
+    /* cfg_set checks ranges; a cfg_t filled in by code must pass the same */
+    const struct { const char *name; int v; } pos[] = {
+        {"c_in", c->c_in},   {"height", c->height}, {"width", c->width},
+        {"f0", c->f0},       {"k0", c->k0},         {"growth", c->growth},
+        {"k", c->k},         {"bottleneck", c->bottleneck}, {"c_out", c->c_out},
+        {"batch", c->batch},
+    };
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; i++)
+        if (pos[i].v < 1)
+            return snprintf(err, errlen, "%s must be at least 1, not %d", pos[i].name, pos[i].v), -1;
     if (c->ndown < 1) return snprintf(err, errlen, "down: at least one level is needed"), -1;
     if (c->nup != c->ndown || c->ntd != c->ndown || c->ntu != c->ndown)
         return snprintf(err, errlen,
@@ -340,6 +360,13 @@ int cfg_validate(const cfg_t *c, char *err, size_t errlen)
                         "(one entry per level each)",
                         c->ndown, c->nup, c->ntd, c->ntu),
                -1;
+    if (c->ndown > CFG_MAX_LEVELS || c->levels != c->ndown)
+        return snprintf(err, errlen, "levels %d: must equal the length of down (%d), at most %d",
+                        c->levels, c->ndown, CFG_MAX_LEVELS),
+               -1;
+    for (int i = 0; i < c->ndown; i++)
+        if (c->down[i] < 1 || c->up[i] < 1 || c->td[i] < 1 || c->tu[i] < 1)
+            return snprintf(err, errlen, "level %d: down, up, td and tu must be at least 1", i), -1;
     if (c->k % 2 == 0 || c->k0 % 2 == 0)
         return snprintf(err, errlen, "kernel sizes must be odd for SAME padding (k=%d, k0=%d)", c->k,
                         c->k0),

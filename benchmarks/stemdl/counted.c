@@ -194,3 +194,8 @@ void kc_zero(kc_t *kc, const char *layer, const tview *dst)
 {
     COUNTED("zero", layer, 0, kc->ops->zero(kc->ctx, dst));
 }
+
+void kc_grad_check(kc_t *kc, const char *layer, const float *grads, int64_t n)
+{
+    COUNTED("grad_check", layer, 0, kc->ops->grad_check(kc->ctx, grads, n));
+}

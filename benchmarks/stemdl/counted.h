@@ -61,5 +61,8 @@ void kc_adam(kc_t *kc, const char *layer, float *master, void *w_compute, const 
 void kc_copy(kc_t *kc, const char *layer, const tview *src, const tview *dst);
 void kc_add(kc_t *kc, const char *layer, const tview *src, const tview *dst);
 void kc_zero(kc_t *kc, const char *layer, const tview *dst);
+/* The kernel set's once-per-step gradient check (kern_ops.grad_check, where
+ * it has one): 0 FLOPs, it tests bits (inf/NaN), it does no arithmetic. */
+void kc_grad_check(kc_t *kc, const char *layer, const float *grads, int64_t n);
 
 #endif

@@ -92,6 +92,10 @@ typedef struct kern_ops {
     /* w_compute = master in the compute type (no-op where they are the same buffer) */
     void (*cast_params)(void *ctx, const float *master, void *w_compute, int64_t n);
     void (*sync)(void *ctx);                            /* wait for queued device work */
+    /* NULL, or called once per step before the optimizer with the whole
+     * (reduced) fp32 gradient array: the CUDA set's fp16 mode checks it for
+     * inf/NaN there (dynamic loss scaling skips the step on overflow). */
+    void (*grad_check)(void *ctx, const float *grads, int64_t n);
 
     /* Per-kernel timing.  NULL: counted.c times the call with the wall clock
      * (CPU).  Otherwise start returns a token and stop adds the elapsed seconds

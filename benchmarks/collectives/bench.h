@@ -1,0 +1,69 @@
+/* bench: one row of the collectives benchmark: warm-up, timed iterations with
+ * a barrier (and a stream sync) before each, the samples combined across ranks
+ * by the maximum, then one validation call checked element by element. */
+#ifndef EXADL_COLL_BENCH_H
+#define EXADL_COLL_BENCH_H
+
+#include <stdint.h>
+
+#include "coll.h"
+#include "comm.h"
+#include "device.h"
+#include "stats.h"
+
+/* at most this many raw samples per row go into the record */
+#define COLL_MAX_KEPT_SAMPLES 1000
+
+typedef struct {
+    coll_dev_t *dev;
+    const comm_t *comm;
+    void *send_d, *recv_d; /* the buffers the calls see (device memory on GPUs) */
+    void *send_h, *recv_h; /* host copies for data set-up and checks (== *_d on mpi) */
+    size_t send_cap, recv_cap; /* elements of the largest type that fit, in bytes */
+} coll_bufs_t;
+
+typedef struct {
+    int plant;              /* plant one wrong element (test hook) */
+    int plant_rank;
+    size_t plant_index;     /* index into the rank's output region (mod its length) */
+    int max_reports;        /* wrong elements printed per rank and row */
+} coll_check_opts_t;
+
+typedef struct {
+    const coll_op_t *op;
+    coll_dtype_t dtype;
+    int redop;              /* -1 when the operation takes none */
+    int root;               /* -1 when the operation has none */
+    int inplace;
+    int na;                 /* the variant does not exist for this backend */
+    coll_shape_t shape;
+    int iterations, warmup;
+    double *time_s;         /* iterations samples (s), each the maximum over ranks */
+    stats_summary_t st;
+    double algbw_GBps, busbw_GBps, latency_us;
+    double osu_avg_s;       /* OSU's "Avg Latency": each rank's mean over the
+                               iterations, averaged over the ranks (pingpong:
+                               rank 0's mean one-way time) */
+    long long wrong;        /* wrong elements, all ranks together */
+} coll_row_t;
+
+/* Measure one row (collective over the job).  ctx has everything but the
+ * shape, which the row carries.  Fatal errors abort the job with a message. */
+void coll_measure(const coll_bufs_t *b, coll_ctx_t *ctx, coll_row_t *row,
+                  const coll_check_opts_t *chk);
+
+/* Fill the input of this rank and poison the output (host buffers). */
+void coll_fill(const coll_ctx_t *c, const coll_op_t *op, int inplace, void *send_h, void *recv_h);
+/* Count this rank's wrong output elements; reports up to max_reports. */
+size_t coll_check(const coll_ctx_t *c, const coll_op_t *op, int inplace, const void *send_h,
+                  const void *recv_h, int max_reports);
+/* Store a value that differs from the expected one at output element j. */
+void coll_plant(const coll_ctx_t *c, const coll_op_t *op, int inplace, void *send_h, void *recv_h,
+                size_t j);
+
+/* Adaptive counts (OSU): 1000 iterations and 100 warm-up up to 8 KiB, 100 and
+ * 10 above. */
+int coll_default_iters(size_t bytes);
+int coll_default_warmup(size_t bytes);
+
+#endif

@@ -1,0 +1,149 @@
+/* coll: what the operation files share: the registry, bandwidth factors,
+ * shapes, error formatting, NCCL type mapping and size parsing. */
+#include "coll.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_gpu.h"
+
+const coll_op_t *const coll_ops[] = {&coll_op_allreduce, &coll_op_reduce_scatter,
+                                     &coll_op_allgather, &coll_op_broadcast,
+                                     &coll_op_reduce,    &coll_op_alltoall,
+                                     &coll_op_pingpong,  NULL};
+
+const coll_op_t *coll_op_find(const char *name)
+{
+    for (int i = 0; coll_ops[i]; i++)
+        if (!strcmp(coll_ops[i]->name, name)) return coll_ops[i];
+    return NULL;
+}
+
+double coll_factor_one(int nranks)
+{
+    (void)nranks;
+    return 1.0;
+}
+
+double coll_factor_allreduce(int nranks) { return 2.0 * (nranks - 1) / (double)nranks; }
+double coll_factor_n1_over_n(int nranks) { return (nranks - 1) / (double)nranks; }
+
+int coll_inplace_always(coll_backend_t b)
+{
+    (void)b;
+    return 1;
+}
+
+coll_region_t coll_region(int buf, size_t off, size_t n)
+{
+    coll_region_t r = {buf, off, n};
+    return r;
+}
+
+int coll_shape_whole(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
+                     size_t errlen)
+{
+    (void)nranks;
+    memset(out, 0, sizeof *out);
+    size_t n = bytes / esize;
+    if (n == 0) {
+        snprintf(err, errlen, "size %zu B is less than one element (%zu B)", bytes, esize);
+        return -1;
+    }
+    out->count = out->chunk = out->send_count = out->recv_count = n;
+    out->bytes = n * esize;
+    return 0;
+}
+
+int coll_shape_split(const char *op, size_t bytes, size_t esize, int nranks, coll_shape_t *out,
+                     char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = bytes / esize, chunk = n / (size_t)nranks;
+    if (chunk == 0) {
+        snprintf(err, errlen,
+                 "%s: size %zu B (%zu element%s of %zu B) cannot be split over %d ranks: "
+                 "the smallest size is %zu B",
+                 op, bytes, n, n == 1 ? "" : "s", esize, nranks, esize * (size_t)nranks);
+        return -1;
+    }
+    out->chunk = chunk;
+    out->count = chunk * (size_t)nranks;
+    out->bytes = out->count * esize;
+    return 0;
+}
+
+int coll_mpi_error(int rc, const char *call, char *err, size_t errlen)
+{
+    if (rc == MPI_SUCCESS) return 0;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", rc);
+    snprintf(err, errlen, "%s: %s", call, msg);
+    return -1;
+}
+
+int coll_nccl_error(int result, const char *call, char *err, size_t errlen)
+{
+    if (result == 0) return 0;
+#if EXADL_GPU
+    snprintf(err, errlen, "%s: %s", call, ncclGetErrorString((ncclResult_t)result));
+#else
+    snprintf(err, errlen, "%s: error %d", call, result);
+#endif
+    return -1;
+}
+
+int coll_nccl_type(coll_dtype_t t)
+{
+#if EXADL_GPU
+    switch (t) {
+    case DT_F32: return ncclFloat32;
+    case DT_F64: return ncclFloat64;
+    case DT_F16: return ncclFloat16;
+    case DT_BF16: return ncclBfloat16;
+    case DT_I32: return ncclInt32;
+    default: break;
+    }
+#endif
+    return -1 - (int)t;
+}
+
+int coll_nccl_op(coll_redop_t op)
+{
+#if EXADL_GPU
+    switch (op) {
+    case RED_SUM: return ncclSum;
+    case RED_MIN: return ncclMin;
+    case RED_MAX: return ncclMax;
+    default: break;
+    }
+#endif
+    return -1 - (int)op;
+}
+
+int coll_parse_size(const char *s, size_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s)) return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10, end++; break;
+    case 'M': shift = 20, end++; break;
+    case 'G': shift = 30, end++; break;
+    default: break;
+    }
+    if (shift && *end == 'i') end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    if (v > (ULLONG_MAX >> shift) || (v << shift) > (unsigned long long)SIZE_MAX / 2) return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}

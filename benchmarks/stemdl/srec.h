@@ -1,0 +1,30 @@
+/* srec: the stemdl result record (docs/record.md) and the human summary. */
+#ifndef STEMDL_SREC_H
+#define STEMDL_SREC_H
+
+#include "args.h"
+#include "backend.h"
+#include "comm.h"
+#include "plan.h"
+#include "sysinfo.h"
+#include "train.h"
+
+typedef struct {
+    const args_t *args;
+    const plan_t *plan;
+    const backend_t *backend;
+    const comm_t *comm;
+    const sysinfo_t *sys;
+    const train_result *result; /* NULL when the run failed before training */
+    const char *error;          /* status failed: why */
+    int argc;
+    char **argv;
+    const char *started_utc;
+} srec_t;
+
+/* Write the record to path; 0, or -1 with err. */
+int srec_write(const srec_t *s, const char *path, char *err, size_t errlen);
+/* The short human summary on stdout. */
+void srec_print_summary(const srec_t *s, const char *record_path);
+
+#endif

@@ -1,0 +1,34 @@
+/* plots: gnuplot figures of a run, PNG and SVG, with the .dat and .gp files
+ * beside them so a user can re-plot (`cd plots && gnuplot NAME.gp`).
+ *   <bench>_throughput   samples/s against scale, with the ideal line
+ *   <bench>_efficiency   efficiency against scale, Summit's published 0.93 marked
+ *   <bench>_flops        sustained and peak FLOP/s against scale
+ *   <bench>_kernels      STEMDL time per step by kernel kind, per scale
+ *   <bench>_<op>_busbw   bus bandwidth against message size, one line per scale
+ *   <bench>_<op>_latency latency against message size
+ * The PNG terminal is pngcairo where gnuplot has it, else png. */
+#ifndef EXADL_HARNESS_PLOTS_H
+#define EXADL_HARNESS_PLOTS_H
+
+#include "analysis.h"
+
+typedef struct {
+    const char *name;  /* file base name in plots/ */
+    const char *title;
+    int drawn;         /* PNG and SVG exist */
+} plot_t;
+
+typedef struct {
+    plot_t *p;
+    size_t n, cap;
+    const char *note;  /* why plots were not drawn (no gnuplot, gnuplot failed) */
+} plots_t;
+
+/* Write the .dat and .gp files into dir (created) and draw them.  Returns the
+ * number of plots that could not be drawn (0 when all were). */
+int plots_make(arena_t *a, const char *dir, const analysis_t *an, plots_t *out);
+
+/* Summit's published weak-scaling efficiency at 27,600 GPUs, marked on plots. */
+#define SUMMIT_EFFICIENCY 0.93
+
+#endif

@@ -1,0 +1,15 @@
+/* report: a run's report.md, for people: the summary, the machine, the method,
+ * per benchmark the scaling and FLOP-rate tables with their plots, the kernel
+ * breakdown, collectives, reference checks (published numbers side by side),
+ * and every launch with the log tail of those that failed.  Written whole. */
+#ifndef EXADL_HARNESS_REPORT_H
+#define EXADL_HARNESS_REPORT_H
+
+#include "plots.h"
+#include "results.h"
+
+int report_write(arena_t *a, const char *path, const runinfo_t *ri, const analysis_t *an,
+                 const mtable_t *t, const checks_t *ck, const plots_t *pl, char *err,
+                 size_t errlen);
+
+#endif

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# ExaDL's main job: install what is missing, build, run the default suite.
+#
+#   ./run.sh                 install what is missing (Debian: apt-get), build with
+#                            make, run `exadl run` (the embedded default suite, fitted
+#                            to this machine), print the summary table and the path
+#                            of the report
+#   ./run.sh SUITE.yaml ...  the same with a suite of your own (arguments go to
+#                            `exadl run`, e.g. --out DIR)
+#   ./run.sh test            install, build, and run every test (`make test`)
+#
+# Where there is no apt-get (or no root), nothing is installed: the script prints
+# exactly which packages (Debian names) or environment modules are missing and
+# stops.  Exit status: exadl's (0 all launches ok and all checks passed).
+set -u
+cd "$(dirname "$0")"
+
+say() { printf '%s\n' "run.sh: $*"; }
+
+# ---- what the build and the run need -----------------------------------------
+# each line: debian-package  what-provides-it (a command, or a header + library)
+missing=()
+miss() { missing+=("$1"); }
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+# does `#include <$1>` compile and `-l$2` link (with mpicc for MPI)?
+have_lib() {
+    local hdr=$1 lib=$2 cc=${3:-cc}
+    have_cmd "$cc" || return 1
+    printf '#include <%s>\nint main(void){return 0;}\n' "$hdr" |
+        "$cc" -x c - -o /dev/null ${lib:+-l$lib} >/dev/null 2>&1
+}
+check() {
+    missing=()
+    { have_cmd cc || have_cmd gcc; } && have_cmd make || miss "build-essential (cc, make)"
+    have_cmd mpicc && have_lib mpi.h "" mpicc || miss "libopenmpi-dev (mpicc, mpi.h)"
+    have_cmd mpirun || miss "openmpi-bin (mpirun)"
+    have_lib yaml.h yaml || miss "libyaml-dev (yaml.h, -lyaml)"
+    have_lib cblas.h openblas || miss "libopenblas-dev (cblas.h, -lopenblas)"
+    have_lib dnnl.h dnnl || miss "libdnnl-dev (dnnl.h, -ldnnl: oneDNN)"
+    have_cmd gnuplot || miss "gnuplot-nox (gnuplot, for the plots)"
+}
+
+check
+if [ ${#missing[@]} -gt 0 ]; then
+    pkgs=$(printf '%s\n' "${missing[@]}" | sed 's/ .*//' | tr '\n' ' ')
+    if have_cmd apt-get && [ "$(id -u)" = 0 ]; then
+        say "installing: $pkgs"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update && apt-get install -y --no-install-recommends ca-certificates $pkgs ||
+            { say "error: apt-get could not install: $pkgs"; exit 1; }
+        check
+    elif have_cmd apt-get && have_cmd sudo && sudo -n true 2>/dev/null; then
+        say "installing with sudo: $pkgs"
+        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y \
+            --no-install-recommends ca-certificates $pkgs ||
+            { say "error: apt-get could not install: $pkgs"; exit 1; }
+        check
+    fi
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    say "error: missing, and not installed here (no apt-get, or not root):"
+    printf '  %s\n' "${missing[@]}"
+    say "on Debian/Ubuntu: apt-get install $(printf '%s\n' "${missing[@]}" | sed 's/ .*//' | tr '\n' ' ')"
+    say "on a cluster with environment modules, load the equivalents, e.g.:"
+    say "  module load gcc openmpi openblas onednn libyaml gnuplot"
+    exit 1
+fi
+
+# ---- build ---------------------------------------------------------------------
+jobs=$(nproc 2>/dev/null || echo 2)
+say "building (make -j$jobs)"
+if ! make -j"$jobs" >build.log 2>&1; then
+    tail -n 30 build.log
+    say "error: the build failed; the whole log is in build.log"
+    exit 1
+fi
+rm -f build.log
+
+if [ "${1:-}" = test ]; then
+    shift
+    exec make test "$@"
+fi
+
+# ---- run ---------------------------------------------------------------------------
+# exadl prints one line per launch, then the summary table (scale, samples/s,
+# efficiency, FLOP/s, checks) and the path of report.md
+build/bin/exadl run "$@"
+status=$?
+case $status in
+0) say "done: every launch ok, every check passed" ;;
+1) say "done, but a launch or a check failed (the report says which)" ;;
+130) say "interrupted; what ran is in the report" ;;
+*) say "exadl run failed (exit status $status)" ;;
+esac
+exit $status

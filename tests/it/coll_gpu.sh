@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The GPU backends: nccl and mpi-cuda run and validate where a GPU (and, for
+# mpi-cuda, a CUDA-aware MPI) is present; elsewhere the program says why it
+# cannot run (exit 3) and this test says SKIP with that reason.
+set -u
+bin=$EXADL_BIN/collectives
+tmp=${EXADL_TMP:-$(mktemp -d)}
+np=1
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    np=$(nvidia-smi -L | grep -c '^GPU')
+    [ "$np" -gt 4 ] && np=4
+fi
+for be in nccl mpi-cuda; do
+    name="coll_gpu $be"
+    $EXADL_MPIRUN -np "$np" "$bin" --backend $be --op all --dtype float32,float16,bfloat16 \
+        --redop sum,max -e 64K -n 3 -w 1 --record "$tmp/gpu.yaml" >"$tmp/gpu.out" 2>"$tmp/gpu.err"
+    rc=$?
+    case $rc in
+    0)
+        if grep -q '^# wrong elements: 0$' "$tmp/gpu.out" && grep -q '^gpus: [1-9]' "$tmp/gpu.yaml"; then
+            echo "PASS: $name over $np rank(s)"
+        else
+            echo "FAIL: $name: ran but the output or record is not as expected"
+        fi
+        ;;
+    3)
+        why=$(grep '^collectives: error:' "$tmp/gpu.err" | head -n 1 | sed 's/^collectives: error: //')
+        if [ -n "$why" ] && grep -q '^status: failed' "$tmp/gpu.yaml"; then
+            echo "SKIP: $name: $why"
+        else
+            echo "FAIL: $name: exit 3 without a reason or without a failed record"
+        fi
+        ;;
+    *) echo "FAIL: $name: exit $rc: $(tail -n 3 "$tmp/gpu.err" | tr '\n' ' ')" ;;
+    esac
+done

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# stemdl --backend cuda end to end.
+#
+# Everywhere: the CUDA options are accepted at parse time (--describe), a bad
+# precision is refused; without a GPU (or in a build without the CUDA path,
+# like the sanitizer build) a run fails with one clear line, exit status 1 or
+# 2, no crash and no record; the PyTorch model of benchmarks/stemdl counts the
+# same forward conv FLOPs as stemdl (17,169,802,854,400 for gb2019); the
+# Makefile links cuDNN and NCCL from a Python-wheel layout (only libcudnn.so.9
+# and libnccl.so.2); bench_gpu.sh says SKIPPED where there is no GPU.
+# On a GPU: tiny trains in fp32, bf16 and fp16 (the loss falls, the record has
+# the device block), and two ranks stay in sync where two GPUs exist.  Where
+# there is none these print SKIP, never PASS.
+set -u
+S=$EXADL_BIN/stemdl
+T=$EXADL_TMP
+build=$(basename "${EXADL_BUILD:-build}")
+
+# ---- parse-time acceptance ---------------------------------------------------------------
+for p in fp32 tf32 bf16 fp16; do
+    if "$S" --preset tiny --backend cuda --precision "$p" --describe >"$T/d.out" 2>"$T/d.err" &&
+        grep -q "executed_flops_per_sample" "$T/d.out"; then
+        echo "PASS: cuda precision $p accepted at parse time"
+    else
+        echo "FAIL: cuda precision $p: --describe exit status or output wrong: $(head -c 300 "$T/d.err")"
+    fi
+done
+"$S" --preset tiny --backend cuda --precision fp8 --describe >/dev/null 2>"$T/p.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$T/p.err")" -eq 1 ] && grep -q "fp32 | tf32 | bf16 | fp16\|fp32, tf32, bf16\|fp8" "$T/p.err"; then
+    echo "PASS: cuda precision fp8 refused"
+else
+    echo "FAIL: cuda precision fp8: exit $rc, stderr: $(head -c 300 "$T/p.err")"
+fi
+
+# ---- is there a GPU for this build? --------------------------------------------------------
+echo "keep me" >"$T/old.yaml"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$S" --preset tiny --backend cuda --steps 1 --warmup 0 --quiet \
+    --record "$T/probe.yaml" >"$T/probe.out" 2>"$T/probe.err"
+rc=$?
+gpu=1
+if grep -q "built without the CUDA path" "$T/probe.err"; then
+    gpu=0
+    why="this build ($build) has no CUDA path"
+elif grep -q "no CUDA GPU" "$T/probe.err"; then
+    gpu=0
+    why=$(sed -n 's/.*\(no CUDA GPU.*\)/\1/p' "$T/probe.err" | head -n 1)
+fi
+if [ $gpu = 0 ]; then
+    lines=$(wc -l <"$T/probe.err")
+    if [ $rc -ne 1 ] && [ $rc -ne 2 ]; then
+        echo "FAIL: cuda without a GPU: exit status $rc, expected 1 or 2"
+    elif [ "$lines" -ne 1 ]; then
+        echo "FAIL: cuda without a GPU: $lines lines on stderr, expected 1: $(head -c 400 "$T/probe.err")"
+    elif [ -e "$T/probe.yaml" ]; then
+        echo "FAIL: cuda without a GPU: a record was written"
+    else
+        echo "PASS: cuda without a GPU fails with one line: $(head -n 1 "$T/probe.err")"
+    fi
+    case $build in
+    build-san*)
+        if grep -q "built without the CUDA path" "$T/probe.err"; then
+            echo "PASS: the sanitizer build says it has no CUDA path"
+        else
+            echo "FAIL: the sanitizer build (GPU=0) should say 'built without the CUDA path': $(cat "$T/probe.err")"
+        fi ;;
+    esac
+elif [ $rc -ne 0 ]; then
+    echo "FAIL: cuda tiny run: exit status $rc: $(tail -n 3 "$T/probe.err")"
+fi
+
+# ---- the PyTorch model counts what stemdl counts -------------------------------------------
+# a python3 that has torch counts on the model itself; any python3 walks the wiring's shapes
+py=""
+for c in python3 /usr/bin/python3; do
+    command -v "$c" >/dev/null 2>&1 || continue
+    "$c" -c 'import sys; sys.exit(sys.version_info < (3, 7))' 2>/dev/null || continue
+    if "$c" -c 'import torch' 2>/dev/null; then py=$c; break; fi
+    [ -n "$py" ] || py=$c
+done
+if [ -z "$py" ]; then
+    echo "SKIP: torch model FLOP count: no python3 here"
+else
+    for preset in gb2019 bench256 small tiny; do
+        if "$py" benchmarks/stemdl/stemdl_torch.py --count --preset "$preset" --stemdl "$S" >"$T/torch-$preset.out" 2>&1; then
+            how=$(grep -q '^torch_forward' "$T/torch-$preset.out" && echo "torch model hooks" || echo "wiring shapes, no torch here")
+            echo "PASS: torch model forward conv FLOPs $preset = stemdl's $(awk '$1 == "stemdl_forward_conv_flops_per_sample:" { print $2 }' "$T/torch-$preset.out") ($how)"
+        else
+            echo "FAIL: torch model FLOP count $preset: $(grep -E 'FAIL|rror' "$T/torch-$preset.out" | head -n 3)"
+        fi
+    done
+fi
+
+# ---- the Makefile finds cuDNN and NCCL in a Python-wheel layout -----------------------------
+cuda=${CUDA_HOME:-/usr/local/cuda}
+if [ -f "$cuda/include/cudnn.h" ] && [ -f "$cuda/include/nccl.h" ] && ls "$cuda"/lib64/libcudnn.so.9 >/dev/null 2>&1; then
+    W=$T/site-packages/nvidia
+    mkdir -p "$W/cudnn/include" "$W/cudnn/lib" "$W/nccl/include" "$W/nccl/lib"
+    ln -s "$cuda"/include/cudnn*.h "$W/cudnn/include/"
+    ln -s "$cuda/include/nccl.h" "$W/nccl/include/"
+    ln -s "$(readlink -f "$cuda/lib64/libcudnn.so.9")" "$W/cudnn/lib/libcudnn.so.9"
+    ln -s "$(readlink -f "$cuda/lib64/libnccl.so.2")" "$W/nccl/lib/libnccl.so.2"
+    make --no-print-directory -s BUILD="$T/wheel-build" CUDNN_HOME="$W/cudnn" NCCL_HOME="$W/nccl" info >"$T/info" 2>&1
+    if grep -q "GPU=1" "$T/info" && grep -q "$W/cudnn/lib/libcudnn.so.9" "$T/info" &&
+        grep -q "$W/nccl/lib/libnccl.so.2" "$T/info" && grep -q -- "-Wl,-rpath,$W/cudnn/lib" "$T/info"; then
+        echo "PASS: Makefile links libcudnn.so.9 and libnccl.so.2 from a wheel layout (CUDNN_HOME, NCCL_HOME)"
+    else
+        echo "FAIL: Makefile with a wheel layout: $(cat "$T/info")"
+    fi
+    make --no-print-directory -s BUILD="$T/wheel-build" GPU=0 CUDNN_HOME="$W/cudnn" NCCL_HOME="$W/nccl" info >"$T/info0" 2>&1
+    if grep -q "GPU=0" "$T/info0" && grep -q "GPU_LIBS=$" "$T/info0"; then
+        echo "PASS: make GPU=0 leaves the CUDA path out"
+    else
+        echo "FAIL: make GPU=0: $(cat "$T/info0")"
+    fi
+else
+    echo "SKIP: Makefile wheel layout: no cuDNN and NCCL under $cuda to imitate a wheel with"
+fi
+
+# ---- bench_gpu.sh without a GPU ---------------------------------------------------------------
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    if benchmarks/stemdl/bench_gpu.sh "$T/bench-build" >"$T/bench.out" 2>&1 && grep -q '^SKIPPED: ' "$T/bench.out" &&
+        [ ! -d "$T/bench-build" ]; then
+        echo "PASS: bench_gpu.sh says SKIPPED without a GPU: $(grep '^SKIPPED' "$T/bench.out")"
+    else
+        echo "FAIL: bench_gpu.sh without a GPU: $(tail -n 3 "$T/bench.out")"
+    fi
+fi
+
+# ---- on a GPU ---------------------------------------------------------------------------------
+gpu_tests="cuda tiny trains fp32|cuda tiny trains bf16|cuda tiny trains fp16|cuda kernel timing off|cuda two ranks stay in sync"
+if [ $gpu = 0 ]; then
+    IFS='|' read -ra names <<<"$gpu_tests"
+    for n in "${names[@]}"; do echo "SKIP: $n: $why"; done
+    exit 0
+fi
+
+field() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
+for p in fp32 bf16 fp16; do
+    r=$T/tiny-$p.yaml
+    probe=0
+    [ $p = bf16 ] && probe=1
+    EXADL_PEAK_PROBE=$probe "$S" --preset tiny --backend cuda --precision $p --steps 40 --warmup 2 --quiet \
+        --record "$r" >"$T/tiny-$p.out" 2>&1
+    rc=$?
+    trend=$(grep -o 'check: loss_trend, outcome: [a-z]*' "$r" 2>/dev/null | awk '{ print $NF }')
+    status=$(field status "$r" 2>/dev/null)
+    if [ $rc -ne 0 ] || [ "$status" != ok ]; then
+        echo "FAIL: cuda tiny trains $p: exit $rc, status '$status': $(tail -n 3 "$T/tiny-$p.out")"
+    elif [ "$trend" != pass ]; then
+        echo "FAIL: cuda tiny trains $p: the loss did not fall: $(grep 'loss_trend' "$r")"
+    elif ! grep -q '^device:' "$r" || ! grep -q '^precision_detail:' "$r" || ! grep -q 'memory_used_peak_bytes: [1-9]' "$r"; then
+        echo "FAIL: cuda tiny trains $p: the record lacks the device or precision_detail block"
+    elif [ $p = bf16 ] && ! grep -q '^device_peak_flops: [1-9]' "$r"; then
+        echo "FAIL: cuda tiny trains bf16: no measured device_peak_flops in the record"
+    elif [ $p = fp16 ] && ! grep -q 'kind: dynamic' "$r"; then
+        echo "FAIL: cuda tiny trains fp16: no dynamic loss scaling in the record"
+    else
+        echo "PASS: cuda tiny trains $p (loss $(grep -A1 '^loss:' "$r" | tail -n 1 | sed 's/.*\[\([^,]*\),.*/\1/') -> falls; $(field model "$r"))"
+    fi
+done
+
+EXADL_PEAK_PROBE=0 "$S" --preset tiny --backend cuda --precision bf16 --steps 5 --kernel-timing false --quiet \
+    --record "$T/nokt.yaml" >"$T/nokt.out" 2>&1
+if [ $? -eq 0 ] && [ "$(field status "$T/nokt.yaml")" = ok ] &&
+    ! grep '{kernel: conv_fwd' "$T/nokt.yaml" | grep -qv 'time_s: 0[,}]'; then
+    echo "PASS: cuda kernel timing off (no per-kernel times, step times recorded)"
+else
+    echo "FAIL: cuda kernel timing off: $(tail -n 3 "$T/nokt.out")"
+fi
+
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+if [ "${ngpu:-0}" -lt 2 ]; then
+    echo "SKIP: cuda two ranks stay in sync: $ngpu GPU(s) here, two needed"
+elif ! command -v "${EXADL_MPIRUN:-mpirun}" >/dev/null 2>&1; then
+    echo "SKIP: cuda two ranks stay in sync: no mpirun"
+else
+    EXADL_PEAK_PROBE=0 "${EXADL_MPIRUN:-mpirun}" -np 2 "$S" --preset tiny --backend cuda --precision bf16 --steps 10 \
+        --quiet --record "$T/np2.yaml" --dump-weights "$T/w" >"$T/np2.out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] || [ "$(field status "$T/np2.yaml")" != ok ]; then
+        echo "FAIL: cuda two ranks stay in sync: exit $rc: $(tail -n 3 "$T/np2.out")"
+    elif ! cmp -s "$T/w.0" "$T/w.1"; then
+        echo "FAIL: cuda two ranks stay in sync: the dumped weights differ"
+    elif ! grep -q 'nccl: [0-9]' "$T/np2.yaml"; then
+        echo "FAIL: cuda two ranks stay in sync: the record names no NCCL version"
+    else
+        echo "PASS: cuda two ranks stay in sync (NCCL, weights identical bit for bit)"
+    fi
+fi

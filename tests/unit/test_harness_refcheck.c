@@ -1,0 +1,193 @@
+/* Reference files: read (good and bad), evaluated against a metric table
+ * from hand-written records: PASS, a planted miss that FAILs, N/A for
+ * published numbers nothing comparable was measured for, and FLOP counts
+ * answered by `stemdl --describe` (a stand-in script here). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "refcheck.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/exadl-ref-XXXXXX";
+static char err[1024];
+
+static const char *root(void)
+{
+    const char *r = getenv("EXADL_ROOT");
+    return r ? r : ".";
+}
+
+static char *put(const char *name, const char *text)
+{
+    static char p[4][512];
+    static int k;
+    char *path = p[k++ % 4];
+    snprintf(path, 512, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void table(arena_t *a, mtable_t *t)
+{
+    outcome_t o[2];
+    const char *files[] = {"stemdl-n1-r1.yaml", "stemdl-n2-r1.yaml"};
+    for (int i = 0; i < 2; i++) {
+        memset(&o[i], 0, sizeof o[i]);
+        o[i].bench = "stemdl";
+        o[i].program = "stemdl";
+        o[i].scale = i + 1;
+        o[i].status = LS_OK;
+        o[i].rec = ar_alloc(a, sizeof *o[i].rec);
+        char p[1024];
+        snprintf(p, sizeof p, "%s/tests/fixtures/harness/%s", root(), files[i]);
+        if (record_load(a, p, o[i].rec, err, sizeof err)) T_SKIP("fixture: %s", err);
+    }
+    analysis_t an;
+    analysis_run(a, o, 2, NAN, NULL, &an);
+    memset(t, 0, sizeof *t);
+    mtable_from_analysis(a, &an, t);
+}
+
+static void test_shipped_references(void)
+{
+    const char *names[] = {"stemdl-exact.yaml", "summit-2019.yaml", "example-acceptance.yaml"};
+    for (int i = 0; i < 3; i++) {
+        arena_t *a = ar_new();
+        reference_t r;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/reference/%s", root(), names[i]);
+        int rc = reference_load(a, p, &r, err, sizeof err);
+        size_t n = r.n;
+        ar_free(a);
+        T_ASSERT(rc == 0, "%s: %s", names[i], err);
+        T_ASSERT(n >= 5, "%s has %zu checks", names[i], n);
+    }
+}
+
+static void bad(const char *text, const char *want)
+{
+    arena_t *a = ar_new();
+    reference_t r;
+    err[0] = 0;
+    int rc = reference_load(a, put("bad.yaml", text), &r, err, sizeof err);
+    ar_free(a);
+    T_ASSERT(rc == -1 && strstr(err, want), "'%s' lacks '%s'", err, want);
+    T_ASSERT(strstr(err, "bad.yaml:"), "no file name in '%s'", err);
+}
+
+static void test_bad_references(void)
+{
+    const char *head = "exadl_reference: 1\nkind: acceptance\nchecks:\n";
+    char t[512];
+    snprintf(t, sizeof t, "%s  - {metric: eficiency, value: 1, lower: 0, upper: 0}\n", head);
+    bad(t, "bad.yaml:4:14: unknown metric 'eficiency' (did you mean 'efficiency'?)");
+    snprintf(t, sizeof t, "%s  - {metric: efficiency, value: 1, upper: 0}\n", head);
+    bad(t, "bad.yaml:4:5: a check needs lower:");
+    snprintf(t, sizeof t, "%s  - {metric: efficiency, value: 1, lower: 0.1, upper: -0.1}\n", head);
+    bad(t, "lower (0.1) is above upper (-0.1)");
+    snprintf(t, sizeof t, "%s  - {metric: efficiency, value: high, lower: 0, upper: 0}\n", head);
+    bad(t, "bad.yaml:4:33: expected a finite number");
+    snprintf(t, sizeof t, "%s  - {metric: efficiency, valeu: 1, lower: 0, upper: 0}\n", head);
+    bad(t, "did you mean 'value'");
+    bad("exadl_reference: 1\nkind: acceptence\nchecks: []\n", "bad.yaml:2:7: unknown kind 'acceptence' (did you mean 'acceptance'?)");
+    bad("kind: exact\nchecks: []\n", "no exadl_reference");
+    bad("exadl_reference: 1\nkind: exact\n", "no checks");
+    bad("a: &a [*a]\n", "contains it");
+}
+
+static const char accept[] =
+    "exadl_reference: 1\nname: acc\nkind: acceptance\nchecks:\n"
+    "  - {metric: efficiency, where: {benchmark: stemdl, scale: 2}, value: 0.8, lower: -0.05, upper: null}\n"
+    "  - {metric: efficiency, where: {benchmark: stemdl, scale: 2}, value: 0.9, lower: -0.05, upper: null}\n"
+    "  - {metric: sustained_flops_per_device, where: {benchmark: stemdl}, value: 1.0e12, lower: -0.5, upper: 0.5}\n"
+    "  - {metric: step_time_s, where: {scale: smallest}, value: 1.0, lower: -0.1, upper: 0.1}\n"
+    "  - {metric: throughput_samples_per_s, where: {preset: small}, value: 1, lower: -0.5, upper: null}\n"
+    "  - {metric: forward_conv_flops_per_sample, where: {preset: tiny}, value: 1.0e11, lower: 0, upper: 0}\n";
+
+static void test_acceptance(void)
+{
+    arena_t *a = ar_new();
+    mtable_t t;
+    table(a, &t);
+    reference_t r;
+    int rc = reference_load(a, put("acc.yaml", accept), &r, err, sizeof err);
+    if (rc) ar_free(a);
+    T_ASSERT(rc == 0, "%s", err);
+    checks_t ck = {0};
+    reference_evaluate(a, &r, &t, NULL, &ck);
+    ck_outcome want[] = {CK_PASS, CK_FAIL, CK_PASS, CK_PASS, CK_FAIL, CK_PASS};
+    int ok = ck.n == 6;
+    for (size_t i = 0; ok && i < 6; i++) ok = ck.c[i].outcome == want[i];
+    char got[64] = "";
+    for (size_t i = 0; i < ck.n && i < 16; i++) strcat(got, ck_name(ck.c[i].outcome)), strcat(got, " ");
+    check_t c1 = ck.n > 1 ? ck.c[1] : (check_t){0}, c2 = ck.n > 2 ? ck.c[2] : (check_t){0};
+    check_t c3 = ck.n > 3 ? ck.c[3] : (check_t){0};
+    ar_free(a);
+    T_ASSERT(ok, "outcomes: %s", got);
+    /* the planted miss: 0.8 measured, 0.9 expected, bound [0.855, inf) */
+    T_ASSERT(fabs(c1.measured - 0.8) < 1e-12 && fabs(c1.lo - 0.855) < 1e-12 && isnan(c1.hi) &&
+                 c1.scale == 2,
+             "planted miss: measured %g, bound [%g, %g]", c1.measured, c1.lo, c1.hi);
+    T_ASSERT(c2.scale == 2 && fabs(c2.measured - 0.8e12) < 1, "no scale: the largest (%d)", c2.scale);
+    T_ASSERT(c3.scale == 1, "scale: smallest -> 1 (%d)", c3.scale);
+}
+
+static void test_published_and_describe(void)
+{
+    arena_t *a = ar_new();
+    mtable_t t;
+    table(a, &t);
+    char sum[1024];
+    snprintf(sum, sizeof sum, "%s/reference/summit-2019.yaml", root());
+    reference_t r;
+    T_ASSERT(reference_load(a, sum, &r, err, sizeof err) == 0, "%s", err);
+    checks_t ck = {0};
+    reference_evaluate(a, &r, &t, NULL, &ck);
+    int na = 0, detail = 0;
+    for (size_t i = 0; i < ck.n; i++) {
+        na += ck.c[i].outcome == CK_NA;
+        detail += ck.c[i].detail && strstr(ck.c[i].detail, "this run has") != NULL;
+    }
+    T_ASSERT(na == (int)ck.n && detail >= 3, "published, nothing comparable: %d N/A, %d side by side",
+             na, detail);
+    /* exact counts of gb2019 from a stand-in for stemdl --describe */
+    char *stemdl = put("stemdl",
+                       "#!/bin/sh\n[ \"$1 $2 $3\" = \"--describe --preset gb2019\" ] || exit 3\n"
+                       "echo 'layer table ...'\n"
+                       "echo 'forward_conv_flops_per_sample  17169802854400  (17.17 TFLOP)'\n"
+                       "echo 'conv_weights  220398848'\n");
+    chmod(stemdl, 0755);
+    char ex[1024];
+    snprintf(ex, sizeof ex, "%s/reference/stemdl-exact.yaml", root());
+    T_ASSERT(reference_load(a, ex, &r, err, sizeof err) == 0, "%s", err);
+    checks_t ck2 = {0};
+    reference_evaluate(a, &r, &t, stemdl, &ck2);
+    int pass = 0, fail = 0;
+    for (size_t i = 0; i < ck2.n; i++) {
+        if (strstr(ck2.c[i].where, "gb2019")) pass += ck2.c[i].outcome == CK_PASS;
+        else fail += ck2.c[i].outcome == CK_FAIL; /* bench256: the stand-in exits 3 */
+    }
+    const char *src = ck2.n ? ck2.c[0].source : "";
+    ar_free(a);
+    T_ASSERT(pass == 3 && fail == 3, "gb2019 via --describe: %d pass; bench256: %d fail", pass, fail);
+    T_ASSERT(!strcmp(src, "stemdl --describe"), "source %s", src);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) return 1;
+    T_RUN(test_shipped_references);
+    T_RUN(test_bad_references);
+    T_RUN(test_acceptance);
+    T_RUN(test_published_and_describe);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) return 1;
+    T_DONE();
+}

@@ -1,0 +1,257 @@
+/* Suite files, good and bad: every bad one gives FILE:LINE:COL and a clear
+ * message, never a crash (alias bombs and binary garbage included). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "suite.h"
+#include "tap.h"
+
+static machine_t mach = {.cores = 4, .gpus = 0};
+static char err[1024];
+
+static int load(arena_t *a, const char *text, suite_t *s)
+{
+    err[0] = 0;
+    return suite_load_text(a, text, strlen(text), "t.yaml", ".", &mach, s, err, sizeof err);
+}
+
+/* load must fail with err starting "t.yaml:LINE:COL:" (col 0: any) and containing want */
+static void bad(const char *text, int line, int col, const char *want)
+{
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = load(a, text, &s);
+    ar_free(a);
+    T_ASSERT(rc == -1, "accepted a bad suite (wanted '%s')", want);
+    char pos[64];
+    if (col) snprintf(pos, sizeof pos, "t.yaml:%d:%d: ", line, col);
+    else if (line) snprintf(pos, sizeof pos, "t.yaml:%d:", line);
+    else snprintf(pos, sizeof pos, "t.yaml:");
+    T_ASSERT(!strncmp(err, pos, strlen(pos)), "error '%s' does not start with '%s'", err, pos);
+    T_ASSERT(strstr(err, want), "error '%s' does not say '%s'", err, want);
+}
+
+static const char good[] =
+    "exadl_suite: 1\n"
+    "name: tiny\n"
+    "launcher: mpirun\n"
+    "launcher_args: [--bind-to, none]\n"
+    "scales: [4, 1, 2]\n"
+    "repetitions: 2\n"
+    "timeout_s: 30\n"
+    "env: {OMP_NUM_THREADS: \"1\", DROP_ME: null}\n"
+    "benchmarks:\n"
+    "  - program: /bin/true\n"
+    "    config: {preset: tiny, steps: 3, c_in: 8, down: [1, 2]}\n"
+    "    env: {OMP_NUM_THREADS: \"2\"}\n"
+    "  - name: strong\n"
+    "    program: /bin/true\n"
+    "    scaling: strong\n"
+    "    global_batch: 8\n"
+    "    scales: {max: 8}\n"
+    "    repetitions: 1\n";
+
+static void test_good_suite(void)
+{
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = load(a, good, &s);
+    if (rc) ar_free(a);
+    T_ASSERT(rc == 0, "good suite rejected: %s", err);
+    T_ASSERT(!strcmp(s.name, "tiny") && s.launcher == LAUNCH_MPIRUN && s.nbench == 2, "top level");
+    const bench_spec_t *b = &s.bench[0];
+    T_ASSERT(!strcmp(b->name, "true"), "default name from the program: %s", b->name);
+    T_ASSERT(b->nscales == 3 && b->scales[0] == 1 && b->scales[2] == 4, "scales sorted");
+    T_ASSERT(b->repetitions == 2 && b->timeout_s == 30, "inherited defaults");
+    T_ASSERT(b->nconfig == 4 && !strcmp(b->config[3].value, "1,2"), "list joined");
+    int env_ok = 0, unset_ok = 0;
+    for (size_t i = 0; i < b->nenv; i++) {
+        if (!strcmp(b->env[i].key, "OMP_NUM_THREADS")) env_ok = !strcmp(b->env[i].value, "2");
+        if (!strcmp(b->env[i].key, "DROP_ME")) unset_ok = b->env[i].value == NULL;
+    }
+    T_ASSERT(env_ok && unset_ok, "benchmark env overrides the suite's; null unsets");
+    const bench_spec_t *st = &s.bench[1];
+    T_ASSERT(st->scaling == SCALING_STRONG && st->nscales == 4 && st->scales[3] == 8,
+             "strong, {max: 8} -> 1,2,4,8");
+    char **v = plan_bench_argv(a, &s, b, 2, "r.yaml");
+    char *line = argv_join(a, v);
+    /* /bin/true may resolve to /usr/bin/true */
+    const char *want = "bin/true --preset tiny --steps 3 --c-in 8 --down 1,2 --record r.yaml";
+    T_ASSERT(line[0] == '/' && strlen(line) > strlen(want) &&
+                 !strcmp(line + strlen(line) - strlen(want), want),
+             "benchmark argv: %s", line);
+    v = plan_bench_argv(a, &s, st, 4, NULL);
+    line = argv_join(a, v);
+    T_ASSERT(strstr(line, "bin/true --batch 2") && !strstr(line, "record"),
+             "strong scaling divides the batch: %s", line);
+    plan_t p;
+    plan_build(a, &s, "/run", &p);
+    T_ASSERT(p.n == 3 * 2 + 4, "plan size %zu", p.n);
+    T_ASSERT(!strcmp(p.l[0].id, "true-n1-r1") && !strcmp(p.l[3].id, "true-n1-r2"),
+             "order: repetition, then scale (%s, %s)", p.l[0].id, p.l[3].id);
+    line = argv_join(a, p.l[2].argv);
+    T_ASSERT(strstr(line, "-np 4 --bind-to none /") && strstr(line, "bin/true --preset") &&
+                 strstr(line, "--record /run/records/true-n4-r1.yaml"),
+             "mpirun command: %s", line);
+    ar_free(a);
+}
+
+static void test_launchers(void)
+{
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = load(a, "launcher: \"srun -A x {cmd}\"\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
+    T_ASSERT(rc == 0, "template suite rejected: %s", err);
+    char **v = plan_wrap(a, &s, (char *[]){"prog", "a b", NULL}, 4, 2, 2);
+    char *line = argv_join(a, v);
+    T_ASSERT(!strcmp(line, "/bin/sh -c 'srun -A x prog '\\''a b'\\'''"), "template: %s", line);
+    rc = load(a, "launcher: srun\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
+    T_ASSERT(rc == 0, "srun suite: %s", err);
+    line = argv_join(a, plan_wrap(a, &s, (char *[]){"prog", NULL}, 8, 2, 4));
+    T_ASSERT(!strcmp(line, "srun --ntasks=8 --nodes=2 --ntasks-per-node=4 --kill-on-bad-exit=1 prog"),
+             "srun: %s", line);
+    rc = load(a, "launcher: \"env R={ranks} N={nodes} P={ranks_per_node} {cmd}\"\nranks_per_node: 2\n"
+                 "scales: [3]\nbenchmarks: [{program: /bin/true}]\n", &s);
+    T_ASSERT(rc == 0, "template: %s", err);
+    plan_t p;
+    plan_build(a, &s, NULL, &p);
+    line = argv_join(a, p.l[0].argv);
+    T_ASSERT(strstr(line, "env R=3 N=2 P=2 /") && strstr(line, "bin/true --record"),
+             "placeholders: %s", line);
+    ar_free(a);
+}
+
+static void test_auto_scales(void)
+{
+    arena_t *a = ar_new();
+    suite_t s;
+    mach.cores = 6;
+    int rc = load(a, "scales: auto\nbenchmarks: [{program: /bin/true}]\n", &s);
+    mach.cores = 4;
+    T_ASSERT(rc == 0, "auto: %s", err);
+    T_ASSERT(s.bench[0].nscales == 4 && s.bench[0].scales[3] == 6, "6 cores -> 1,2,4,6");
+    rc = load(a, "benchmarks: [{program: /bin/true, scales: {min: 2, max: 16, factor: 4}}]\n", &s);
+    T_ASSERT(rc == 0 && s.bench[0].nscales == 3 && s.bench[0].scales[2] == 16, "2,8,16");
+    ar_free(a);
+}
+
+static void test_default_suite(void)
+{
+    arena_t *a = ar_new();
+    machine_t m = {.cores = 2};
+    const char *t = suite_default_text(a, &m, 1);
+    T_ASSERT(strstr(t, "OMPI_ALLOW_RUN_AS_ROOT") && strstr(t, "preset: small"), "cpu, root");
+    T_ASSERT(!strstr(suite_default_text(a, &m, 0), "OMPI_ALLOW_RUN_AS_ROOT"), "not root");
+    m.gpus = 4;
+    T_ASSERT(strstr(suite_default_text(a, &m, 0), "backend: cuda"), "gpu variant");
+    ar_free(a);
+}
+
+static void test_unknown_keys(void)
+{
+    bad("name: x\nbenchmark: []\n", 2, 1, "did you mean 'benchmarks'");
+    bad("benchmarks:\n  - program: /bin/true\n    sacles: [1]\n", 3, 5, "did you mean 'scales'");
+    bad("benchmarks:\n  - program: /bin/true\n    zzzzzzzz: 1\n", 3, 5, "valid keys:");
+    bad("benchmarks: [{program: /bin/true}]\nname: a\nname: b\n", 3, 1, "given twice");
+}
+
+static void test_bad_values(void)
+{
+    bad("benchmarks: []\n", 1, 13, "empty");
+    bad("launcher: mpirn\nbenchmarks: [{program: /bin/true}]\n", 1, 11, "did you mean 'mpirun'");
+    bad("launcher: \"go {rank} {cmd}\"\nbenchmarks: [{program: /bin/true}]\n", 1, 11, "placeholder");
+    bad("scales: [1, two]\nbenchmarks: [{program: /bin/true}]\n", 1, 13, "integer");
+    bad("scales: [0]\nbenchmarks: [{program: /bin/true}]\n", 1, 10, "between 1");
+    bad("scales: [2, 2]\nbenchmarks: [{program: /bin/true}]\n", 1, 13, "twice");
+    bad("repetitions: 0\nbenchmarks: [{program: /bin/true}]\n", 1, 14, "between 1 and 1000");
+    bad("timeout_s: -1\nbenchmarks: [{program: /bin/true}]\n", 1, 12, "positive");
+    bad("scaling: sideways\nbenchmarks: [{program: /bin/true}]\n", 1, 10, "weak or strong");
+    bad("env: {1BAD: x}\nbenchmarks: [{program: /bin/true}]\n", 1, 7, "variable name");
+    bad("benchmarks: [{program: /no/such/prog}]\n", 1, 24, "not found");
+    bad("benchmarks: [{name: a, program: /bin/true}, {name: a, program: /bin/true}]\n", 1, 45,
+        "used twice");
+    bad("benchmarks: [{program: /bin/true, scaling: strong}]\n", 1, 14, "global_batch");
+    bad("benchmarks: [{program: /bin/true, scaling: strong, global_batch: 6, scales: [4]}]\n", 1,
+        77, "cannot be split");
+    bad("launcher: local\nscales: [1, 2]\nbenchmarks: [{program: /bin/true}]\n", 3, 14,
+        "starts one process");
+    bad("launcher: local\nbenchmarks: [{program: /bin/true, scales: [1, 4]}]\n", 2, 43,
+        "starts one process");
+    bad("benchmarks: [{program: /bin/true, config: {steps: {a: 1}}}]\n", 1, 51, "not a mapping");
+    bad("references: [no/such/file.yaml]\nbenchmarks: [{program: /bin/true}]\n", 1, 14,
+        "not found");
+    bad("exadl_suite: 2\nbenchmarks: [{program: /bin/true}]\n", 1, 14, "version 1");
+    bad("- just\n- a list\n", 1, 1, "must be a mapping");
+}
+
+static void test_bad_yaml(void)
+{
+    bad("name: [unclosed\nbenchmarks: []\n", 2, 11, "flow sequence");
+    bad("a: &x [1, *x]\n", 1, 0, "contains it");
+    bad("benchmarks: *nowhere\n", 1, 13, "no anchor");
+    /* billion laughs: each level ten times the one before */
+    char bomb[4096] = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    for (char c = 'b'; c <= 'j'; c++) {
+        char l[128];
+        snprintf(l, sizeof l, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c,
+                 c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1);
+        strcat(bomb, l);
+    }
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = load(a, bomb, &s);
+    ar_free(a);
+    T_ASSERT(rc == -1 && strstr(err, "t.yaml:") && strstr(err, "expands to more than"),
+             "alias bomb: %s", err);
+    bad("", 0, 0, "");
+}
+
+static void test_binary_garbage(void)
+{
+    unsigned char g[600];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof g; i++) {
+        x = x * 1103515245u + 12345u;
+        g[i] = (unsigned char)(x >> 16);
+    }
+    g[100] = 0;
+    arena_t *a = ar_new();
+    suite_t s;
+    err[0] = 0;
+    int rc = suite_load_text(a, (const char *)g, sizeof g, "t.yaml", ".", &mach, &s, err, sizeof err);
+    ar_free(a);
+    T_ASSERT(rc == -1, "binary garbage accepted");
+    T_ASSERT(!strncmp(err, "t.yaml:", 7), "no position: %s", err);
+    int l, c;
+    T_ASSERT(sscanf(err, "t.yaml:%d:%d:", &l, &c) == 2 && l >= 1 && c >= 1, "line:col in '%s'", err);
+    /* a file with a NUL in the middle of a valid-looking document */
+    static const char nul[] = "name: a\0b\nbenchmarks: [{program: /bin/true}]\n";
+    a = ar_new();
+    rc = suite_load_text(a, nul, sizeof nul - 1, "t.yaml", ".", &mach, &s, err, sizeof err);
+    ar_free(a);
+    T_ASSERT(rc == -1 && !strncmp(err, "t.yaml:1:", 9), "NUL: %s", err);
+}
+
+static void test_file_errors(void)
+{
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = suite_load_file(a, "/no/such/suite.yaml", &mach, &s, err, sizeof err);
+    ar_free(a);
+    T_ASSERT(rc == -1 && strstr(err, "/no/such/suite.yaml: cannot open"), "missing file: %s", err);
+}
+
+int main(void)
+{
+    T_RUN(test_good_suite);
+    T_RUN(test_launchers);
+    T_RUN(test_auto_scales);
+    T_RUN(test_default_suite);
+    T_RUN(test_unknown_keys);
+    T_RUN(test_bad_values);
+    T_RUN(test_bad_yaml);
+    T_RUN(test_binary_garbage);
+    T_RUN(test_file_errors);
+    T_DONE();
+}
