@@ -32,6 +32,7 @@ void comm_init(int *argc, char ***argv, comm_t *c)
     int provided;
     CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
     c->world = MPI_COMM_WORLD;
+    c->mpi = 1;
     /* errors come back to CHECK_MPI, which names the call and the rank */
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Comm_rank(c->world, &c->rank));
@@ -57,15 +58,27 @@ void comm_init(int *argc, char ***argv, comm_t *c)
     free(all);
 }
 
+void comm_init_self(comm_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->world = c->node = MPI_COMM_NULL;
+    c->size = c->local_size = 1;
+    c->nhosts = 1;
+    c->hosts = XMALLOC(sizeof *c->hosts, "host names");
+    c->hosts[0] = strdup(check_host());
+}
+
 void comm_finalize(comm_t *c)
 {
     for (int i = 0; i < c->nhosts; i++) free(c->hosts[i]);
     free(c->hosts);
+    if (!c->mpi) return;
     if (c->node != MPI_COMM_NULL) MPI_Comm_free(&c->node);
     CHECK_MPI(MPI_Finalize());
     check_set_abort(NULL);
 }
 
+/* MPI-3 allows this call before MPI_Init, which comm_init_self relies on. */
 void comm_library_version(char *buf, int len)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -14,9 +14,14 @@ typedef struct {
     MPI_Comm world, node;
     int nhosts;                 /* distinct host names in the job */
     char **hosts;               /* nhosts names, on every rank, sorted */
+    int mpi;                    /* MPI was initialised (0 after comm_init_self) */
 } comm_t;
 
 void comm_init(int *argc, char ***argv, comm_t *c);
+/* A job of one process that never starts MPI: for answers that need no
+ * communication (--help, --describe, --sysinfo), which then take milliseconds
+ * instead of MPI's start-up. */
+void comm_init_self(comm_t *c);
 void comm_finalize(comm_t *c);
 
 /* MPI library version string ("Open MPI v4.1.4, ..."), first line only. */

@@ -31,7 +31,7 @@ typedef struct {
 } ytdoc;
 
 /* Caps against hostile input. */
-#define YT_MAX_NODES 1000000u
+#define YT_MAX_NODES 4000000u
 #define YT_MAX_DEPTH 200
 
 /* Load the single YAML document of a file (or a buffer).  On failure returns

@@ -72,10 +72,15 @@ def config(args):
             c[key] = [int(x) for x in v.split(",")]
     L = len(c["down"])
     if not (len(c["up"]) == len(c["td"]) == len(c["tu"]) == L):
-        raise SystemExit("stemdl_torch.py: error: list lengths disagree (down, up, td, tu)")
+        usage_error("list lengths disagree (down, up, td, tu)")
     if c["height"] % (1 << L) or c["width"] % (1 << L):
-        raise SystemExit("stemdl_torch.py: error: image not divisible by 2^levels")
+        usage_error("image not divisible by 2^levels")
     return c
+
+
+def usage_error(msg):
+    print("stemdl_torch.py: error: %s" % msg, file=sys.stderr)
+    sys.exit(2)
 
 
 # ---- the wiring as shapes (no torch): what the model below builds ----------
