@@ -74,8 +74,10 @@ CUDA_LIBS := $(foreach d,$(CUDA_LIBDIRS),-L$(d) -Wl,-rpath,$(d)) \
              $(call cuda_lib,cudart,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
 
 # ---- sources ---------------------------------------------------------------
-COMMON_SRC := $(filter-out benchmarks/common/comm.c,$(wildcard benchmarks/common/*.c))
-COMM_SRC   := benchmarks/common/comm.c
+# the MPI-free part serves the harness too; comm and orch need MPI
+MPI_COMMON := benchmarks/common/comm.c benchmarks/common/orch.c
+COMMON_SRC := $(filter-out $(MPI_COMMON),$(wildcard benchmarks/common/*.c))
+COMM_SRC   := $(MPI_COMMON)
 STEMDL_SRC := $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl/*.c))
 STEMDL_CU  := $(wildcard benchmarks/stemdl/*.cu)
 COLL_SRC   := $(filter-out benchmarks/collectives/main.c,$(wildcard benchmarks/collectives/*.c))

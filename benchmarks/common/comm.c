@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void abort_all(int code)
 {
@@ -30,7 +31,9 @@ void comm_init(int *argc, char ***argv, comm_t *c)
 {
     memset(c, 0, sizeof *c);
     int provided;
-    CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+    /* serialized: stemdl's gradient-reduction thread makes MPI calls while the
+     * main thread makes none (docs/gsync.md) */
+    CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided));
     c->world = MPI_COMM_WORLD;
     c->mpi = 1;
     /* errors come back to CHECK_MPI, which names the call and the rank */
@@ -88,6 +91,21 @@ void comm_library_version(char *buf, int len)
     char *nl = strchr(v, '\n');
     if (nl) *nl = 0;
     snprintf(buf, (size_t)len, "%s", v);
+}
+
+void comm_wait(MPI_Request *req, int poll_us)
+{
+    if (poll_us <= 0) {
+        CHECK_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
+        return;
+    }
+    struct timespec ts = {0, (long)poll_us * 1000L};
+    for (;;) {
+        int done = 0;
+        CHECK_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+        if (done) return;
+        nanosleep(&ts, NULL);
+    }
 }
 
 double comm_max_double(const comm_t *c, double x)

@@ -36,6 +36,10 @@ void comm_fail_mpi(int code, const char *call, const char *file, int line)
         if (mpi_rc_ != MPI_SUCCESS) comm_fail_mpi(mpi_rc_, #call, __FILE__, __LINE__); \
     } while (0)
 
+/* Complete a request: MPI_Wait when poll_us <= 0, otherwise MPI_Test every
+ * poll_us microseconds, sleeping in between (MPI_Wait spins on a core). */
+void comm_wait(MPI_Request *req, int poll_us);
+
 /* Largest value of x over all ranks (how per-rank times are combined). */
 double comm_max_double(const comm_t *c, double x);
 

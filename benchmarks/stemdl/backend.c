@@ -85,12 +85,13 @@ static int cuda_open(backend_t *b, const cfg_t *c, comm_t *comm, sysinfo_t *si, 
         kcu_nccl_init(ctx, id, comm->size, comm->rank);
         sysinfo_set_version(si, "nccl", d.nccl);
         b->transport = (gsync_transport){.name = "nccl",
-                                         .start = kcu_allreduce_start,
-                                         .wait = kcu_allreduce_wait,
-                                         .settle = kcu_allreduce_settle,
+                                         .prepare = kcu_gs_prepare,
+                                         .mark = kcu_gs_mark,
+                                         .thread_init = kcu_gs_thread_init,
+                                         .allreduce = kcu_gs_allreduce,
                                          .ctx = ctx};
     } else {
-        b->transport = gsync_mpi_transport(comm); /* one rank: nothing is reduced */
+        b->transport = (gsync_transport){.name = "none"}; /* one rank: nothing is reduced */
     }
 
     const char *probe = getenv("EXADL_PEAK_PROBE");
@@ -125,7 +126,7 @@ int backend_open(backend_t *b, const cfg_t *c, comm_t *comm, sysinfo_t *si, char
         return -1;
 #endif
     }
-    b->transport = gsync_mpi_transport(comm);
+    b->transport = (gsync_transport){.name = comm->size > 1 ? "mpi" : "none"};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int per_rank = (int)(cores / (comm->local_size > 0 ? comm->local_size : 1));
     b->threads = c->threads > 0 ? c->threads : (per_rank > 0 ? per_rank : 1);

@@ -7,7 +7,7 @@
 #include "opt.h"
 #include "ytree.h"
 
-typedef enum { K_INT, K_LIST, K_U64, K_DOUBLE, K_CHOICE, K_BOOL } key_type;
+typedef enum { K_INT, K_LIST, K_U64, K_DOUBLE, K_CHOICE, K_BOOL, K_GROUPING } key_type;
 
 typedef struct {
     const char *key;
@@ -22,6 +22,7 @@ typedef struct {
 static const char *const precisions[] = {"fp32", "tf32", "bf16", "fp16", NULL};
 static const char *const kernel_sets[] = {"reference", "fast", NULL};
 static const char *const backends[] = {"cpu", "cuda", NULL};
+static const char *const orchestrations[] = {"coordinator", "bitvector", NULL};
 
 #define F(x) offsetof(cfg_t, x)
 #define SZ(x) sizeof(((cfg_t *)0)->x)
@@ -53,6 +54,16 @@ static const key_t_ keys[] = {
     {"eps", K_DOUBLE, F(eps), 0, 1e-30, 1, NULL, "Adam epsilon"},
     {"threads", K_INT, F(threads), 0, 0, 4096, NULL, "threads per rank (0: cores / ranks on the node)"},
     {"kernel_timing", K_BOOL, F(kernel_timing), 0, 0, 0, NULL, "time every kernel (false: step time only)"},
+    {"orchestration", K_CHOICE, F(orchestration), SZ(orchestration), 0, 0, orchestrations,
+     "gradient negotiation: coordinator | bitvector (response cache)"},
+    {"cache_capacity", K_INT, F(cache_capacity), 0, 0, BIG, NULL,
+     "response cache, tensors (0: no cache, i.e. coordinator)"},
+    {"grouping", K_GROUPING, F(grouping), SZ(grouping), 0, 0, NULL,
+     "none | layer (graph-aware) | N groups of similar bytes"},
+    {"fusion_bytes", K_INT, F(fusion_bytes), 0, 4, 1 << 30, NULL, "largest fused reduction, bytes"},
+    {"cycle_ms", K_DOUBLE, F(cycle_ms), 0, 0, 1000, NULL, "gradient-engine cycle time, ms"},
+    {"comm_timeout", K_DOUBLE, F(comm_timeout), 0, 0.1, 1e6, NULL,
+     "seconds without progress before a stalled reduction fails"},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -82,6 +93,13 @@ int cfg_preset(cfg_t *c, const char *name)
     snprintf(d.precision, sizeof d.precision, "fp32");
     snprintf(d.kernels, sizeof d.kernels, "fast");
     snprintf(d.backend, sizeof d.backend, "cpu");
+    /* the paper's engine: bit vector, graph-aware groups, 8 MiB fusion */
+    snprintf(d.orchestration, sizeof d.orchestration, "bitvector");
+    d.cache_capacity = 1024;
+    snprintf(d.grouping, sizeof d.grouping, "layer");
+    d.fusion_bytes = 8 << 20;
+    d.cycle_ms = 1.0;
+    d.comm_timeout = 60.0;
     if (!strcmp(name, "gb2019") || !strcmp(name, "bench256")) {
         /* the 2019 Gordon Bell network (Laanait et al., arXiv 1909.11150) */
         int big = !strcmp(name, "gb2019");
@@ -212,6 +230,16 @@ static int set_text(cfg_t *c, const key_t_ *k, const char *value, char *err, siz
             }
         snprintf(err, errlen, "%s: unknown value '%s'", k->key, value);
         return -1;
+    case K_GROUPING: {
+        char *end;
+        long n = strtol(value, &end, 10);
+        if (strcmp(value, "none") && strcmp(value, "layer") && (end == value || *end || n < 1 || n > 1000000)) {
+            snprintf(err, errlen, "%s: '%s' is not none, layer or a number of groups", k->key, value);
+            return -1;
+        }
+        snprintf(base + k->off, k->len_off, "%s", value);
+        return 0;
+    }
     case K_LIST: {
         int *dst = (int *)(base + k->off), *n = (int *)(base + k->len_off);
         int vals[CFG_MAX_LEVELS], cnt = 0;
@@ -298,7 +326,7 @@ static int yaml_value_text(const ytdoc *d, const ytnode *v, const key_t_ *k, cha
                       yt_kind_name(v->kind));
     /* "12" is a string in YAML: numbers and booleans must be written plain,
      * as the entries of lists already must */
-    if (k && k->type != K_CHOICE && !v->plain)
+    if (k && k->type != K_CHOICE && k->type != K_GROUPING && !v->plain)
         return yt_err(err, errlen, d, v, "%s must be %s, not the quoted string \"%s\"", k->key,
                       k->type == K_BOOL ? "true or false" : "a number", v->str);
     snprintf(buf, len, "%s", v->str);
@@ -407,7 +435,8 @@ void cfg_write(const cfg_t *c, rec_t *r)
         case K_BOOL: rec_bool(r, *(const int *)(base + k->off)); break;
         case K_U64: rec_int(r, (int64_t) * (const uint64_t *)(base + k->off)); break;
         case K_DOUBLE: rec_double(r, *(const double *)(base + k->off)); break;
-        case K_CHOICE: rec_str(r, base + k->off); break;
+        case K_CHOICE:
+        case K_GROUPING: rec_str(r, base + k->off); break;
         case K_LIST: {
             const int *v = (const int *)(base + k->off);
             int n = *(const int *)(base + k->len_off);

@@ -35,6 +35,13 @@ typedef struct {
     double lr, beta1, beta2, eps;
     int threads;               /* threads per rank for the fast path; 0 = cores / ranks */
     int kernel_timing;         /* per-kernel times (off: only the step is timed) */
+    /* gradient reduction (gsync.h, docs/gsync.md) */
+    char orchestration[16];    /* coordinator | bitvector */
+    int cache_capacity;        /* response cache, tensors; 0: no cache */
+    char grouping[16];         /* none | layer | N */
+    int fusion_bytes;          /* largest fused reduction */
+    double cycle_ms;           /* engine cycle time */
+    double comm_timeout;       /* seconds before a stalled step fails */
 } cfg_t;
 
 /* Load a named preset (gb2019, bench256, small, tiny); -1 if unknown. */

@@ -189,8 +189,13 @@ struct Ctx {
     /* timers */
     std::vector<cudaEvent_t> evpool, evdone;
     std::vector<Pending> pend;
-    double comm_step_s;
-    int comm_started;
+
+    /* gradient reduction (gsync's transport): one event per gradient slot,
+     * made by kcu_gs_prepare before the engine thread starts, and a device
+     * fusion buffer that only the engine thread touches */
+    std::vector<cudaEvent_t> gs_ev;
+    float *gs_fusion;
+    size_t gs_fusion_elems;
 
     /* memory */
     std::unordered_map<void *, size_t> allocs;
@@ -1450,6 +1455,8 @@ extern "C" void kcu_release(void *ctx)
     }
     for (cudaEvent_t e : C->evdone) C->evpool.push_back(e);
     for (cudaEvent_t e : C->evpool) CK_CUDA(cudaEventDestroy(e));
+    for (cudaEvent_t e : C->gs_ev) CK_CUDA(cudaEventDestroy(e));
+    if (C->gs_fusion) CK_CUDA(cudaFree(C->gs_fusion));
     /* whatever the network did not give back */
     for (auto &a : C->allocs) CK_CUDA(cudaFree(a.first));
     CK_CUDA(cudaFreeHost(C->h_loss));
@@ -1545,40 +1552,65 @@ extern "C" void kcu_nccl_init(void *ctx, const char id[KCU_NCCL_ID_BYTES], int n
     CK_CUDA(cudaStreamCreateWithPriority(&C->cs, cudaStreamNonBlocking, hi));
 }
 
-extern "C" void kcu_allreduce_start(void *ctx, float *buf, int64_t count, double *time_s)
+extern "C" void kcu_gs_prepare(void *ctx, int nslots)
 {
     Ctx *C = ctx_of(ctx);
     CHECK(C->has_nccl, "NCCL transport used before kcu_nccl_init");
-    if (count <= 0) return;
-    cudaEvent_t ready = ev_get(C);
-    CK_CUDA(cudaEventRecord(ready, C->s));
-    CK_CUDA(cudaStreamWaitEvent(C->cs, ready, 0));
-    C->evdone.push_back(ready);
-    Pending p = {ev_get(C), ev_get(C), time_s, &C->comm_step_s};
-    CK_CUDA(cudaEventRecord(p.a, C->cs));
-    CK_NCCL(ncclAllReduce(buf, buf, (size_t)count, ncclFloat32, ncclSum, C->nccl, C->cs));
-    CK_CUDA(cudaEventRecord(p.b, C->cs));
-    C->pend.push_back(p);
-    C->comm_started = 1;
+    while ((int)C->gs_ev.size() < nslots) {
+        cudaEvent_t e;
+        CK_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        C->gs_ev.push_back(e);
+    }
 }
 
-extern "C" void kcu_allreduce_wait(void *ctx)
+extern "C" void kcu_gs_mark(void *ctx, int slot)
 {
     Ctx *C = ctx_of(ctx);
-    if (!C->comm_started) return;
-    cudaEvent_t done = ev_get(C);
-    CK_CUDA(cudaEventRecord(done, C->cs));
-    CK_CUDA(cudaStreamWaitEvent(C->s, done, 0));
-    C->evdone.push_back(done);
-    C->comm_started = 0;
+    CHECK(slot >= 0 && slot < (int)C->gs_ev.size(), "gradient slot %d of %zu", slot, C->gs_ev.size());
+    CK_CUDA(cudaEventRecord(C->gs_ev[(size_t)slot], C->s));
 }
 
-extern "C" double kcu_allreduce_settle(void *ctx)
+extern "C" void kcu_gs_thread_init(void *ctx)
+{
+    CK_CUDA(cudaSetDevice(ctx_of(ctx)->device));
+}
+
+extern "C" void kcu_gs_allreduce(void *ctx, float *const *bufs, const int64_t *counts,
+                                 const int *slots, int n)
 {
     Ctx *C = ctx_of(ctx);
-    double v = C->comm_step_s;
-    C->comm_step_s = 0;
-    return v;
+    /* as Horovod does: wait on the host until the gradients exist, so that the
+     * reduction's start time (taken by gsync) is when it really starts */
+    for (int i = 0; i < n; i++) CK_CUDA(cudaEventSynchronize(C->gs_ev[(size_t)slots[i]]));
+    std::vector<std::pair<float *, int64_t>> sp((size_t)n);
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) sp[(size_t)i] = {bufs[i], counts[i]}, total += counts[i];
+    std::sort(sp.begin(), sp.end());
+    bool contiguous = true;
+    for (size_t i = 1; i < sp.size(); i++) contiguous &= sp[i - 1].first + sp[i - 1].second == sp[i].first;
+    if (contiguous) {
+        CK_NCCL(ncclAllReduce(sp[0].first, sp[0].first, (size_t)total, ncclFloat32, ncclSum, C->nccl, C->cs));
+    } else {
+        if ((size_t)total > C->gs_fusion_elems) {
+            if (C->gs_fusion) CK_CUDA(cudaFree(C->gs_fusion));
+            CK_CUDA(cudaMalloc(&C->gs_fusion, (size_t)total * sizeof(float)));
+            C->gs_fusion_elems = (size_t)total;
+        }
+        int64_t off = 0;
+        for (auto &x : sp) {
+            CK_CUDA(cudaMemcpyAsync(C->gs_fusion + off, x.first, (size_t)x.second * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, C->cs));
+            off += x.second;
+        }
+        CK_NCCL(ncclAllReduce(C->gs_fusion, C->gs_fusion, (size_t)total, ncclFloat32, ncclSum, C->nccl, C->cs));
+        off = 0;
+        for (auto &x : sp) {
+            CK_CUDA(cudaMemcpyAsync(x.first, C->gs_fusion + off, (size_t)x.second * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, C->cs));
+            off += x.second;
+        }
+    }
+    CK_CUDA(cudaStreamSynchronize(C->cs));
 }
 
 /* ---- statistics --------------------------------------------------------------------------- */

@@ -60,16 +60,16 @@ double kcu_gemm_peak(void *ctx, const char *dtype, int size, int warmup, int rep
 void kcu_nccl_unique_id(char id[KCU_NCCL_ID_BYTES]);
 void kcu_nccl_init(void *ctx, const char id[KCU_NCCL_ID_BYTES], int nranks, int rank);
 
-/* The asynchronous gradient transport (gsync.h): start queues an in-place
- * ncclAllReduce (sum, fp32) of buf on the communication stream, ordered after
- * the work queued so far on the compute stream (a CUDA event), and returns at
- * once; its duration is added to *time_s (may be NULL) at the next timer
- * flush.  wait makes the compute stream wait for every sum started (no host
- * block).  settle returns the summed durations of the sums started since the
- * last settle; call it after the timers were flushed. */
-void kcu_allreduce_start(void *ctx, float *buf, int64_t count, double *time_s);
-void kcu_allreduce_wait(void *ctx);
-double kcu_allreduce_settle(void *ctx);
+/* The gradient transport of gsync.h over NCCL: prepare makes one CUDA event
+ * per gradient slot (before the engine thread starts); mark records a slot's
+ * event on the compute stream (main thread); allreduce (engine thread) waits
+ * for the slots' events, sums the buffers in place over the ranks on the
+ * communication stream, fused through a device buffer when they are not end
+ * to end, and returns once the sums are complete. */
+void kcu_gs_prepare(void *ctx, int nslots);
+void kcu_gs_mark(void *ctx, int slot);
+void kcu_gs_thread_init(void *ctx);
+void kcu_gs_allreduce(void *ctx, float *const *bufs, const int64_t *counts, const int *slots, int n);
 
 typedef struct {
     const char *precision;

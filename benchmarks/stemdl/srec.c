@@ -1,8 +1,10 @@
 #include "srec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "record.h"
 #include "stats.h"
 
@@ -51,6 +53,78 @@ static void write_kernels(rec_t *w, const ktab_t *t)
     rec_seq_end(w);
 }
 
+static const char *grouping_name(const gsync_cfg *g)
+{
+    return g->grouping == GS_GROUP_NONE ? "none" : g->grouping == GS_GROUP_LAYER ? "layer" : "count";
+}
+
+/* docs/record.md "gradient_reduction": the engine's settings, its tensors
+ * and groups, per-step costs, and rank 0's timeline of every timed step. */
+static void write_reduction(const srec_t *s, rec_t *w)
+{
+    const train_result *r = s->result;
+    const gsync_cfg *g = &r->gcfg;
+    rec_key(w, "gradient_reduction");
+    rec_map_begin(w);
+    rec_kv_str(w, "transport", s->backend ? s->backend->transport.name : "none");
+    rec_kv_str(w, "orchestration", g->orchestration == GS_BITVECTOR && g->cache_capacity > 0
+                                       ? "bitvector"
+                                       : "coordinator");
+    rec_kv_int(w, "cache_capacity", g->cache_capacity);
+    rec_kv_str(w, "grouping", grouping_name(g));
+    rec_kv_int(w, "groups", r->ngroups);
+    rec_kv_int(w, "fusion_bytes", g->fusion_bytes);
+    rec_kv_double(w, "cycle_ms", g->cycle_ms);
+    rec_kv_str(w, "clock", "seconds from the step's start, rank 0");
+    rec_key(w, "tensors");
+    rec_seq_begin(w);
+    for (int i = 0; i < r->ntensors; i++) {
+        rec_flow_map_begin(w);
+        rec_kv_str(w, "name", r->tensors[i].name);
+        rec_kv_int(w, "bytes", r->tensors[i].count * (int64_t)sizeof(float));
+        rec_kv_int(w, "group", r->tensor_group[i]);
+        rec_map_end(w);
+    }
+    rec_seq_end(w);
+    rec_key(w, "group_list");
+    rec_seq_begin(w);
+    for (int k = 0; k < r->ngroups; k++) {
+        rec_flow_map_begin(w);
+        rec_kv_int(w, "group", k);
+        rec_kv_str(w, "label", r->group_label[k]);
+        rec_kv_int(w, "bytes", r->group_bytes[k]);
+        rec_kv_int(w, "reductions", r->group_reductions[k]);
+        rec_map_end(w);
+    }
+    rec_seq_end(w);
+    rec_key(w, "steps");
+    rec_map_begin(w);
+    rec_kv_doubles(w, "exposed_s", r->exposed_s, (size_t)r->steps);
+    rec_kv_doubles(w, "negotiation_s", r->negotiation_s, (size_t)r->steps);
+    rec_kv_doubles(w, "reduce_s", r->comm_s, (size_t)r->steps);
+    rec_kv_doubles(w, "backward_end_s", r->backward_end_s, (size_t)r->steps);
+    int64_t *cyc = XMALLOC((size_t)r->steps * sizeof *cyc, "cycles");
+    for (int i = 0; i < r->steps; i++) cyc[i] = r->cycles[i];
+    rec_kv_ints(w, "cycles", cyc, (size_t)r->steps);
+    free(cyc);
+    rec_map_end(w);
+    /* [ready, start, end] per group, one list per timed step */
+    rec_key(w, "timeline");
+    rec_seq_begin(w);
+    for (int i = 0; i < r->steps; i++) {
+        rec_flow_seq_begin(w);
+        for (int k = 0; k < r->ngroups; k++) {
+            const double *x = r->timeline + ((size_t)i * r->ngroups + k) * 3;
+            rec_flow_seq_begin(w);
+            for (int j = 0; j < 3; j++) rec_double(w, x[j]);
+            rec_seq_end(w);
+        }
+        rec_seq_end(w);
+    }
+    rec_seq_end(w);
+    rec_map_end(w);
+}
+
 static void write_results(const srec_t *s, rec_t *w)
 {
     const train_result *r = s->result;
@@ -90,6 +164,7 @@ static void write_results(const srec_t *s, rec_t *w)
     rec_kv_double(w, "peak_flops", d.peak);
     rec_map_end(w);
 
+    write_reduction(s, w);
     rec_kv_int(w, "kernels_steps", r->steps);
     write_kernels(w, &r->kernels);
 

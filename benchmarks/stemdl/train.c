@@ -115,6 +115,64 @@ static int dump_weights(const plan_t *p, net_t *n, const char *path, int rank, c
     return ok ? 0 : -1;
 }
 
+/* The gradient-reduction engine of the configuration; its description and
+ * room for its per-step times go into r. */
+static gsync_t *open_gsync(const plan_t *p, backend_t *be, comm_t *comm, net_t *n, train_result *r,
+                           char *err, size_t errlen)
+{
+    const cfg_t *c = &p->cfg;
+    gsync_cfg g;
+    gsync_cfg_default(&g);
+    g.orchestration = strcmp(c->orchestration, "coordinator") ? GS_BITVECTOR : GS_COORDINATOR;
+    g.cache_capacity = c->cache_capacity;
+    CHECK(gsync_parse_grouping(&g, c->grouping) == 0, "grouping '%s'", c->grouping);
+    g.fusion_bytes = c->fusion_bytes;
+    g.cycle_ms = c->cycle_ms;
+    g.timeout_s = c->comm_timeout;
+    r->gcfg = g;
+    gsync_tensor *t;
+    int nt = gsync_tensors_of_plan(p, &t);
+    gsync_t *gs = gsync_create(&g, comm, be->transport, t, nt, p->n, net_grads(n), err, errlen);
+    if (!gs) {
+        free(t);
+        return NULL;
+    }
+    r->ntensors = nt;
+    r->tensors = t;
+    r->ngroups = gsync_ngroups(gs);
+    r->tensor_group = XMALLOC((size_t)nt * sizeof(int), "tensor groups");
+    for (int i = 0; i < nt; i++) r->tensor_group[i] = gsync_group_of(gs, i);
+    r->group_label = XMALLOC((size_t)r->ngroups * sizeof *r->group_label, "group labels");
+    r->group_bytes = XMALLOC((size_t)r->ngroups * sizeof *r->group_bytes, "group sizes");
+    r->group_reductions = XCALLOC((size_t)r->ngroups, sizeof(int), "group reductions");
+    for (int k = 0; k < r->ngroups; k++) {
+        snprintf(r->group_label[k], sizeof r->group_label[k], "%s", gsync_group_label(gs, k));
+        r->group_bytes[k] = gsync_group_bytes(gs, k);
+    }
+    size_t steps = (size_t)c->steps;
+    r->exposed_s = XCALLOC(steps, sizeof(double), "exposed times");
+    r->negotiation_s = XCALLOC(steps, sizeof(double), "negotiation times");
+    r->backward_end_s = XCALLOC(steps, sizeof(double), "backward times");
+    r->cycles = XCALLOC(steps, sizeof(int), "cycles");
+    r->timeline = XCALLOC(steps * (size_t)r->ngroups * 3, sizeof(double), "timeline");
+    return gs;
+}
+
+/* The step's reductions in the kernel table: one row per group, the span
+ * from its first reduction's start to its last one's end (0 FLOPs: the sums
+ * are MPI's or NCCL's; the span overlaps backward, see docs/gsync.md). */
+static void add_reduction_rows(const gsync_t *gs, ktab_t *tab)
+{
+    const gsync_step *st = gsync_last_step(gs);
+    for (int k = 0; k < gsync_ngroups(gs); k++) {
+        const gsync_group_time *x = &st->groups[k];
+        if (x->reductions == 0) continue;
+        ktab_row *row = ktab_row_for(tab, "allreduce", gsync_group_label(gs, k));
+        row->calls += x->reductions;
+        row->time_s += x->end_s - x->start_s;
+    }
+}
+
 int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o, train_result *r,
               char *err, size_t errlen)
 {
@@ -157,7 +215,14 @@ int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o,
     ktab_t step_tab;
     ktab_init(&step_tab, table_rows(p));
     kc_t kc = {.ops = be->ops, .ctx = be->ctx, .tab = &step_tab, .timing = c->kernel_timing};
-    gsync_t *gs = gsync_create(p, comm->size, be->transport);
+    gsync_t *gs = open_gsync(p, be, comm, n, r, err, errlen);
+    if (!gs) {
+        ktab_free(&step_tab);
+        free(input);
+        free(target);
+        net_free(n);
+        return -1;
+    }
     adam_hyper h = {.lr = c->lr, .beta1 = c->beta1, .beta2 = c->beta2, .eps = c->eps,
                     .grad_scale = 1.0 / comm->size};
     int total = c->warmup + c->steps;
@@ -173,18 +238,20 @@ int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o,
         ktab_reset(&step_tab);
         CHECK_MPI(MPI_Barrier(comm->world));
         t0 = timer_now_s();
-        gsync_begin(gs, &kc);
+        gsync_begin(gs);
         double loss = net_forward(n, &kc, NULL, NULL);
         net_backward(n, &kc, gsync_ready, gs);
-        double comm_s = gsync_finish(gs);
+        gsync_finish(gs);
         h.step = s + 1;
         net_update(n, &kc, &h);
         be->ops->sync(be->ctx);
         double dt = timer_now_s() - t0;
         if (be->ops->timer_flush) be->ops->timer_flush(be->ctx);
-        comm_s = gsync_settle(gs);
-        double in3[3] = {dt, data_s, comm_s}, out3[3], gloss;
-        CHECK_MPI(MPI_Allreduce(in3, out3, 3, MPI_DOUBLE, MPI_MAX, comm->world));
+        const gsync_step *gst = gsync_last_step(gs);
+        add_reduction_rows(gs, &step_tab);
+        double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, out3[6],
+               gloss;
+        CHECK_MPI(MPI_Allreduce(in6, out3, 5, MPI_DOUBLE, MPI_MAX, comm->world));
         CHECK_MPI(MPI_Allreduce(&loss, &gloss, 1, MPI_DOUBLE, MPI_SUM, comm->world));
         gloss /= comm->size;
         if (s < c->warmup) {
@@ -195,6 +262,15 @@ int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o,
             r->step_s[i] = out3[0];
             r->data_s[i] = out3[1];
             r->comm_s[i] = out3[2];
+            r->exposed_s[i] = out3[3];
+            r->negotiation_s[i] = out3[4];
+            r->backward_end_s[i] = gst->backward_end_s;
+            r->cycles[i] = gst->cycles;
+            for (int k = 0; k < r->ngroups; k++) {
+                double *x = r->timeline + ((size_t)i * r->ngroups + k) * 3;
+                x[0] = gst->groups[k].ready_s, x[1] = gst->groups[k].start_s, x[2] = gst->groups[k].end_s;
+                r->group_reductions[k] = gst->groups[k].reductions;
+            }
             r->loss[i] = gloss;
             ktab_accumulate(&r->kernels, &step_tab);
         }
@@ -219,6 +295,16 @@ int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o,
 
 void train_result_free(train_result *r)
 {
+    free(r->exposed_s);
+    free(r->negotiation_s);
+    free(r->backward_end_s);
+    free(r->cycles);
+    free(r->timeline);
+    free(r->group_reductions);
+    free(r->group_label);
+    free(r->group_bytes);
+    free(r->tensors);
+    free(r->tensor_group);
     free(r->step_s);
     free(r->warm_s);
     free(r->data_s);

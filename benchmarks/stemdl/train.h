@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "comm.h"
 #include "counted.h"
+#include "gsync.h"
 #include "plan.h"
 
 #define TRAIN_MAX_CHECKS 8
@@ -24,7 +25,20 @@ typedef struct {
     int steps, warmup;
     double *step_s, *warm_s; /* per step, max over ranks */
     double *data_s;          /* data generation before each timed step, max over ranks */
-    double *comm_s;          /* gradient reduction inside each timed step, max over ranks */
+    double *comm_s;          /* engine time in reductions per timed step, max over ranks */
+    /* gradient reduction (gsync.h), per timed step */
+    double *exposed_s;       /* communication not hidden behind backward, max over ranks */
+    double *negotiation_s;   /* engine time in orchestration cycles, max over ranks */
+    double *backward_end_s;  /* last gradient reported, from the step's start, rank 0 */
+    int *cycles;             /* engine cycles, rank 0 */
+    int ngroups, ntensors;
+    double *timeline;        /* rank 0: [step][group][ready, start, end], seconds from step start */
+    int *group_reductions;   /* rank 0, last timed step: fused reductions per group */
+    char (*group_label)[48];
+    int64_t *group_bytes;
+    gsync_tensor *tensors;   /* ntensors, backward order */
+    int *tensor_group;
+    gsync_cfg gcfg;
     double *loss, *warm_loss; /* global mean loss per step */
     ktab_t kernels;          /* rank 0, summed over the timed steps */
     int64_t flops_rank_step; /* executed FLOPs of one step on one rank */

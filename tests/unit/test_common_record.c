@@ -238,7 +238,7 @@ static void test_format_double(void)
     const struct {
         double v;
         const char *s;
-    } want[] = {{0.1, "0.1"}, {1.0, "1"}, {-2.5, "-2.5"}, {1e20, "1e+20"}, {NAN, ".nan"},
+    } want[] = {{0.1, "0.1"}, {1.0, "1"}, {-2.5, "-2.5"}, {1e20, "1.0e+20"}, {1e-9, "1.0e-09"}, {2.5e-7, "2.5e-07"}, {NAN, ".nan"},
                 {INFINITY, ".inf"}, {-INFINITY, "-.inf"}, {1.0 / 3, "0.3333333333333333"}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         rec_format_double(want[i].v, buf, sizeof buf);

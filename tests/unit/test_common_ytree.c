@@ -133,9 +133,10 @@ static void test_billion_laughs(void)
                               "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
                               "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
                               "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]\n";
-    /* a..e make 123,455 nodes (11 + 111 + ... + 111,111 plus keys); each *e
-     * adds 111,111: the 8th *e on line 6 (column 36) passes 10^6 */
-    BAD(lol, 6, 36, "document expands to more than 1000000 nodes");
+    /* a..f make about 1.23 million nodes (11 + 111 + ... + 1,111,111 plus
+     * keys); each *f adds 1,111,111: the 3rd *f on line 7 (column 16) passes
+     * the cap of 4 million */
+    BAD(lol, 7, 16, "document expands to more than 4000000 nodes");
     /* the same through mapping values and nested flow mappings */
     static const char lol2[] = "a: &a {x: 1, y: 2, z: 3, w: 4}\n"
                                "b: &b {p: *a, q: *a, r: *a, s: *a, t: *a, u: *a, v: *a, w: *a}\n"

@@ -318,7 +318,7 @@ static void test_yaml_bad(void)
         "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
         "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
         "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n",
-        6, "document expands to more than");
+        7, "document expands to more than");
     /* a file that is not there */
     {
         cfg_t c = preset("tiny");

@@ -48,6 +48,12 @@ typedef struct {
     const int *layer;   /* ORCH_GROUP_LAYER: layer id of each tensor; NULL: one per tensor */
     double timeout_s;   /* <= 0: no timeout */
     MPI_Comm comm;      /* duplicated inside */
+    int cache_capacity; /* ORCH_CACHE: tensors the response cache holds, first come first
+                         * cached; the rest are negotiated by the coordinator every step.
+                         * <= 0: no limit (0 is not "disabled": use ORCH_COORDINATOR) */
+    int poll_us;        /* > 0: wait for each collective by testing it every poll_us
+                         * microseconds (comm_wait) instead of blocking in MPI, which
+                         * spins: a background thread then leaves the cores to compute */
 } orch_config_t;
 
 typedef struct {

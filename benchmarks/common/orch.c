@@ -31,6 +31,7 @@ struct orch {
     double last_progress;
     /* response cache */
     unsigned char *cached;  /* kept across steps, identical on all ranks */
+    int ncached;
     uint64_t *bits, *bits_and; /* bits: ready here, cached, not yet ready everywhere */
     int nwords;
     int uncached_waiting;   /* ready here, not cached, not yet sent */
@@ -211,7 +212,9 @@ static int coordinator_round(orch_t *o, int only_uncached, int nnew, int local_t
     }
     o->npending = k;
     int hdr[2] = {k, local_timeout};
-    CHECK_MPI(MPI_Gather(hdr, 2, MPI_INT, o->hdrs, 2, MPI_INT, 0, o->comm));
+    MPI_Request rq;
+    CHECK_MPI(MPI_Igather(hdr, 2, MPI_INT, o->hdrs, 2, MPI_INT, 0, o->comm, &rq));
+    comm_wait(&rq, o->cfg.poll_us);
     if (o->rank == 0) {
         int off = 0;
         for (int r = 0; r < o->size; r++) {
@@ -220,8 +223,9 @@ static int coordinator_round(orch_t *o, int only_uncached, int nnew, int local_t
             off += o->recvcounts[r];
         }
     }
-    CHECK_MPI(MPI_Gatherv(o->pending, k, MPI_INT, o->gathered, o->recvcounts, o->displs, MPI_INT,
-                          0, o->comm));
+    CHECK_MPI(MPI_Igatherv(o->pending, k, MPI_INT, o->gathered, o->recvcounts, o->displs, MPI_INT,
+                           0, o->comm, &rq));
+    comm_wait(&rq, o->cfg.poll_us);
     o->stats.requests += k;
     for (int i = 0; i < k; i++) o->sent[o->pending[i]] = 1;
     if (only_uncached) o->uncached_waiting -= k;
@@ -240,8 +244,12 @@ static int coordinator_round(orch_t *o, int only_uncached, int nnew, int local_t
         resp_hdr[0] = n;
         resp_hdr[1] = stop;
     }
-    CHECK_MPI(MPI_Bcast(resp_hdr, 2, MPI_INT, 0, o->comm));
-    if (resp_hdr[0] > 0) CHECK_MPI(MPI_Bcast(list, resp_hdr[0], MPI_INT, 0, o->comm));
+    CHECK_MPI(MPI_Ibcast(resp_hdr, 2, MPI_INT, 0, o->comm, &rq));
+    comm_wait(&rq, o->cfg.poll_us);
+    if (resp_hdr[0] > 0) {
+        CHECK_MPI(MPI_Ibcast(list, resp_hdr[0], MPI_INT, 0, o->comm, &rq));
+        comm_wait(&rq, o->cfg.poll_us);
+    }
     *timed_out = resp_hdr[1];
     return nnew + resp_hdr[0];
 }
@@ -292,13 +300,21 @@ int orch_cycle(orch_t *o, int *released, char *err, size_t errlen)
         else clear_bit(o->bits, o->T);
         if (!local_timeout) set_bit(o->bits, o->T + 1);       /* keep going */
         else clear_bit(o->bits, o->T + 1);
-        CHECK_MPI(MPI_Allreduce(o->bits, o->bits_and, o->nwords, MPI_UINT64_T, MPI_BAND, o->comm));
+        MPI_Request rq;
+        CHECK_MPI(MPI_Iallreduce(o->bits, o->bits_and, o->nwords, MPI_UINT64_T, MPI_BAND, o->comm,
+                                 &rq));
+        comm_wait(&rq, o->cfg.poll_us);
         o->stats.bitvector_rounds++;
         timed_out = !get_bit(o->bits_and, o->T + 1);
         if (!get_bit(o->bits_and, o->T)) {
             int stop = 0;
             nnew = coordinator_round(o, 1, 0, local_timeout, &stop);
-            for (int i = 0; i < nnew; i++) o->cached[o->newly[i]] = 1; /* identical everywhere */
+            /* identical everywhere: the same list in the same order on every rank */
+            for (int i = 0; i < nnew; i++) {
+                if (o->cfg.cache_capacity > 0 && o->ncached >= o->cfg.cache_capacity) break;
+                o->cached[o->newly[i]] = 1;
+                o->ncached++;
+            }
         }
         clear_bit(o->bits_and, o->T);
         clear_bit(o->bits_and, o->T + 1);

@@ -1,0 +1,201 @@
+/* The gradient-reduction engine over real MPI jobs.  Run without arguments it
+ * starts itself under mpirun with 1, 2 and 3 ranks ($EXADL_MPIRUN) and passes
+ * on what rank 0 of each job reports.
+ *
+ * Each job reduces synthetic tensors whose values are small integers (sums
+ * exact in fp32) while every rank reports its layers in its own random order,
+ * with random pauses, for every orchestration, grouping and fusion setting. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "comm.h"
+#include "gsync.h"
+#include "rng.h"
+#include "tap.h"
+
+static comm_t comm;
+
+#define NLAYERS 9
+
+/* Tensors of 9 layers: some with a bias, sizes from 1 to 3000 floats, laid
+ * out in one array in forward order like the network's, listed backward. */
+static int make_tensors(gsync_tensor *t, int64_t *total)
+{
+    static const int64_t w[NLAYERS] = {700, 3, 3000, 17, 1, 250, 999, 64, 1500};
+    static const int bias[NLAYERS] = {1, 0, 0, 1, 0, 0, 1, 0, 1};
+    int64_t off[NLAYERS][2], o = 0;
+    for (int l = 0; l < NLAYERS; l++) {
+        off[l][0] = o;
+        o += w[l];
+        off[l][1] = o;
+        o += bias[l] ? 5 : 0;
+    }
+    int n = 0;
+    for (int l = NLAYERS - 1; l >= 0; l--) {
+        if (bias[l]) {
+            snprintf(t[n].name, sizeof t[n].name, "l%d.b", l);
+            t[n].layer = l, t[n].off = off[l][1], t[n].count = 5;
+            n++;
+        }
+        snprintf(t[n].name, sizeof t[n].name, "l%d.w", l);
+        t[n].layer = l, t[n].off = off[l][0], t[n].count = w[l];
+        n++;
+    }
+    *total = o;
+    return n;
+}
+
+static float value(int rank, int64_t i, int step) { return (float)((rank + 1) * (1 + (i + step) % 13)); }
+
+static void run_setting(int orchestration, const char *grouping, int64_t fusion, double cycle_ms)
+{
+    gsync_tensor t[2 * NLAYERS];
+    int64_t total;
+    int nt = make_tensors(t, &total);
+    float *grad = XMALLOC((size_t)total * sizeof *grad, "gradients");
+    gsync_cfg cfg;
+    gsync_cfg_default(&cfg);
+    cfg.orchestration = orchestration;
+    T_ASSERT(gsync_parse_grouping(&cfg, grouping) == 0, "grouping %s", grouping);
+    cfg.fusion_bytes = fusion;
+    cfg.cycle_ms = cycle_ms;
+    cfg.timeout_s = 20;
+    char err[512];
+    gsync_t *g = gsync_create(&cfg, &comm, (gsync_transport){.name = "mpi"}, t, nt, NLAYERS, grad, err,
+                              sizeof err);
+    T_ASSERT(g, "%s", err);
+    rng_t r = rng_stream(99, (uint64_t)comm.rank, 0, 0);
+    for (int step = 0; step < 3; step++) {
+        for (int64_t i = 0; i < total; i++) grad[i] = value(comm.rank, i, step);
+        int order[NLAYERS];
+        for (int l = 0; l < NLAYERS; l++) order[l] = l;
+        for (int l = NLAYERS - 1; l > 0; l--) {
+            int j = (int)(rng_next(&r) % (uint64_t)(l + 1)), x = order[l];
+            order[l] = order[j], order[j] = x;
+        }
+        gsync_begin(g);
+        for (int l = 0; l < NLAYERS; l++) {
+            struct timespec ts = {0, (long)(rng_next(&r) % 400000)};
+            nanosleep(&ts, NULL);
+            gsync_ready(g, order[l], NULL, 0);
+        }
+        gsync_finish(g);
+        /* the sum over ranks of (rank + 1) * v is v * size * (size + 1) / 2 */
+        int64_t bad = 0, first = -1;
+        for (int64_t i = 0; i < total; i++) {
+            float want = (float)(comm.size * (comm.size + 1) / 2) * value(0, i, step);
+            if (grad[i] != want && bad++ == 0) first = i;
+        }
+        int64_t all_bad;
+        CHECK_MPI(MPI_Allreduce(&bad, &all_bad, 1, MPI_INT64_T, MPI_SUM, comm.world));
+        T_ASSERT(all_bad == 0, "step %d: %lld wrong sums (first at %lld on some rank)", step,
+                 (long long)all_bad, (long long)first);
+        const gsync_step *st = gsync_last_step(g);
+        for (int k = 0; k < gsync_ngroups(g); k++) {
+            const gsync_group_time *x = &st->groups[k];
+            T_ASSERT(!isnan(x->ready_s), "group %d has no ready time", k);
+            T_ASSERT(x->start_s >= x->ready_s - 1e-9 && x->end_s >= x->start_s,
+                     "group %d: ready %.6f start %.6f end %.6f out of order", k, x->ready_s,
+                     x->start_s, x->end_s);
+            if (comm.size > 1) T_ASSERT(x->reductions >= 1, "group %d was never reduced", k);
+        }
+        if (comm.size > 1) T_ASSERT(st->cycles >= 1, "no engine cycle ran");
+    }
+    gsync_free(g);
+    free(grad);
+}
+
+static void test_any_ready_order_gives_exact_sums(void)
+{
+    const char *groupings[] = {"none", "layer", "3", "1"};
+    for (int o = 0; o < 2; o++)
+        for (int gi = 0; gi < 4; gi++)
+            for (int f = 0; f < 2; f++) /* 64 B forces many small fusions through the buffer */
+                run_setting(o, groupings[gi], f ? 8 << 20 : 64, f ? 1.0 : 0.0);
+}
+
+/* Groups of similar byte size: as many as asked, contiguous, none empty. */
+static void test_count_groups_balance_bytes(void)
+{
+    gsync_tensor t[2 * NLAYERS];
+    int64_t total;
+    int nt = make_tensors(t, &total);
+    float *grad = XCALLOC((size_t)total, sizeof *grad, "gradients");
+    for (int want = 1; want <= nt + 2; want++) {
+        gsync_cfg cfg;
+        gsync_cfg_default(&cfg);
+        char text[16], err[256];
+        snprintf(text, sizeof text, "%d", want);
+        T_ASSERT(gsync_parse_grouping(&cfg, text) == 0, "grouping %s", text);
+        gsync_t *g = gsync_create(&cfg, &comm, (gsync_transport){.name = "mpi"}, t, nt, NLAYERS, grad,
+                                  err, sizeof err);
+        T_ASSERT(g, "%s", err);
+        int G = gsync_ngroups(g), expect = want < nt ? want : nt;
+        T_ASSERT(G == expect, "asked %d groups of %d tensors, got %d", want, nt, G);
+        int64_t sum = 0;
+        T_ASSERT(gsync_group_of(g, 0) == 0, "the first tensor is not in group 0");
+        for (int i = 1; i < nt; i++) {
+            int d = gsync_group_of(g, i) - gsync_group_of(g, i - 1);
+            T_ASSERT(d == 0 || d == 1, "tensors %d and %d: groups %d then %d (not contiguous)", i - 1,
+                     i, gsync_group_of(g, i - 1), gsync_group_of(g, i));
+        }
+        for (int k = 0; k < G; k++) {
+            T_ASSERT(gsync_group_bytes(g, k) > 0, "group %d empty", k);
+            sum += gsync_group_bytes(g, k);
+        }
+        T_ASSERT(sum == total * (int64_t)sizeof(float), "groups hold %lld bytes of %lld", (long long)sum,
+                 (long long)(total * 4));
+        gsync_free(g);
+    }
+    free(grad);
+}
+
+static void child(void)
+{
+    comm_init(NULL, NULL, &comm);
+    /* only rank 0 speaks; a failure on another rank shows through the
+     * collective checks, or as a non-zero exit the parent sees */
+    if (comm.rank != 0 && !freopen("/dev/null", "w", stdout)) return;
+    tap_run_(comm.size == 1 ? "gsync_np1_any_ready_order_gives_exact_sums"
+             : comm.size == 2 ? "gsync_np2_any_ready_order_gives_exact_sums"
+                              : "gsync_np3_any_ready_order_gives_exact_sums",
+             test_any_ready_order_gives_exact_sums);
+    if (comm.size == 1) T_RUN(test_count_groups_balance_bytes);
+    comm_finalize(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    check_set_program("test_stemdl_gsync");
+    if (argc > 1 && !strcmp(argv[1], "--child")) {
+        child();
+        return tap_failed_ ? 1 : 0;
+    }
+    const char *mpirun = getenv("EXADL_MPIRUN") ? getenv("EXADL_MPIRUN") : "mpirun";
+    int failed = 0;
+    for (int np = 1; np <= 3; np++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "%s -np %d %s --child 2>&1", mpirun, np, argv[0]);
+        FILE *p = popen(cmd, "r");
+        CHECK(p != NULL, "cannot run %s", cmd);
+        char line[2048];
+        int reported = 0;
+        while (fgets(line, sizeof line, p)) {
+            fputs(line, stdout);
+            reported += !strncmp(line, "PASS: ", 6) || !strncmp(line, "FAIL: ", 6);
+        }
+        int rc = pclose(p);
+        if (!reported || (rc != 0 && WIFEXITED(rc) && WEXITSTATUS(rc) != 1)) {
+            printf("FAIL: gsync_np%d: the job exited with status %d before reporting\n", np, rc);
+            failed = 1;
+        }
+    }
+    return failed;
+}
