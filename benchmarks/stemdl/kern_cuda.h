@@ -1,7 +1,8 @@
 /* kern_cuda: the CUDA kernel set of STEMDL (cuDNN convolutions, own kernels
  * for everything else), the NCCL gradient transport and the facts about the
- * device, behind a C interface.  Implemented in kern_cuda.cu, which is built
- * only where EXADL_GPU is 1; C callers guard their calls with #if EXADL_GPU.
+ * device, behind a C interface.  Implemented in kern_cuda*.cu (the list is in
+ * kern_cuda_impl.h), which are built only where EXADL_GPU is 1; C callers
+ * guard their calls with #if EXADL_GPU.
  * docs/stemdl-gpu.md describes the design.
  *
  * Errors of the CUDA runtime, cuDNN, cuBLAS and NCCL are fatal (check_fail:
