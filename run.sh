@@ -38,7 +38,13 @@ check() {
     have_lib cblas.h openblas || miss "libopenblas-dev (cblas.h, -lopenblas)"
     have_lib dnnl.h dnnl || miss "libdnnl-dev (dnnl.h, -ldnnl: oneDNN)"
     have_cmd gnuplot || miss "gnuplot-nox (gnuplot, for the plots)"
+    if [ "$mode" = test ]; then
+        # some tests read records with PyYAML to cross-check our own YAML reader
+        have_cmd python3 || miss "python3 (tests)"
+        python3 -c 'import yaml' 2>/dev/null || miss "python3-yaml (tests: PyYAML)"
+    fi
 }
+mode=${1:-run}
 
 check
 if [ ${#missing[@]} -gt 0 ]; then

@@ -186,12 +186,19 @@ int cmd_run(int argc, char **argv)
     else analysis_run(a, ri.o, ri.no, peak, psrc, &an);
     mtable_t t = {0};
     mtable_from_analysis(a, &an, &t);
+    ablation_t ab; /* the gradient-reduction modes side by side, with the model */
+    ablation_build(a, &s, ri.o, ri.no, &an, &ab);
+    ablation_metrics(a, &ab, &t);
     checks_t ck = {0};
     const char *stemdl = path_join(a, exadl_bindir(), "stemdl");
     for (size_t i = 0; i < nrefs; i++) reference_evaluate(a, &refs[i], &t, stemdl, &ck);
     double t2 = timer_now_s();
     plots_t pl;
-    plots_make(a, path_join(a, dir, "plots"), &an, &pl);
+    const char *pdir = path_join(a, dir, "plots");
+    if (plots_prepare(a, pdir, &an, &pl) == 0) {
+        ablation_plots(a, pdir, &ab, &pl);
+        plots_draw(a, pdir, &pl);
+    }
     ri.plots_note = pl.note;
     double t3 = timer_now_s();
     int nfail = 0, cp, cf, cn;
@@ -203,7 +210,8 @@ int cmd_run(int argc, char **argv)
     ri.finished_utc = fin;
     char *report = path_join(a, dir, "report.md");
     ri.analysis_s = t2 - t1, ri.plots_s = t3 - t2;
-    if (report_write(a, report, &ri, &an, &t, &ck, &pl, err, sizeof err)) {
+    ablation_write_model(a, dir, &ab, ri.command);
+    if (report_write(a, report, &ri, &an, &t, &ck, &pl, &ab, err, sizeof err)) {
         fprintf(stderr, "exadl run: error: %s\n", err);
         ri.exit_status = 1;
     }

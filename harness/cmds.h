@@ -14,6 +14,7 @@ int cmd_sysinfo(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_bind(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 /* "-h" or "--help" among the arguments. */
 int wants_help(int argc, char **argv);
@@ -22,6 +23,6 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 
 /* The per-command help texts (main.c prints them). */
 extern const char help_run[], help_validate[], help_check[], help_compare[], help_history[],
-    help_summary[], help_sysinfo[], help_suite[], help_bind[], help_metrics[];
+    help_summary[], help_sysinfo[], help_suite[], help_bind[], help_metrics[], help_model[];
 
 #endif

@@ -18,6 +18,7 @@ static const char help_top[] =
     "  compare RUN_A RUN_B    side by side with % change; exit 1 on a regression\n"
     "  history RUN...         one metric across many runs, tabulated and plotted\n"
     "  summary RUN            the summary table of a run\n"
+    "  model RUN|--network P  predict step time and efficiency at any GPU count\n"
     "  sysinfo                the system block a record of this machine holds\n"
     "  suite                  print the embedded default suite\n"
     "  metrics                the metric names reference files may use\n"
@@ -38,6 +39,7 @@ static const command_t commands[] = {
     {"history", cmd_history, help_history}, {"summary", cmd_summary, help_summary},
     {"sysinfo", cmd_sysinfo, help_sysinfo}, {"suite", cmd_suite, help_suite},
     {"metrics", cmd_metrics, help_metrics}, {"bind", cmd_bind, help_bind},
+    {"model", cmd_model, help_model},
     {NULL, NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -24,6 +24,13 @@ const metric_info_t metric_catalog[] = {
     {"fraction_of_peak", "", 1, 1, "sustained_flops_per_device / the device's measured or "
                                    "given peak"},
     {"launches_ok", "", 1, 1, "launches at this scale that ended ok"},
+    {"exposed_comm_s", "s", -1, 1, "gradient reduction not hidden behind backward: median per "
+                                   "timed step (max over ranks)"},
+    {"negotiation_s", "s", -1, 1, "engine time in orchestration cycles: median per timed step"},
+    {"model_efficiency", "", 1, 1, "the scaling model's efficiency for a mode (param mode) and "
+                                   "scale: suites with model:, exadl model (docs/model.md)"},
+    {"model_speedup", "", 1, 1, "the model's coordinator step time / bit-vector step time at one "
+                                "scale and grouping (param grouping): exadl model"},
     /* STEMDL, per configuration */
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},

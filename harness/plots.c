@@ -17,8 +17,8 @@ static void d(sb_t *b, double v) /* a data value; NaN is gnuplot's missing value
     else sb_puts(b, " NaN");
 }
 
-static const char *gp_header(arena_t *a, const char *name, const char *title, const char *xl,
-                             const char *yl)
+const char *plots_gp_header(arena_t *a, const char *name, const char *title, const char *xl,
+                            const char *yl)
 {
     return ar_printf(
         a,
@@ -40,14 +40,14 @@ static const char *gp_header(arena_t *a, const char *name, const char *title, co
         name, name, name, name, name, title, xl, yl);
 }
 
-static const char *gp_footer =
+const char *const plots_gp_footer =
     "set terminal svg size 960,600 noenhanced font \"sans,11\"\n"
     "set output outbase.\".svg\"\n"
     "replot\n"
     "unset output\n";
 
-static int emit(arena_t *a, const char *dir, plots_t *out, const char *name, const char *title,
-                const sb_t *dat, const char *gp)
+int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const char *title,
+              const sb_t *dat, const char *gp)
 {
     char err[512];
     char *dp = ar_printf(a, "%s/%s.dat", dir, name), *gpp = ar_printf(a, "%s/%s.gp", dir, name);
@@ -91,13 +91,15 @@ static void scale_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *o
     const char *logx = b->s[b->ns - 1].scale > 8 ? "set logscale x 2\n" : "";
     char *name = ar_printf(a, "%s_throughput", b->name);
     char *title = ar_printf(a, "%s: throughput (%s scaling)", b->name, scaling_name(b->scaling));
-    char *gp = ar_printf(a, "%s%sset xtics 1\nset format y '%%.3s%%c'\n"
-                            "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
-                            "title 'measured (median, 95%% CI)', \\\n"
-                            "     '%s.dat' using 1:5 with lines dt 2 lw 2 title 'ideal (linear "
-                            "from the smallest scale)'\n%s",
-                         gp_header(a, name, title, xl, "samples/s"), logx, name, name, gp_footer);
-    emit(a, dir, out, name, title, &t, gp);
+    char *gp = ar_printf(a,
+                         "%s%sset xtics 1\nset format y '%%.3s%%c'\n"
+                         "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
+                         "title 'measured (median, 95%% CI)', \\\n"
+                         "     '%s.dat' using 1:5 with lines dt 2 lw 2 title 'ideal (linear "
+                         "from the smallest scale)'\n%s",
+                         plots_gp_header(a, name, title, xl, "samples/s"), logx, name, name,
+                         plots_gp_footer);
+    plots_add(a, dir, out, name, title, &t, gp);
     name = ar_printf(a, "%s_efficiency", b->name);
     title = ar_printf(a, "%s: %s scaling efficiency", b->name, scaling_name(b->scaling));
     gp = ar_printf(a, "%s%sset xtics 1\nset yrange [0:1.2]\nset key bottom left\n"
@@ -106,19 +108,21 @@ static void scale_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *o
                       "     1 with lines dt 2 lc rgb 'gray40' title 'ideal', \\\n"
                       "     %.2f with lines dt 3 lw 2 lc rgb 'red' title 'Summit 2019, 27,600 "
                       "V100 (published)'\n%s",
-                   gp_header(a, name, title, xl, "efficiency"), logx, name, SUMMIT_EFFICIENCY,
-                   gp_footer);
-    emit(a, dir, out, name, title, &e, gp);
+                   plots_gp_header(a, name, title, xl, "efficiency"), logx, name, SUMMIT_EFFICIENCY,
+                   plots_gp_footer);
+    plots_add(a, dir, out, name, title, &e, gp);
     name = ar_printf(a, "%s_flops", b->name);
     title = ar_printf(a, "%s: FLOP rate (executed FLOPs)", b->name);
-    gp = ar_printf(a, "%s%sset xtics 1\nset format y '%%.2s%%cFLOP/s'\n"
-                      "plot '%s.dat' using 1:2 with linespoints lw 2 pt 7 title 'sustained', \\\n"
-                      "     '%s.dat' using 1:3 with linespoints lw 2 pt 5 title 'peak (fastest "
-                      "step)', \\\n"
-                      "     '%s.dat' using 1:5 with linespoints lw 1 pt 6 title 'sustained per "
-                      "device'\n%s",
-                   gp_header(a, name, title, xl, "FLOP/s"), logx, name, name, name, gp_footer);
-    emit(a, dir, out, name, title, &f, gp);
+    gp = ar_printf(a,
+                   "%s%sset xtics 1\nset format y '%%.2s%%cFLOP/s'\n"
+                   "plot '%s.dat' using 1:2 with linespoints lw 2 pt 7 title 'sustained', \\\n"
+                   "     '%s.dat' using 1:3 with linespoints lw 2 pt 5 title 'peak (fastest "
+                   "step)', \\\n"
+                   "     '%s.dat' using 1:5 with linespoints lw 1 pt 6 title 'sustained per "
+                   "device'\n%s",
+                   plots_gp_header(a, name, title, xl, "FLOP/s"), logx, name, name, name,
+                   plots_gp_footer);
+    plots_add(a, dir, out, name, title, &f, gp);
     sb_free(&t), sb_free(&e), sb_free(&f);
 }
 
@@ -148,13 +152,14 @@ static void kernel_plot(arena_t *a, const char *dir, const bres_t *b, plots_t *o
     }
     char *name = ar_printf(a, "%s_kernels", b->name);
     char *title = ar_printf(a, "%s: time per step by kernel kind (rank 0)", b->name);
-    char *gp = ar_printf(a, "%sset style data histograms\nset style histogram clustered gap 1\n"
-                            "set style fill solid 0.8 border -1\nset xtics rotate by -35\n"
-                            "set key top right\nset yrange [0:*]\n"
-                            "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)\n%s",
-                         gp_header(a, name, title, "kernel kind", "ms per step"), ncol + 1, name,
-                         gp_footer);
-    emit(a, dir, out, name, title, &k, gp);
+    char *gp = ar_printf(a,
+                         "%sset style data histograms\nset style histogram clustered gap 1\n"
+                         "set style fill solid 0.8 border -1\nset xtics rotate by -35\n"
+                         "set key top right\nset yrange [0:*]\n"
+                         "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)\n%s",
+                         plots_gp_header(a, name, title, "kernel kind", "ms per step"), ncol + 1,
+                         name, plots_gp_footer);
+    plots_add(a, dir, out, name, title, &k, gp);
     sb_free(&k);
 }
 
@@ -203,7 +208,8 @@ static void coll_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *ou
                 double vb = NAN, vl = NAN;
                 for (size_t j = 0; j < b->nc; j++) {
                     const cres_t *c = &b->c[j];
-                    if (!strcmp(c->op, op) && !c->inplace && c->scale == sc[x] && c->bytes == sizes[z])
+                    if (!strcmp(c->op, op) && !c->inplace && c->scale == sc[x] &&
+                        c->bytes == sizes[z])
                         vb = c->busbw, vl = c->latency_us;
                 }
                 d(&bw, vb);
@@ -219,16 +225,18 @@ static void coll_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *ou
         char *gp = ar_printf(a, "%sset logscale x 2\nset format x '%%.0b%%B'\n"
                                 "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 2 "
                                 "title columnheader(i)\n%s",
-                             gp_header(a, name, title, xl, "busbw (GB/s)"), nsc + 1, name,
-                             gp_footer);
-        emit(a, dir, out, ar_strdup(a, name), title, &bw, gp);
+                             plots_gp_header(a, name, title, xl, "busbw (GB/s)"), nsc + 1, name,
+                             plots_gp_footer);
+        plots_add(a, dir, out, ar_strdup(a, name), title, &bw, gp);
         name = ar_printf(a, "%s_%s_latency", b->name, sop);
         title = ar_printf(a, "%s: %s latency (out-of-place)", b->name, sop);
-        gp = ar_printf(a, "%sset logscale xy\nset format x '%%.0b%%B'\n"
-                          "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 2 "
-                          "title columnheader(i)\n%s",
-                       gp_header(a, name, title, xl, "latency (us)"), nsc + 1, name, gp_footer);
-        emit(a, dir, out, name, title, &lat, gp);
+        gp = ar_printf(a,
+                       "%sset logscale xy\nset format x '%%.0b%%B'\n"
+                       "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 2 "
+                       "title columnheader(i)\n%s",
+                       plots_gp_header(a, name, title, xl, "latency (us)"), nsc + 1, name,
+                       plots_gp_footer);
+        plots_add(a, dir, out, name, title, &lat, gp);
         sb_free(&bw), sb_free(&lat);
     }
 }
@@ -277,18 +285,23 @@ static int draw(arena_t *a, const char *gnuplot, const char *dir, plots_t *out)
     return missing;
 }
 
-int plots_make(arena_t *a, const char *dir, const analysis_t *an, plots_t *out)
+int plots_prepare(arena_t *a, const char *dir, const analysis_t *an, plots_t *out)
 {
     memset(out, 0, sizeof *out);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         out->note = ar_printf(a, "cannot create %s: %s", dir, strerror(errno));
-        return 1;
+        return -1;
     }
-    for (size_t i = 0; i < an->nb; i++) {
+    for (size_t i = 0; an && i < an->nb; i++) {
         scale_plots(a, dir, &an->b[i], out);
         kernel_plot(a, dir, &an->b[i], out);
         coll_plots(a, dir, &an->b[i], out);
     }
+    return 0;
+}
+
+int plots_draw(arena_t *a, const char *dir, plots_t *out)
+{
     if (!out->n) return 0;
     const char *gp = getenv("EXADL_GNUPLOT");
     char *gnuplot = path_search(a, gp && *gp ? gp : "gnuplot");
@@ -302,4 +315,10 @@ int plots_make(arena_t *a, const char *dir, const analysis_t *an, plots_t *out)
         out->note = ar_printf(a, "gnuplot could not draw %d of %zu plots; see plots/gnuplot*.log",
                               missing, out->n);
     return missing;
+}
+
+int plots_make(arena_t *a, const char *dir, const analysis_t *an, plots_t *out)
+{
+    if (plots_prepare(a, dir, an, out)) return 1;
+    return plots_draw(a, dir, out);
 }

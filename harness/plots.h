@@ -28,6 +28,22 @@ typedef struct {
  * number of plots that could not be drawn (0 when all were). */
 int plots_make(arena_t *a, const char *dir, const analysis_t *an, plots_t *out);
 
+/* The same in two steps, so that other modules can add figures to the same
+ * gnuplot run: prepare writes the .dat and .gp files of the analysis (0, or -1
+ * with out->note when dir cannot be made); draw draws every registered plot. */
+int plots_prepare(arena_t *a, const char *dir, const analysis_t *an, plots_t *out);
+int plots_draw(arena_t *a, const char *dir, plots_t *out);
+
+/* For other modules' figures: register a plot whose data (dat) and script
+ * (gp) are written to dir/NAME.dat and dir/NAME.gp; a script starts with
+ * plots_gp_header (terminals, title, axis labels; output outbase.png) and
+ * ends with plots_gp_footer (the SVG). */
+int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const char *title,
+              const sb_t *dat, const char *gp);
+const char *plots_gp_header(arena_t *a, const char *name, const char *title, const char *xl,
+                            const char *yl);
+extern const char *const plots_gp_footer;
+
 /* Summit's published weak-scaling efficiency at 27,600 GPUs, marked on plots. */
 #define SUMMIT_EFFICIENCY 0.93
 

@@ -173,7 +173,11 @@ int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t err
     if (num(&c, root, "kernels_steps", &r->kernels_steps)) return -1;
     if (num(&c, root, "device_peak_flops", &r->device_peak_flops)) return -1;
     if (num(&c, root, "threads_per_rank", &r->threads_per_rank)) return -1;
-    if (read_kernels(&c, root, r) || read_coll(&c, root, r)) return -1;
+    int orch = !strcmp(r->benchmark, "orchestration");
+    if (read_kernels(&c, root, r) || (orch ? record_read_orch(a, d, root, r, err, errlen)
+                                           : read_coll(&c, root, r)) ||
+        record_read_gr(a, d, root, r, err, errlen))
+        return -1;
     /* derived where the record leaves them out */
     if (isnan(r->conv_per_sample) && !isnan(r->fwd_conv_per_sample))
         r->conv_per_sample = 3 * r->fwd_conv_per_sample;

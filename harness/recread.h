@@ -26,6 +26,33 @@ typedef struct {
     long long wrong;
 } crow_t;
 
+/* stemdl's gradient_reduction block (docs/record.md), read by recread_gr.c */
+typedef struct {
+    const char *name;
+    double bytes;
+    long long group;
+} grtensor_t;
+
+typedef struct {
+    const char *transport, *orchestration, *grouping;
+    long long groups, cache_capacity;
+    double fusion_bytes, cycle_ms;
+    grtensor_t *t;          /* backward order */
+    size_t nt;
+    const char **labels;    /* group labels (groups of them; NULL entries when absent) */
+    double *exposed_s, *negotiation_s, *reduce_s, *backward_end_s, *cycles;
+    size_t nsteps;
+    double *timeline;       /* ntl x groups x 3: ready, start, end */
+    size_t ntl;
+} grinfo_t;
+
+/* a row of the orchestration benchmark (collectives --orchestration) */
+typedef struct {
+    const char *mode, *grouping;
+    long long groups, ranks, tensors;
+    double cycles, median_s, per_cycle_s;
+} orow_t;
+
 typedef struct {
     const char *path;
     ytdoc *doc;
@@ -48,6 +75,11 @@ typedef struct {
     /* collectives */
     crow_t *c;
     size_t nc;
+    /* stemdl's gradient reduction (NULL without the block) */
+    grinfo_t *gr;
+    /* the orchestration benchmark */
+    orow_t *o;
+    size_t no;
     /* blocks kept as they are */
     const ytnode *system, *config, *validation;
 } record_t;
@@ -55,6 +87,13 @@ typedef struct {
 /* 0, or -1 with "FILE:LINE:COL: problem" (or "FILE: problem") in err.  The
  * document stays alive as long as the arena. */
 int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t errlen);
+
+/* The gradient_reduction block and orchestration rows (recread_gr.c); called
+ * by record_load.  0, or -1 with a positioned message. */
+int record_read_gr(arena_t *a, const ytdoc *d, const ytnode *root, record_t *r, char *err,
+                   size_t errlen);
+int record_read_orch(arena_t *a, const ytdoc *d, const ytnode *root, record_t *r, char *err,
+                     size_t errlen);
 
 /* A scalar of the config block as text (NULL when absent). */
 const char *record_config(const record_t *r, const char *key);

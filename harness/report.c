@@ -237,8 +237,8 @@ static void launches_section(sb_t *o, const runinfo_t *ri)
 }
 
 int report_write(arena_t *a, const char *path, const runinfo_t *ri, const analysis_t *an,
-                 const mtable_t *t, const checks_t *ck, const plots_t *pl, char *err,
-                 size_t errlen)
+                 const mtable_t *t, const checks_t *ck, const plots_t *pl, const ablation_t *ab,
+                 char *err, size_t errlen)
 {
     sb_t o = {0};
     int nfail = 0, p, f, na;
@@ -311,6 +311,7 @@ int report_write(arena_t *a, const char *path, const runinfo_t *ri, const analys
             }
         }
     }
+    if (ab) ablation_section(&o, ab, pl);
     if (pl->note) sb_printf(&o, "\nPlots: %s.\n", pl->note);
     checks_section(&o, ck);
     launches_section(&o, ri);

@@ -5,11 +5,13 @@
 #ifndef EXADL_HARNESS_REPORT_H
 #define EXADL_HARNESS_REPORT_H
 
+#include "ablation.h"
 #include "plots.h"
 #include "results.h"
 
+/* ab (may be NULL): the gradient-reduction section (ablation.h). */
 int report_write(arena_t *a, const char *path, const runinfo_t *ri, const analysis_t *an,
-                 const mtable_t *t, const checks_t *ck, const plots_t *pl, char *err,
-                 size_t errlen);
+                 const mtable_t *t, const checks_t *ck, const plots_t *pl, const ablation_t *ab,
+                 char *err, size_t errlen);
 
 #endif

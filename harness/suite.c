@@ -11,7 +11,7 @@
 const char *const suite_top_keys[] = {
     "exadl_suite", "name", "description", "launcher", "launcher_command", "launcher_args",
     "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
-    "timeout_s", "env", "references", "device_peak_flops", "benchmarks", NULL};
+    "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model", NULL};
 const char *const suite_bench_keys[] = {
     "name", "program", "optional", "config", "config_file", "args", "scales", "scaling",
     "global_batch", "repetitions", "timeout_s", "env", NULL};
@@ -47,6 +47,33 @@ static int parse_launcher(ctx_t *c, const ytnode *n, suite_t *s)
         return suite_err_at(c, n, "unknown launcher '%s': use local, mpirun, srun, or a command "
                             "template containing {cmd}", v);
     }
+    return 0;
+}
+
+/* ---- model: {machine, base, scales} (every key optional) -------------------------------- */
+static int parse_model(ctx_t *c, const ytnode *n, suite_t *s)
+{
+    static const char *const keys[] = {"machine", "base", "scales", NULL};
+    s->model = 1;
+    if (yt_is_null(n)) return 0;
+    if (yt_expect(c->d, n, YT_MAP, "model", c->err, c->errlen) ||
+        yt_check_keys(c->d, n, keys, c->err, c->errlen))
+        return -1;
+    const ytnode *k;
+    if ((k = yt_get(n, "machine"))) {
+        const char *m;
+        if (suite_scalar_str(c, k, "model.machine", &m)) return -1;
+        char *p = path_join(c->a, c->dir, m);
+        if (!path_is_file(p)) p = path_join(c->a, exadl_root(), m);
+        if (!path_is_file(p))
+            return suite_err_at(c, k, "machine file '%s' not found (looked beside the suite and "
+                                "in %s)", m, exadl_root());
+        s->model_machine = path_abs(c->a, p);
+    }
+    if ((k = yt_get(n, "base")) && suite_scalar_str(c, k, "model.base", &s->model_base)) return -1;
+    if ((k = yt_get(n, "scales")) &&
+        suite_parse_scales(c, k, &s->model_scales, &s->nmodel_scales))
+        return -1;
     return 0;
 }
 
@@ -203,6 +230,7 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
             s->references[s->nreferences++] = path_abs(c->a, p);
         }
     }
+    if ((k = yt_get(r, "model")) && parse_model(c, k, s)) return -1;
     /* suite-wide defaults every benchmark inherits */
     bench_spec_t def = {.scaling = SCALING_WEAK, .repetitions = 1, .timeout_s = 600};
     size_t envcap = 0;
@@ -235,6 +263,13 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
                 return suite_err_at(c, bl->items[i], "benchmark name '%s' is used twice (line %d); "
                                                "give one a name:", b->name, s->bench[j].line);
         s->nbench++;
+    }
+    if (s->model_base) {
+        int found = 0;
+        for (size_t i = 0; i < s->nbench; i++) found |= !strcmp(s->bench[i].name, s->model_base);
+        if (!found)
+            return suite_err_at(c, yt_get(yt_get(r, "model"), "base"), "model.base: no benchmark "
+                                "is named '%s'", s->model_base);
     }
     return 0;
 }

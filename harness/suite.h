@@ -73,6 +73,12 @@ typedef struct {
     bench_spec_t *bench;
     size_t nbench;
     machine_t machine;
+    /* `model:` (docs/ablation.md): the report predicts each stemdl entry's mode */
+    int model;
+    const char *model_machine;  /* resolved path, or NULL: fit to the run */
+    const char *model_base;     /* the stemdl entry giving the single-rank step */
+    int *model_scales;          /* extra scales to predict (beyond those run) */
+    size_t nmodel_scales;
 } suite_t;
 
 /* Read and check a suite.  0, or -1 with "FILE:LINE:COL: message" in err. */
