@@ -35,7 +35,7 @@ int cmd_compare(int argc, char **argv)
     double threshold = 5;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--threshold")) {
-            if (i + 1 >= argc || parse_double(argv[i + 1], &threshold) || threshold < 0)
+            if (i + 1 >= argc || opt_parse_double(argv[i + 1], &threshold) || threshold < 0)
                 return usage_error("compare", "--threshold needs a percentage >= 0");
             i++;
         } else if (!strcmp(argv[i], "--metric")) {

@@ -60,7 +60,7 @@ int cmd_history(int argc, char **argv)
         else if (!strcmp(o, "--bytes") && has) bytes = argv[++i];
         else if (!strcmp(o, "--out") && has) out = argv[++i];
         else if (!strcmp(o, "--scale") && has) {
-            if (parse_ll(argv[++i], &scale) || scale < 1)
+            if (opt_parse_int(argv[++i], &scale) || scale < 1)
                 return usage_error("history", "--scale needs a positive rank count");
         } else if (o[0] == '-') return usage_error("history", "unknown option or missing value '%s'", o);
         else if (nruns < 512) runs[nruns++] = o;
@@ -144,8 +144,8 @@ int cmd_history(int argc, char **argv)
         "set terminal svg size 960,600 noenhanced font \"sans,11\"\n"
         "set output outbase.\".svg\"\nreplot\nunset output\n",
         metric, bench, metric_info(metric)->unit);
-    file_write_atomic(path_join(a, dir, "history.dat"), sb_str(&dat), dat.len, err, sizeof err);
-    file_write_atomic(path_join(a, dir, "history.gp"), gp, strlen(gp), err, sizeof err);
+    fileio_write_atomic(path_join(a, dir, "history.dat"), sb_str(&dat), dat.len, err, sizeof err);
+    fileio_write_atomic(path_join(a, dir, "history.gp"), gp, strlen(gp), err, sizeof err);
     sb_free(&dat);
     char *gnuplot = path_search(a, "gnuplot");
     int drawn = 0;

@@ -105,14 +105,14 @@ static int parse_args(int argc, char **argv, mopts_t *o)
         for (int j = 0; nums[j]; j++)
             if (!strcmp(k, nums[j])) which = j;
         if (which >= 0) {
-            if (parse_double(v, &x) || !(x >= 0) || !isfinite(x))
+            if (opt_parse_double(v, &x) || !(x >= 0) || !isfinite(x))
                 return usage_error("model", "%s: '%s' is not a number >= 0", k, v);
             double *dst[] = {&o->rate,       &o->cycle_ms, &o->fusion,
                              &o->grad_bytes, &o->jitter,   &o->creq};
             *dst[which] = x;
             i++;
         } else if (!strcmp(k, "--batch") || !strcmp(k, "--groups")) {
-            if (parse_ll(v, &n) || n < 1 || n > 1000000)
+            if (opt_parse_int(v, &n) || n < 1 || n > 1000000)
                 return usage_error("model", "%s: '%s' is not a whole number from 1", k, v);
             *(k[2] == 'b' ? &o->batch : &o->groups) = (int)n;
             i++;
@@ -157,7 +157,7 @@ static int parse_scales(arena_t *a, const char *text, int **out, size_t *n)
     char *s = ar_strdup(a, text), *save = NULL;
     for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         long long v;
-        if (parse_ll(t, &v) || v < 1 || v > 100000000) return -1;
+        if (opt_parse_int(t, &v) || v < 1 || v > 100000000) return -1;
         (*out)[(*n)++] = (int)v;
     }
     return *n ? 0 : -1;
@@ -185,7 +185,7 @@ static char *describe_text(arena_t *a, const mopts_t *o, char *err, size_t errle
 {
     if (o->dfile) {
         size_t len;
-        char *t = file_read(o->dfile, &len, 16 << 20, err, errlen);
+        char *t = fileio_read(o->dfile, &len, 16 << 20, err, errlen);
         if (!t) return NULL;
         char *r = ar_strdup(a, t);
         free(t);

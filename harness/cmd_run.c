@@ -149,7 +149,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < argc; i++) sb_printf(&cmd, " %s", shell_quote(a, argv[i]));
     ri.command = ar_strdup(a, sb_str(&cmd));
     sb_free(&cmd);
-    if (file_write_atomic(path_join(a, dir, "suite.yaml"), s.text, s.textlen, err, sizeof err))
+    if (fileio_write_atomic(path_join(a, dir, "suite.yaml"), s.text, s.textlen, err, sizeof err))
         fprintf(stderr, "exadl run: warning: %s\n", err);
     ri.references = ar_alloc(a, (nrefs + 1) * sizeof *ri.references);
     for (size_t i = 0; i < nrefs; i++) {

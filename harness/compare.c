@@ -51,7 +51,7 @@ static int same_row(const metric_t *x, const metric_t *y)
         if ((p == NULL) != (q == NULL)) return 0;
         if (p && strcmp(p, q)) {
             double u, v;
-            if (parse_double(p, &u) || parse_double(q, &v) || u != v) return 0;
+            if (opt_parse_double(p, &u) || opt_parse_double(q, &v) || u != v) return 0;
         }
     }
     return 1;

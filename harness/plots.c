@@ -51,8 +51,8 @@ int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const
 {
     char err[512];
     char *dp = ar_printf(a, "%s/%s.dat", dir, name), *gpp = ar_printf(a, "%s/%s.gp", dir, name);
-    if (file_write_atomic(dp, sb_str(dat), dat->len, err, sizeof err) ||
-        file_write_atomic(gpp, gp, strlen(gp), err, sizeof err)) {
+    if (fileio_write_atomic(dp, sb_str(dat), dat->len, err, sizeof err) ||
+        fileio_write_atomic(gpp, gp, strlen(gp), err, sizeof err)) {
         fprintf(stderr, "exadl: warning: %s\n", err);
         return -1;
     }

@@ -123,7 +123,7 @@ int reference_load(arena_t *a, const char *path, reference_t *r, char *err, size
 static int same_value(const char *x, const char *y)
 {
     double a, b;
-    if (!parse_double(x, &a) && !parse_double(y, &b)) return a == b;
+    if (!opt_parse_double(x, &a) && !opt_parse_double(y, &b)) return a == b;
     return !strcmp(x, y);
 }
 
@@ -277,7 +277,7 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
         long long want = -1;
         int largest = !sc ? (mi && mi->per_scale) : (!strcmp(sc, "largest") || !strcmp(sc, "max"));
         int smallest = sc && (!strcmp(sc, "smallest") || !strcmp(sc, "min"));
-        if (sc && !largest && !smallest) parse_ll(sc, &want);
+        if (sc && !largest && !smallest) opt_parse_int(sc, &want);
         size_t found = 0;
         for (size_t j = 0; j < t->n; j++) {
             const metric_t *m = &t->m[j];

@@ -321,7 +321,7 @@ int report_write(arena_t *a, const char *path, const runinfo_t *ri, const analys
                 "stdout and stderr\n- `plots/`: PNG and SVG, with the .dat and .gp files "
                 "(re-plot: `cd plots && gnuplot NAME.gp`)\n- `references/`: the reference files "
                 "the checks used\n");
-    int rc = file_write_atomic(path, sb_str(&o), o.len, err, errlen);
+    int rc = fileio_write_atomic(path, sb_str(&o), o.len, err, errlen);
     sb_free(&o);
     return rc;
 }

@@ -33,8 +33,8 @@ void results_copy_node(rec_t *w, const ytnode *n)
     if (n->kind == YT_SCALAR) {
         long long i;
         double d;
-        if (n->plain && !parse_ll(n->str, &i)) rec_int(w, i);
-        else if (n->plain && !parse_double(n->str, &d)) rec_double(w, d);
+        if (n->plain && !opt_parse_int(n->str, &i)) rec_int(w, i);
+        else if (n->plain && !opt_parse_double(n->str, &d)) rec_double(w, d);
         else if (n->plain && (!strcmp(n->str, "true") || !strcmp(n->str, "false")))
             rec_bool(w, n->str[0] == 't');
         else rec_str(w, n->str);
@@ -158,8 +158,8 @@ static void write_params(rec_t *w, const char *key, const kv_t *p, size_t n)
         rec_key(w, p[i].key);
         long long iv;
         double d;
-        if (p[i].value && !parse_ll(p[i].value, &iv)) rec_int(w, iv);
-        else if (p[i].value && !parse_double(p[i].value, &d) && isfinite(d)) rec_double(w, d);
+        if (p[i].value && !opt_parse_int(p[i].value, &iv)) rec_int(w, iv);
+        else if (p[i].value && !opt_parse_double(p[i].value, &d) && isfinite(d)) rec_double(w, d);
         else rec_str(w, p[i].value);
     }
     rec_map_end(w);

@@ -78,13 +78,13 @@ char *rundir_create(arena_t *a, const char *parent, const char *suite, char *err
 char *rundir_copy(arena_t *a, const char *src, const char *dir, char *err, size_t errlen)
 {
     size_t len;
-    char *text = file_read(src, &len, (size_t)64 << 20, err, errlen);
+    char *text = fileio_read(src, &len, (size_t)64 << 20, err, errlen);
     if (!text) return NULL;
     const char *base = path_basename(src);
     char *name = ar_strdup(a, base);
     for (int i = 2; path_is_file(path_join(a, dir, name)) && i < 1000; i++)
         name = ar_printf(a, "%d-%s", i, base);
-    int rc = file_write_atomic(path_join(a, dir, name), text, len, err, errlen);
+    int rc = fileio_write_atomic(path_join(a, dir, name), text, len, err, errlen);
     free(text);
     return rc ? NULL : name;
 }

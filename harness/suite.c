@@ -294,7 +294,7 @@ int suite_load_file(arena_t *a, const char *path, const machine_t *m, suite_t *s
                     size_t errlen)
 {
     size_t len;
-    char *text = file_read(path, &len, (size_t)64 << 20, err, errlen);
+    char *text = fileio_read(path, &len, (size_t)64 << 20, err, errlen);
     if (!text) return -1;
     int rc = suite_load_text(a, text, len, path, path_dirname(a, path), m, s, err, errlen);
     free(text);

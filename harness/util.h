@@ -6,6 +6,9 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+
+#include "fileio.h"
+#include "opt.h"
 #include <stdio.h>
 
 /* ---- arena: every allocation of a command, freed at once ----------------- */
@@ -47,10 +50,7 @@ void sb_free(sb_t *b);
 const char *sb_str(const sb_t *b);
 
 /* ---- files ----------------------------------------------------------------- */
-/* Write data to PATH.tmp.PID, fsync, rename onto PATH: whole or not at all. */
-int file_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
-/* Read a whole file (malloc'ed, NUL-terminated); NULL with err on failure. */
-char *file_read(const char *path, size_t *len, size_t max, char *err, size_t errlen);
+/* whole files: fileio.h (fileio_read, fileio_write_atomic) */
 int path_is_file(const char *path);
 int path_is_dir(const char *path);
 int path_is_exec(const char *path);
@@ -87,7 +87,5 @@ const char *short_host(void);
 char *sanitize_name(arena_t *a, const char *s);
 
 /* Numbers from text: 0 on success. */
-int parse_double(const char *s, double *out);
-int parse_ll(const char *s, long long *out);
 
 #endif

@@ -86,24 +86,3 @@ char *sanitize_name(arena_t *a, const char *s)
     return r;
 }
 
-int parse_double(const char *s, double *out)
-{
-    if (!s || !*s) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno) return -1;
-    *out = v;
-    return 0;
-}
-
-int parse_ll(const char *s, long long *out)
-{
-    if (!s || !*s) return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end || errno) return -1;
-    *out = v;
-    return 0;
-}

@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #include "check.h"
+#include "fileio.h"
 
 typedef struct {
     char *name;
@@ -238,35 +239,9 @@ ytdoc *yt_load_string(const char *text, size_t len, const char *name, char *err,
 
 ytdoc *yt_load_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = XMALLOC(cap, "YAML file");
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            if (cap >= ((size_t)256 << 20)) {
-                fclose(f);
-                free(buf);
-                snprintf(err, errlen, "%s: file larger than 256 MiB", path);
-                return NULL;
-            }
-            cap *= 2;
-            buf = realloc(buf, cap);
-            CHECK(buf != NULL, "cannot grow the buffer for %s", path);
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err, errlen, "%s: read error", path);
-        return NULL;
-    }
+    size_t len;
+    char *buf = fileio_read(path, &len, (size_t)256 << 20, err, errlen);
+    if (!buf) return NULL;
     ytdoc *d = yt_load_string(buf, len, path, err, errlen);
     free(buf);
     return d;

@@ -17,7 +17,7 @@ static char logp[600];
 static char *slurp(const char *p)
 {
     char err[256];
-    char *t = file_read(p, NULL, 1 << 20, err, sizeof err);
+    char *t = fileio_read(p, NULL, 1 << 20, err, sizeof err);
     return t ? t : calloc(1, 1);
 }
 

@@ -1,0 +1,16 @@
+/* fileio: whole files in and out: read with a size cap, written atomically
+ * (to PATH.tmp.PID, fsync'ed, renamed), so a reader never sees half a file
+ * and an earlier file survives a failed write. */
+#ifndef EXADL_FILEIO_H
+#define EXADL_FILEIO_H
+
+#include <stddef.h>
+
+/* The file's bytes, NUL-terminated (len, when not NULL, excludes the NUL);
+ * NULL with "PATH: problem" in err when it cannot be opened or read or is
+ * larger than max bytes. */
+char *fileio_read(const char *path, size_t *len, size_t max, char *err, size_t errlen);
+/* Write len bytes to path atomically; 0, or -1 with err. */
+int fileio_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
+
+#endif
