@@ -97,8 +97,11 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
     else
         sb_puts(&b,
                 "    # small: about a second per step on one core; fast kernels, one thread "
-                "per rank\n"
-                "    config: {preset: small, kernels: fast, threads: 1, steps: 10, warmup: 2}\n");
+                "per rank;\n"
+                "    # 5 ms engine cycles: each rank's reduction thread shares a core with its\n"
+                "    # compute (docs/ablation.md, \"Cycle time on 2 cores\")\n"
+                "    config: {preset: small, kernels: fast, threads: 1, steps: 10, warmup: 2, "
+                "cycle_ms: 5}\n");
     sb_printf(&b,
               "  - name: collectives\n"
               "    program: collectives\n"
