@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stemdl_fixture.h"
 #include "tap.h"
 
 #if !EXADL_GPU
@@ -404,27 +405,6 @@ static void test_transfers(void)
 }
 
 /* ---- the whole network ----------------------------------------------------------------- */
-
-/* The odd little member of the family test_stemdl_net.c uses: every layer
- * kind, rectangular images, odd channel counts, batch 2. */
-static void small_cfg(cfg_t *c)
-{
-    T_ASSERT(cfg_preset(c, "tiny") == 0, "tiny preset missing");
-    c->c_in = 3;
-    c->height = 8;
-    c->width = 12;
-    c->f0 = 5;
-    c->k0 = 5;
-    c->growth = 3;
-    c->batch = 2;
-    int down[] = {1, 2}, up[] = {2, 1}, td[] = {7, 6}, tu[] = {4, 5};
-    memcpy(c->down, down, sizeof down);
-    memcpy(c->up, up, sizeof up);
-    memcpy(c->td, td, sizeof td);
-    memcpy(c->tu, tu, sizeof tu);
-    char err[256];
-    T_ASSERT(cfg_validate(c, err, sizeof err) == 0, "%s", err);
-}
 
 typedef struct {
     plan_t plan;

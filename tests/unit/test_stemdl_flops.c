@@ -21,30 +21,12 @@
 #include "counted.h"
 #include "flops.h"
 #include "rng.h"
+#include "stemdl_fixture.h"
 #include "tap.h"
 
 int64_t kern_ref_flops;
 
 /* ---- buffers and channel windows ------------------------------------------ */
-
-/* Every buffer of a test, freed together (a failed assertion jumps out). */
-static float *arena[256];
-static size_t arena_len[256];
-static int narena;
-
-static float *talloc(size_t n)
-{
-    float *p = calloc(n ? n : 1, sizeof *p);
-    if (!p || narena == (int)(sizeof arena / sizeof *arena)) abort();
-    arena_len[narena] = n;
-    arena[narena++] = p;
-    return p;
-}
-
-static void arena_free(void)
-{
-    while (narena > 0) free(arena[--narena]);
-}
 
 /* A view of channels [c0, c0 + c) of a buffer of ctot channels per sample,
  * filled with uniform numbers in [-1, 1). */

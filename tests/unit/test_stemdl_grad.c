@@ -23,6 +23,7 @@
 
 #include "kern.h"
 #include "rng.h"
+#include "stemdl_fixture.h"
 #include "tap.h"
 
 #define TOL 1e-4
@@ -30,24 +31,6 @@
 static const kern_ops *K;
 
 /* ---- buffers ----------------------------------------------------------- */
-
-static float *arena[512];
-static size_t arena_len[512];
-static int narena;
-
-static float *talloc(size_t n)
-{
-    float *p = calloc(n ? n : 1, sizeof *p);
-    if (!p || narena == (int)(sizeof arena / sizeof *arena)) abort();
-    arena_len[narena] = n;
-    arena[narena++] = p;
-    return p;
-}
-
-static void arena_free(void)
-{
-    while (narena > 0) free(arena[--narena]);
-}
 
 static uint64_t seed_counter;
 

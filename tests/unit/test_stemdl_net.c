@@ -12,29 +12,9 @@
 #include "net.h"
 #include "plan.h"
 #include "rng.h"
+#include "stemdl_fixture.h"
 #include "tap.h"
 #include "train.h"
-
-/* A small member of the family with odd widths, 3x3 dense kernels, a 5x5
- * CONV_INIT and rectangular images: every layer kind, fast to differentiate. */
-static void small_cfg(cfg_t *c)
-{
-    T_ASSERT(cfg_preset(c, "tiny") == 0, "tiny preset missing");
-    c->c_in = 3;
-    c->height = 8;
-    c->width = 12;
-    c->f0 = 5;
-    c->k0 = 5;
-    c->growth = 3;
-    c->batch = 2;
-    int down[] = {1, 2}, up[] = {2, 1}, td[] = {7, 6}, tu[] = {4, 5};
-    memcpy(c->down, down, sizeof down);
-    memcpy(c->up, up, sizeof up);
-    memcpy(c->td, td, sizeof td);
-    memcpy(c->tu, tu, sizeof tu);
-    char err[256];
-    T_ASSERT(cfg_validate(c, err, sizeof err) == 0, "%s", err);
-}
 
 typedef struct {
     plan_t plan;
