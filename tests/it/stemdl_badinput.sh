@@ -31,6 +31,13 @@ cases=(
   "yaml-not-divisible|not divisible|--config $T/divisible.yaml"
   "yaml-zero|zero.yaml:2:5: f0 must be between 1|--config $T/zero.yaml"
   "cpu-bf16|the cpu backend runs fp32|--preset tiny --precision bf16"
+  "orchestration|orchestration: unknown value 'horovod'|--preset tiny --orchestration horovod"
+  "grouping-word|'layers' is not none, layer or a number of groups|--preset tiny --grouping layers"
+  "grouping-zero|'0' is not none, layer or a number of groups|--preset tiny --grouping 0"
+  "fusion-zero|fusion_bytes must be between 4|--preset tiny --fusion-bytes 0"
+  "cycle-negative|cycle_ms must be between 0|--preset tiny --cycle-ms -1"
+  "cache-negative|cache_capacity must be between 0|--preset tiny --cache-capacity -2"
+  "timeout-zero|comm_timeout must be between 0.1|--preset tiny --comm-timeout 0"
 )
 for c in "${cases[@]}"; do
     IFS='|' read -r name want args <<<"$c"
