@@ -33,7 +33,7 @@ ifeq ($(STRICT),1)
 WARN    += -Werror
 endif
 OPT     ?= -O2
-CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP -Ibenchmarks/common
+CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP -I.
 LDFLAGS := $(SANFLAGS)
 
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
@@ -52,7 +52,7 @@ GPU := $(shell test -x $(NVCC) && \
 endif
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
-NVFLAGS := -O2 -g -std=c++17 $(CUDA_ARCH) -Ibenchmarks/common -Ibenchmarks/stemdl \
+NVFLAGS := -O2 -g -std=c++17 $(CUDA_ARCH) -I. \
            -I$(CUDNN_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) \
            -Xcompiler -Wall,-Wextra -Werror all-warnings -MMD -MP
 # Library directories in order of precedence (cuDNN's, NCCL's, then the
@@ -74,27 +74,26 @@ CUDA_LIBS := $(foreach d,$(CUDA_LIBDIRS),-L$(d) -Wl,-rpath,$(d)) \
              $(call cuda_lib,cudart,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
 
 # ---- sources ---------------------------------------------------------------
-# the MPI-free part serves the harness too; comm and orch need MPI
-MPI_COMMON := benchmarks/common/comm.c benchmarks/common/orch.c
-COMMON_SRC := $(filter-out $(MPI_COMMON),$(wildcard benchmarks/common/*.c))
-COMM_SRC   := $(MPI_COMMON)
-STEMDL_SRC := $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl/*.c))
-STEMDL_CU  := $(wildcard benchmarks/stemdl/*.cu)
-COLL_SRC   := $(filter-out benchmarks/collectives/main.c,$(wildcard benchmarks/collectives/*.c))
-COLL_CU    := $(wildcard benchmarks/collectives/*.cu)
-HARN_SRC   := $(filter-out harness/main.c,$(wildcard harness/*.c))
+# One module.mk per part folder adds its sources to a library (or names its
+# program); a new file in a folder needs no line here.  Every include is
+# written from the repository root ("benchmarks/common/check.h"), so -I. is
+# the one include root.
+LIBS_ALL :=
+include $(sort $(wildcard benchmarks/*/module.mk benchmarks/*/*/module.mk harness/*/module.mk))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 cuobj = $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1))
 
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
 COMM_OBJ   := $(call obj,$(COMM_SRC))
+TRAIN_OBJ  := $(call obj,$(TRAIN_SRC))
 STEMDL_OBJ := $(call obj,$(STEMDL_SRC))
 COLL_OBJ   := $(call obj,$(COLL_SRC))
+ORCH_OBJ   := $(call obj,$(ORCH_SRC))
 HARN_OBJ   := $(call obj,$(HARN_SRC))
 
 ifeq ($(GPU),1)
-STEMDL_OBJ += $(call cuobj,$(STEMDL_CU))
+TRAIN_OBJ  += $(call cuobj,$(TRAIN_CU))
 COLL_OBJ   += $(call cuobj,$(COLL_CU))
 GPU_DEFS   := -DEXADL_GPU=1
 GPU_LIBS   := $(CUDA_LIBS)
@@ -105,8 +104,7 @@ GPU_LIBS   :=
 LINK       := $(CC)
 endif
 
-BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -Ibenchmarks/stemdl -Ibenchmarks/collectives \
-                -I$(CUDA_HOME)/include
+BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
 STEMDL_LIBS  := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
 COLL_LIBS    := $(MPI_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
 HARN_LIBS    := $(YAML_LIBS) $(SYS_LIBS)
@@ -114,7 +112,7 @@ HARN_LIBS    := $(YAML_LIBS) $(SYS_LIBS)
 BIN := $(BUILD)/bin
 PROGRAMS := $(BIN)/stemdl $(BIN)/collectives $(BIN)/exadl
 # CPU benchmark tools (benchmarks/peak): the peak FLOP/s probe and the bench of
-# the fast path's convolutions, both run by benchmarks/stemdl/bench_cpu.sh
+# the fast path's convolutions, both run by benchmarks/stemdl/tools/bench_cpu.sh
 PROGRAMS += $(BIN)/peak_cpu $(BIN)/bench_conv
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
@@ -146,55 +144,61 @@ $(BUILD)/obj/benchmarks/%.cu.o: benchmarks/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -DEXADL_GPU=1 -c $< -o $@
 
+# the harness never sees MPI, CUDA or a benchmark's headers
 $(BUILD)/obj/harness/%.o: harness/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iharness -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@
 
-# each unit test sees the headers of the library it tests (harness/plan.h and
-# stemdl's plan.h must not meet)
 $(BUILD)/obj/tests/unit/test_harness_%.o: tests/unit/test_harness_%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iharness -Itests/unit -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/tests/unit/test_common_%.o: tests/unit/test_common_%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -c $< -o $@
 
 # ---- libraries and programs --------------------------------------------------
 $(BUILD)/lib/libcommon.a: $(COMMON_OBJ)
 $(BUILD)/lib/libcomm.a: $(COMM_OBJ)
+$(BUILD)/lib/libtrain.a: $(TRAIN_OBJ)
 $(BUILD)/lib/libstemdl.a: $(STEMDL_OBJ)
 $(BUILD)/lib/libcoll.a: $(COLL_OBJ)
+$(BUILD)/lib/liborch.a: $(ORCH_OBJ)
 $(BUILD)/lib/libharness.a: $(HARN_OBJ)
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN)/stemdl: $(call obj,benchmarks/stemdl/main.c) $(BUILD)/lib/libstemdl.a \
-               $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
-	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $^ $(STEMDL_LIBS)
+# a program: its main object, then its libraries in dependency order
+STEMDL_DEPS := $(BUILD)/lib/libstemdl.a $(BUILD)/lib/libtrain.a $(BUILD)/lib/libcomm.a \
+               $(BUILD)/lib/libcommon.a
+COLL_DEPS   := $(BUILD)/lib/libcoll.a $(BUILD)/lib/liborch.a $(BUILD)/lib/libcomm.a \
+               $(BUILD)/lib/libcommon.a
+HARN_DEPS   := $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
+group = -Wl,--start-group $(filter %.a,$(1)) -Wl,--end-group
 
-$(BIN)/collectives: $(call obj,benchmarks/collectives/main.c) $(BUILD)/lib/libcoll.a \
-                    $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+$(BIN)/stemdl: $(call obj,$(STEMDL_MAIN)) $(STEMDL_DEPS)
 	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $^ $(COLL_LIBS)
+	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(STEMDL_LIBS)
+
+$(BIN)/collectives: $(call obj,$(COLL_MAIN)) $(COLL_DEPS)
+	@mkdir -p $(@D)
+	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(COLL_LIBS)
 
 $(BIN)/peak_cpu: $(call obj,benchmarks/peak/peak_cpu.c)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS)
 
 $(BIN)/bench_conv: $(call obj,benchmarks/peak/bench_conv.c benchmarks/peak/conv_blas.c) \
-                   $(BUILD)/lib/libstemdl.a \
-                   $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+                   $(STEMDL_DEPS)
 	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $^ $(STEMDL_LIBS)
+	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(STEMDL_LIBS)
 
-$(BIN)/exadl: $(call obj,harness/main.c) $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
+$(BIN)/exadl: $(call obj,$(HARN_MAIN)) $(HARN_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
 
@@ -204,16 +208,13 @@ $(BIN)/exadl: $(call obj,harness/main.c) $(BUILD)/lib/libharness.a $(BUILD)/lib/
 $(BUILD)/tests/test_common_%: $(BUILD)/obj/tests/unit/test_common_%.o $(BUILD)/lib/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
-$(BUILD)/tests/test_stemdl_%: $(BUILD)/obj/tests/unit/test_stemdl_%.o $(BUILD)/lib/libstemdl.a \
-                              $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+$(BUILD)/tests/test_stemdl_%: $(BUILD)/obj/tests/unit/test_stemdl_%.o $(STEMDL_DEPS)
 	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $^ $(STEMDL_LIBS)
-$(BUILD)/tests/test_coll_%: $(BUILD)/obj/tests/unit/test_coll_%.o $(BUILD)/lib/libcoll.a \
-                            $(BUILD)/lib/libcomm.a $(BUILD)/lib/libcommon.a
+	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(STEMDL_LIBS)
+$(BUILD)/tests/test_coll_%: $(BUILD)/obj/tests/unit/test_coll_%.o $(COLL_DEPS)
 	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $^ $(COLL_LIBS)
-$(BUILD)/tests/test_harness_%: $(BUILD)/obj/tests/unit/test_harness_%.o \
-                               $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
+	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(COLL_LIBS)
+$(BUILD)/tests/test_harness_%: $(BUILD)/obj/tests/unit/test_harness_%.o $(HARN_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
 

@@ -1,12 +1,12 @@
-#include "bench.h"
+#include "benchmarks/collectives/bench.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "timer.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/timer.h"
 
 int coll_default_iters(size_t bytes) { return bytes > 8192 ? 100 : 1000; }
 int coll_default_warmup(size_t bytes) { return bytes > 8192 ? 10 : 100; }

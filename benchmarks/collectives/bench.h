@@ -6,10 +6,10 @@
 
 #include <stdint.h>
 
-#include "coll.h"
-#include "comm.h"
-#include "device.h"
-#include "stats.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/collectives/device.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/stats.h"
 
 /* at most this many raw samples per row go into the record */
 #define COLL_MAX_KEPT_SAMPLES 1000

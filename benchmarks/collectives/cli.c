@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "benchmarks/collectives/cli.h"
 
 #include <mpi.h>
 #include <stdarg.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "opt.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/common/opt.h"
 
 static int g_rank;
 

@@ -1,6 +1,6 @@
 /* coll: what the operation files share: the registry, bandwidth factors,
  * shapes, error formatting, NCCL type mapping and size parsing. */
-#include "coll.h"
+#include "benchmarks/collectives/coll.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_gpu.h"
+#include "benchmarks/collectives/coll_gpu.h"
 
 const coll_op_t *const coll_ops[] = {&coll_op_allreduce, &coll_op_reduce_scatter,
                                      &coll_op_allgather, &coll_op_broadcast,

@@ -1,12 +1,12 @@
 #define _GNU_SOURCE
-#include "device.h"
+#include "benchmarks/collectives/device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "coll_gpu.h"
+#include "benchmarks/collectives/coll_gpu.h"
+#include "benchmarks/common/check.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>

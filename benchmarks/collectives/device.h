@@ -6,9 +6,9 @@
 
 #include <stddef.h>
 
-#include "coll.h"
-#include "comm.h"
-#include "sysinfo.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/sysinfo.h"
 
 /* Exit status of a run whose backend cannot work on this machine. */
 #define COLL_EXIT_UNAVAILABLE 3

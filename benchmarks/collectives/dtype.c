@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "check.h"
-#include "coll.h"
-#include "comm.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/comm.h"
 
 const char *const coll_dtype_names[] = {"float32", "float64", "float16", "bfloat16", "int32", NULL};
 const char *const coll_redop_names[] = {"sum", "min", "max", NULL};

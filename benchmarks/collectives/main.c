@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "check.h"
-#include "cli.h"
-#include "coll.h"
-#include "comm.h"
-#include "device.h"
-#include "orch_bench.h"
-#include "report.h"
-#include "stats.h"
-#include "sysinfo.h"
-#include "timer.h"
+#include "benchmarks/collectives/bench.h"
+#include "benchmarks/collectives/cli.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/collectives/coll_record.h"
+#include "benchmarks/collectives/device.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/stats.h"
+#include "benchmarks/common/sysinfo.h"
+#include "benchmarks/common/timer.h"
+#include "benchmarks/orchestration/orch_bench.h"
 
 #define MAX_SIZES 128
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "coll.h"
-#include "rng.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/rng.h"
 
 static int64_t hash_range(uint64_t key, int64_t m)
 {

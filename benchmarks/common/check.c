@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "check.h"
+#include "benchmarks/common/check.h"
 
 #include <errno.h>
 #include <stdarg.h>

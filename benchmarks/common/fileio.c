@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "fileio.h"
+#include "benchmarks/common/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "benchmarks/common/check.h"
 
 int fileio_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {

@@ -1,4 +1,4 @@
-#include "opt.h"
+#include "benchmarks/common/opt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "benchmarks/common/check.h"
 
 int opt_parse_int(const char *val, long long *out)
 {

@@ -1,4 +1,4 @@
-#include "rng.h"
+#include "benchmarks/common/rng.h"
 
 #include <math.h>
 

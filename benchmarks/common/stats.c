@@ -1,10 +1,10 @@
-#include "stats.h"
+#include "benchmarks/common/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "benchmarks/common/check.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -1,12 +1,12 @@
 #define _GNU_SOURCE
-#include "sysinfo.h"
+#include "benchmarks/common/sysinfo.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "benchmarks/common/check.h"
 
 static void read_cpu_model(char *buf, size_t len)
 {

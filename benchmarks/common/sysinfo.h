@@ -3,7 +3,7 @@
 #ifndef EXADL_SYSINFO_H
 #define EXADL_SYSINFO_H
 
-#include "record.h"
+#include "benchmarks/common/record/record.h"
 
 #define SYSINFO_MAX_VERSIONS 16
 

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "timer.h"
+#include "benchmarks/common/timer.h"
 
 #include <time.h>
 

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "ytree.h"
+#include "benchmarks/common/ytree.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "check.h"
-#include "fileio.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/fileio.h"
 
 typedef struct {
     char *name;

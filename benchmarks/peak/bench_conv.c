@@ -15,18 +15,18 @@
  * primitives), then --reps timed calls; the layer's time is their median.
  *   rate(kernel) = sum over layers of FLOPs (flops.h) / sum of median times
  * With --peak, each rate is also printed as a fraction of that peak.
- * Output: YAML lines, for benchmarks/stemdl/bench_cpu.sh. */
+ * Output: YAML lines, for benchmarks/stemdl/tools/bench_cpu.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "config.h"
-#include "conv_blas.h"
-#include "flops.h"
-#include "kern.h"
-#include "plan.h"
-#include "timer.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/timer.h"
+#include "benchmarks/peak/conv_blas.h"
+#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/train/kernels/flops.h"
+#include "benchmarks/train/kernels/kern.h"
 
 static int cmp_d(const void *a, const void *b)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "conv_blas.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/peak/conv_blas.h"
 
 typedef struct {
     float *col, *wf;

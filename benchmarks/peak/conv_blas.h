@@ -3,7 +3,7 @@
 #ifndef PEAK_CONV_BLAS_H
 #define PEAK_CONV_BLAS_H
 
-#include "kern.h"
+#include "benchmarks/train/kernels/kern.h"
 
 const kern_ops *conv_blas_ops(void);
 void *conv_blas_create(int threads);

@@ -1,10 +1,10 @@
-#include "args.h"
+#include "benchmarks/stemdl/args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "benchmarks/common/check.h"
 
 static void usage(FILE *f)
 {

@@ -3,7 +3,7 @@
 #ifndef STEMDL_ARGS_H
 #define STEMDL_ARGS_H
 
-#include "config.h"
+#include "benchmarks/stemdl/model/config.h"
 
 typedef struct {
     cfg_t cfg;

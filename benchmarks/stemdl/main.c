@@ -3,16 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
-#include "backend.h"
-#include "check.h"
-#include "comm.h"
-#include "plan.h"
-#include "record.h"
-#include "srec.h"
-#include "sysinfo.h"
-#include "timer.h"
-#include "train.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/record/record.h"
+#include "benchmarks/common/sysinfo.h"
+#include "benchmarks/common/timer.h"
+#include "benchmarks/stemdl/args.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/stemdl/srec.h"
+#include "benchmarks/train/backend.h"
+#include "benchmarks/train/train.h"
 
 static int describe(const args_t *a, const comm_t *comm)
 {

@@ -1,12 +1,12 @@
-#include "srec.h"
+#include "benchmarks/stemdl/srec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "record.h"
-#include "stats.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/record/record.h"
+#include "benchmarks/common/stats.h"
 
 typedef struct {
     stats_summary_t st;

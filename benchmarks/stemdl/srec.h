@@ -2,12 +2,12 @@
 #ifndef STEMDL_SREC_H
 #define STEMDL_SREC_H
 
-#include "args.h"
-#include "backend.h"
-#include "comm.h"
-#include "plan.h"
-#include "sysinfo.h"
-#include "train.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/sysinfo.h"
+#include "benchmarks/stemdl/args.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/train/backend.h"
+#include "benchmarks/train/train.h"
 
 typedef struct {
     const args_t *args;

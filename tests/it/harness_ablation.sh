@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shipped ablation suite (harness/suites/ablation-cpu.yaml) end to end over 1
+# The shipped ablation suite (harness/suite/suites/ablation-cpu.yaml) end to end over 1
 # and 2 ranks, with the tiny preset in place of small at 32x32 and one
 # repetition: every mode's launches ok, the report's gradient-reduction table
 # (one row per mode and scale, with the model's prediction), the efficiency
@@ -16,7 +16,7 @@ is_png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' 
 
 [ -n "$("$stemdl" --help 2>&1 | head -c 100)" ] || { echo "SKIP: harness_ablation: stemdl not built"; exit 77; }
 command -v "${EXADL_MPIRUN:-mpirun}" >/dev/null || { echo "SKIP: harness_ablation: no mpirun"; exit 77; }
-suite=$root/harness/suites/ablation-cpu.yaml
+suite=$root/harness/suite/suites/ablation-cpu.yaml
 # the sanitizer build: the launches' own leak check is the stemdl tests' job
 asan=
 [ -n "${ASAN_OPTIONS:-}" ] && asan="  ASAN_OPTIONS: \"$ASAN_OPTIONS:detect_leaks=0\""

@@ -82,7 +82,7 @@ if [ -z "$py" ]; then
     echo "SKIP: torch model FLOP count: no python3 here"
 else
     for preset in gb2019 bench256 small tiny; do
-        if "$py" benchmarks/stemdl/stemdl_torch.py --count --preset "$preset" --stemdl "$S" >"$T/torch-$preset.out" 2>&1; then
+        if "$py" benchmarks/stemdl/tools/stemdl_torch.py --count --preset "$preset" --stemdl "$S" >"$T/torch-$preset.out" 2>&1; then
             how=$(grep -q '^torch_forward' "$T/torch-$preset.out" && echo "torch model hooks" || echo "wiring shapes, no torch here")
             echo "PASS: torch model forward conv FLOPs $preset = stemdl's $(awk '$1 == "stemdl_forward_conv_flops_per_sample:" { print $2 }' "$T/torch-$preset.out") ($how)"
         else
@@ -119,7 +119,7 @@ fi
 
 # ---- bench_gpu.sh without a GPU ---------------------------------------------------------------
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    if benchmarks/stemdl/bench_gpu.sh "$T/bench-build" >"$T/bench.out" 2>&1 && grep -q '^SKIPPED: ' "$T/bench.out" &&
+    if benchmarks/stemdl/tools/bench_gpu.sh "$T/bench-build" >"$T/bench.out" 2>&1 && grep -q '^SKIPPED: ' "$T/bench.out" &&
         [ ! -d "$T/bench-build" ]; then
         echo "PASS: bench_gpu.sh says SKIPPED without a GPU: $(grep '^SKIPPED' "$T/bench.out")"
     else

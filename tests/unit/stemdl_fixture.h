@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "tap.h"
+#include "benchmarks/stemdl/model/config.h"
+#include "tests/unit/tap.h"
 
 #define FIXTURE_ARENA 512
 static float *arena[FIXTURE_ARENA];

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "coll.h"
-#include "tap.h"
-#include "tensors.h"
+#include "benchmarks/collectives/bench.h"
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/orchestration/tensors.h"
+#include "tests/unit/tap.h"
 
 static void test_f16_known_values(void)
 {

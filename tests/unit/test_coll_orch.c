@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "comm.h"
-#include "orch.h"
-#include "rng.h"
-#include "tap.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/mpi/orch.h"
+#include "benchmarks/common/rng.h"
+#include "tests/unit/tap.h"
 
 static comm_t g_c;
 

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "opt.h"
-#include "tap.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/opt.h"
+#include "tests/unit/tap.h"
 
 static void test_parse(void)
 {

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record.h"
-#include "tap.h"
-#include "ytree.h"
+#include "benchmarks/common/record/record.h"
+#include "benchmarks/common/ytree.h"
+#include "tests/unit/tap.h"
 
 static char dir[200];
 static char err[1024];

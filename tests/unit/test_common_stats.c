@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
-#include "tap.h"
+#include "benchmarks/common/stats.h"
+#include "tests/unit/tap.h"
 
 /* lo = floor((n - 1.96 sqrt n) / 2), hi = ceil(1 + (n + 1.96 sqrt n) / 2),
  * clamped to [1, n], worked by hand:

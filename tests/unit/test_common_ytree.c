@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tap.h"
-#include "ytree.h"
+#include "benchmarks/common/ytree.h"
+#include "tests/unit/tap.h"
 
 static char err[1024];
 static ytdoc *doc; /* freed by the runner after each test */

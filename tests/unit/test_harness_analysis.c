@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "metrics.h"
-#include "peak.h"
-#include "stats.h"
-#include "tap.h"
+#include "benchmarks/common/stats.h"
+#include "harness/analysis/metrics.h"
+#include "harness/analysis/peak.h"
+#include "tests/unit/tap.h"
 
 #define NEAR(x, y) (fabs((double)(x) - (double)(y)) <= 1e-9 * fabs((double)(y)) + 1e-15)
 

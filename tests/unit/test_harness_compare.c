@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
-#include "tap.h"
+#include "harness/analysis/compare.h"
+#include "tests/unit/tap.h"
 
 static metric_t m(const char *name, int better, double v, double lo, double hi)
 {

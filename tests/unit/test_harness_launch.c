@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launch.h"
-#include "tap.h"
+#include "harness/run/launch.h"
+#include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/exadl-launch-XXXXXX";
 static char logp[600];

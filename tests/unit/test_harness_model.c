@@ -1,11 +1,11 @@
-/* The scaling model's arithmetic (harness/model.c, model_fit.c) on cases
+/* The scaling model's arithmetic (harness/model/model.c, model_fit.c) on cases
  * worked out by hand in the comments; docs/model.md has the formulas. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
-#include "tap.h"
+#include "harness/model/model.h"
+#include "tests/unit/tap.h"
 
 #define NEAR(x, y, rel) (fabs((double)(x) - (double)(y)) <= (rel) * fabs((double)(y)) + 1e-15)
 

@@ -1,4 +1,4 @@
-/* Machine files of the scaling model (harness/model_machine.c): a good file
+/* Machine files of the scaling model (harness/model/model_machine.c): a good file
  * read into the model's network; bad ones refused with FILE:LINE:COL; the
  * shipped reference/machines files parse and name a source or an assumption
  * for every figure; the describe-mode workload worked by hand. */
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model_input.h"
-#include "suite.h"
-#include "tap.h"
+#include "harness/model/model_input.h"
+#include "harness/suite/suite.h"
+#include "tests/unit/tap.h"
 
 #define NEAR(x, y) (fabs((double)(x) - (double)(y)) <= 1e-9 * fabs((double)(y)) + 1e-18)
 
@@ -191,7 +191,7 @@ static void test_describe(void)
     ar_free(a);
 }
 
-/* the suite's model: key (harness/suite.c) */
+/* the suite's model: key (harness/suite/suite.c) */
 static void test_suite_model_key(void)
 {
     machine_t mach = {.cores = 2};

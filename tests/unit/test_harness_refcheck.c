@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "refcheck.h"
-#include "tap.h"
+#include "harness/checks/refcheck.h"
+#include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/exadl-ref-XXXXXX";
 static char err[1024];

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "suite.h"
-#include "tap.h"
+#include "harness/run/launchplan.h"
+#include "harness/suite/suite.h"
+#include "tests/unit/tap.h"
 
 static machine_t mach = {.cores = 4, .gpus = 0};
 static char err[1024];
@@ -74,19 +74,19 @@ static void test_good_suite(void)
     const bench_spec_t *st = &s.bench[1];
     T_ASSERT(st->scaling == SCALING_STRONG && st->nscales == 4 && st->scales[3] == 8,
              "strong, {max: 8} -> 1,2,4,8");
-    char **v = plan_bench_argv(a, &s, b, 2, "r.yaml");
+    char **v = launchplan_bench_argv(a, &s, b, 2, "r.yaml");
     char *line = argv_join(a, v);
     /* /bin/true may resolve to /usr/bin/true */
     const char *want = "bin/true --preset tiny --steps 3 --c-in 8 --down 1,2 --record r.yaml";
     T_ASSERT(line[0] == '/' && strlen(line) > strlen(want) &&
                  !strcmp(line + strlen(line) - strlen(want), want),
              "benchmark argv: %s", line);
-    v = plan_bench_argv(a, &s, st, 4, NULL);
+    v = launchplan_bench_argv(a, &s, st, 4, NULL);
     line = argv_join(a, v);
     T_ASSERT(strstr(line, "bin/true --batch 2") && !strstr(line, "record"),
              "strong scaling divides the batch: %s", line);
-    plan_t p;
-    plan_build(a, &s, "/run", &p);
+    launchplan_t p;
+    launchplan_build(a, &s, "/run", &p);
     T_ASSERT(p.n == 3 * 2 + 4, "plan size %zu", p.n);
     T_ASSERT(!strcmp(p.l[0].id, "true-n1-r1") && !strcmp(p.l[3].id, "true-n1-r2"),
              "order: repetition, then scale (%s, %s)", p.l[0].id, p.l[3].id);
@@ -103,19 +103,19 @@ static void test_launchers(void)
     suite_t s;
     int rc = load(a, "launcher: \"srun -A x {cmd}\"\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
     T_ASSERT(rc == 0, "template suite rejected: %s", err);
-    char **v = plan_wrap(a, &s, (char *[]){"prog", "a b", NULL}, 4, 2, 2);
+    char **v = launchplan_wrap(a, &s, (char *[]){"prog", "a b", NULL}, 4, 2, 2);
     char *line = argv_join(a, v);
     T_ASSERT(!strcmp(line, "/bin/sh -c 'srun -A x prog '\\''a b'\\'''"), "template: %s", line);
     rc = load(a, "launcher: srun\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
     T_ASSERT(rc == 0, "srun suite: %s", err);
-    line = argv_join(a, plan_wrap(a, &s, (char *[]){"prog", NULL}, 8, 2, 4));
+    line = argv_join(a, launchplan_wrap(a, &s, (char *[]){"prog", NULL}, 8, 2, 4));
     T_ASSERT(!strcmp(line, "srun --ntasks=8 --nodes=2 --ntasks-per-node=4 --kill-on-bad-exit=1 prog"),
              "srun: %s", line);
     rc = load(a, "launcher: \"env R={ranks} N={nodes} P={ranks_per_node} {cmd}\"\nranks_per_node: 2\n"
                  "scales: [3]\nbenchmarks: [{program: /bin/true}]\n", &s);
     T_ASSERT(rc == 0, "template: %s", err);
-    plan_t p;
-    plan_build(a, &s, NULL, &p);
+    launchplan_t p;
+    launchplan_build(a, &s, NULL, &p);
     line = argv_join(a, p.l[0].argv);
     T_ASSERT(strstr(line, "env R=3 N=2 P=2 /") && strstr(line, "bin/true --record"),
              "placeholders: %s", line);

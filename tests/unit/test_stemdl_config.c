@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "plan.h"
-#include "tap.h"
+#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "tests/unit/tap.h"
 
 static char tmpdir[200];
 static char err[1024];

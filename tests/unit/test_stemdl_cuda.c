@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stemdl_fixture.h"
-#include "tap.h"
+#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/tap.h"
 
 #if !EXADL_GPU
 int main(void)
@@ -30,16 +30,16 @@ int main(void)
 }
 #else
 
-#include "check.h"
-#include "config.h"
-#include "counted.h"
-#include "data.h"
-#include "kern.h"
-#include "kern_cuda.h"
-#include "net.h"
-#include "plan.h"
-#include "rng.h"
-#include "train.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/rng.h"
+#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/stemdl/model/data.h"
+#include "benchmarks/stemdl/model/net.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/train/counted.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda.h"
+#include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/train.h"
 
 static rng_t R;
 static int rnd(int lo, int hi) { return lo + (int)(rng_next(&R) % (uint64_t)(hi - lo + 1)); }

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kern.h"
-#include "kern_fast_impl.h"
-#include "rng.h"
-#include "tap.h"
+#include "benchmarks/common/rng.h"
+#include "benchmarks/train/kernels/fast/kern_fast_impl.h"
+#include "benchmarks/train/kernels/kern.h"
+#include "tests/unit/tap.h"
 
 #define TOL 1e-4
 

@@ -12,17 +12,17 @@
  * same calls go through counted.c (kc_*): the table row must get the same
  * FLOPs, and dry mode must count without running. */
 #define KERN_REF_COUNT 1
-#include "../../benchmarks/stemdl/kern_ref.c"
+#include "benchmarks/train/kernels/ref/kern_ref.c"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "counted.h"
-#include "flops.h"
-#include "rng.h"
-#include "stemdl_fixture.h"
-#include "tap.h"
+#include "benchmarks/common/rng.h"
+#include "benchmarks/train/counted.h"
+#include "benchmarks/train/kernels/flops.h"
+#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/tap.h"
 
 int64_t kern_ref_flops;
 

@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kern.h"
-#include "rng.h"
-#include "stemdl_fixture.h"
-#include "tap.h"
+#include "benchmarks/common/rng.h"
+#include "benchmarks/train/kernels/kern.h"
+#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/tap.h"
 
 #define TOL 1e-4
 

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "comm.h"
-#include "gsync.h"
-#include "rng.h"
-#include "tap.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/rng.h"
+#include "benchmarks/train/gsync/gsync.h"
+#include "tests/unit/tap.h"
 
 static comm_t comm;
 

@@ -5,16 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "config.h"
-#include "counted.h"
-#include "data.h"
-#include "net.h"
-#include "plan.h"
-#include "rng.h"
-#include "stemdl_fixture.h"
-#include "tap.h"
-#include "train.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/rng.h"
+#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/stemdl/model/data.h"
+#include "benchmarks/stemdl/model/net.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/train/counted.h"
+#include "benchmarks/train/train.h"
+#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/tap.h"
 
 typedef struct {
     plan_t plan;

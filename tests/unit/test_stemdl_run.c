@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "tap.h"
-#include "ytree.h"
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/ytree.h"
+#include "tests/unit/tap.h"
 
 static const char *bin, *mpirun;
 static char tmp[512];

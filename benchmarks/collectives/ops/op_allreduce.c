@@ -1,0 +1,54 @@
+/* allreduce: every rank ends with the reduction of all ranks' buffers.
+ * Size = the buffer (count elements on every rank); busbw factor 2(n-1)/n. */
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/collectives/coll_gpu.h"
+
+static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
+                 size_t errlen)
+{
+    return coll_shape_whole(bytes, esize, nranks, out, err, errlen);
+}
+
+static coll_region_t in_region(const coll_ctx_t *c, int inplace)
+{
+    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
+}
+
+static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
+
+static coll_region_t out_region(const coll_ctx_t *c, int inplace)
+{
+    (void)inplace;
+    return coll_region(BUF_RECV, 0, c->shape.count);
+}
+
+static double out_value(const coll_ctx_t *c, size_t j) { return coll_pattern_reduced(c->pat, j); }
+
+static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *err, size_t errlen)
+{
+    if (c->backend == BK_NCCL) {
+#if EXADL_GPU
+        return coll_nccl_error(ncclAllReduce(inplace ? recv : send, recv, c->shape.count,
+                                             (ncclDataType_t)c->nccl_type,
+                                             (ncclRedOp_t)c->nccl_op, (ncclComm_t)c->nccl_comm,
+                                             (cudaStream_t)c->stream),
+                               "ncclAllReduce", err, errlen);
+#endif
+    }
+    return coll_mpi_error(MPI_Allreduce(inplace ? MPI_IN_PLACE : send, recv, (int)c->shape.count,
+                                        c->mpi_type, c->mpi_op, c->comm),
+                          "MPI_Allreduce", err, errlen);
+}
+
+const coll_op_t coll_op_allreduce = {
+    .name = "allreduce",
+    .flags = OP_REDUCES,
+    .shape = shape,
+    .busbw_factor = coll_factor_allreduce,
+    .in_region = in_region,
+    .in_value = in_value,
+    .out_region = out_region,
+    .out_value = out_value,
+    .inplace_ok = coll_inplace_always,
+    .run = run,
+};

@@ -1,0 +1,79 @@
+/* alltoall: chunk p of rank r's buffer goes to rank p, where it lands as
+ * chunk r.  Size = the buffer (n chunks); busbw factor (n-1)/n.  NCCL has no
+ * in-place all-to-all (it is built from ncclSend/ncclRecv pairs). */
+#include "benchmarks/collectives/coll.h"
+#include "benchmarks/collectives/coll_gpu.h"
+
+static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
+                 size_t errlen)
+{
+    if (coll_shape_split("alltoall", bytes, esize, nranks, out, err, errlen)) return -1;
+    out->send_count = out->recv_count = out->count;
+    return 0;
+}
+
+static coll_region_t in_region(const coll_ctx_t *c, int inplace)
+{
+    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
+}
+
+static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
+
+static coll_region_t out_region(const coll_ctx_t *c, int inplace)
+{
+    (void)inplace;
+    return coll_region(BUF_RECV, 0, c->shape.count);
+}
+
+static double out_value(const coll_ctx_t *c, size_t j)
+{
+    size_t chunk = c->shape.chunk;
+    int src = (int)(j / chunk);
+    return coll_pattern_value(c->pat, src, (size_t)c->rank * chunk + j % chunk);
+}
+
+static int inplace_ok(coll_backend_t b) { return b != BK_NCCL; }
+
+static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *err, size_t errlen)
+{
+    if (c->backend == BK_NCCL) {
+#if EXADL_GPU
+        (void)inplace;
+        size_t step = c->shape.chunk * coll_dtype_size(c->dtype);
+        ncclDataType_t t = (ncclDataType_t)c->nccl_type;
+        ncclComm_t comm = (ncclComm_t)c->nccl_comm;
+        cudaStream_t s = (cudaStream_t)c->stream;
+        if (coll_nccl_error(ncclGroupStart(), "ncclGroupStart", err, errlen)) return -1;
+        for (int p = 0; p < c->nranks; p++) {
+            if (coll_nccl_error(ncclSend((char *)send + (size_t)p * step, c->shape.chunk, t, p, comm, s),
+                                "ncclSend", err, errlen) ||
+                coll_nccl_error(ncclRecv((char *)recv + (size_t)p * step, c->shape.chunk, t, p, comm, s),
+                                "ncclRecv", err, errlen)) {
+                (void)ncclGroupEnd();
+                return -1;
+            }
+        }
+        return coll_nccl_error(ncclGroupEnd(), "ncclGroupEnd", err, errlen);
+#endif
+    }
+    int n = (int)c->shape.chunk;
+    if (inplace)
+        return coll_mpi_error(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n,
+                                           c->mpi_type, c->comm),
+                              "MPI_Alltoall", err, errlen);
+    return coll_mpi_error(MPI_Alltoall(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm),
+                          "MPI_Alltoall", err, errlen);
+}
+
+const coll_op_t coll_op_alltoall = {
+    .name = "alltoall",
+    .flags = OP_SPLITS,
+    .shape = shape,
+    .busbw_factor = coll_factor_n1_over_n,
+    .in_region = in_region,
+    .in_value = in_value,
+    .out_region = out_region,
+    .out_value = out_value,
+    .inplace_ok = inplace_ok,
+    .run = run,
+};

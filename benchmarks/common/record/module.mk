@@ -1,0 +1,2 @@
+# benchmarks/common/record: the result record (docs/record.md)
+COMMON_SRC += $(wildcard benchmarks/common/record/*.c)

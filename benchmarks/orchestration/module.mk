@@ -1,0 +1,2 @@
+# benchmarks/orchestration: the orchestration benchmark
+ORCH_SRC += $(wildcard benchmarks/orchestration/*.c)

@@ -1,0 +1,441 @@
+#include "benchmarks/stemdl/model/net.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/rng.h"
+
+/* One activation buffer of the network: values, their ReLU twin (dense
+ * blocks only) and the gradients of both. */
+typedef struct {
+    void *x, *r, *dx, *dr;
+    int c, h, w;
+} nbuf;
+
+struct net {
+    const plan_t *plan;
+    const kern_ops *ops;
+    void *ctx;
+    int batch, dry;
+    size_t bytes;
+    nbuf in, out, target, dinit;
+    nbuf down[CFG_MAX_LEVELS], tdpre[CFG_MAX_LEVELS], up[CFG_MAX_LEVELS], bott;
+    float *params, *m, *v; /* fp32 master weights and Adam moments */
+    void *wc;              /* weights in the compute type (== params when that is fp32) */
+    float *grads;          /* fp32 gradients, same layout as params */
+};
+
+/* ---- allocation ------------------------------------------------------------ */
+
+typedef struct {
+    net_t *n;
+    int failed;
+    size_t failed_bytes;
+} alloc_t;
+
+static void *grab(alloc_t *a, size_t bytes)
+{
+    a->n->bytes += bytes;
+    if (a->n->dry || a->failed) return NULL;
+    void *p = a->n->ops->alloc(a->n->ctx, bytes);
+    if (!p) {
+        a->failed = 1;
+        a->failed_bytes = bytes;
+    }
+    return p;
+}
+
+/* which: bit 1 = x, 2 = r, 4 = dx, 8 = dr */
+static void buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
+{
+    size_t bytes = (size_t)a->n->batch * c * h * w * a->n->ops->act_bytes;
+    b->c = c, b->h = h, b->w = w;
+    if (which & 1) b->x = grab(a, bytes);
+    if (which & 2) b->r = grab(a, bytes);
+    if (which & 4) b->dx = grab(a, bytes);
+    if (which & 8) b->dr = grab(a, bytes);
+}
+
+static void buf_release(net_t *n, nbuf *b)
+{
+    void *all[4] = {b->x, b->r, b->dx, b->dr};
+    for (int i = 0; i < 4; i++)
+        if (all[i]) n->ops->release(n->ctx, all[i]);
+}
+
+static void alloc_all(alloc_t *a)
+{
+    net_t *n = a->n;
+    const plan_t *p = n->plan;
+    const cfg_t *c = &p->cfg;
+    int L = c->levels, g = c->growth;
+    buf_alloc(a, &n->in, c->c_in, c->height, c->width, 1);
+    for (int i = 0; i < L; i++) {
+        int h = p->level_h[i], w = p->level_w[i];
+        buf_alloc(a, &n->down[i], p->down_c0[i] + c->down[i] * g, h, w, 15);
+        buf_alloc(a, &n->tdpre[i], c->td[i], h, w, 5);
+    }
+    buf_alloc(a, &n->bott, p->bott_c0 + c->bottleneck * g, p->level_h[L], p->level_w[L], 15);
+    for (int j = 0; j < L; j++)
+        buf_alloc(a, &n->up[j], p->up_c0[j] + c->up[j] * g, p->level_h[L - 1 - j],
+                  p->level_w[L - 1 - j], 15);
+    buf_alloc(a, &n->out, c->c_out, c->height, c->width, 5);
+    buf_alloc(a, &n->target, c->c_out, c->height, c->width, 1);
+    buf_alloc(a, &n->dinit, c->f0, c->height, c->width, 4);
+    size_t pb = (size_t)p->params * sizeof(float);
+    n->params = grab(a, pb);
+    n->m = grab(a, pb);
+    n->v = grab(a, pb);
+    n->grads = grab(a, pb);
+    n->wc = n->ops->act_bytes == sizeof(float) ? n->params
+                                                : grab(a, (size_t)p->params * n->ops->act_bytes);
+}
+
+net_t *net_create(const plan_t *p, const kern_ops *ops, void *ctx, int batch, int dry, char *err,
+                  size_t errlen)
+{
+    net_t *n = XCALLOC(1, sizeof *n, "network");
+    n->plan = p;
+    n->ops = ops;
+    n->ctx = ctx;
+    n->batch = batch;
+    n->dry = dry;
+    alloc_t a = {.n = n};
+    alloc_all(&a);
+    if (a.failed) {
+        size_t need = net_bytes_needed(p, ops, batch);
+        snprintf(err, errlen,
+                 "out of memory: a buffer of %.3g GB could not be allocated; the network needs "
+                 "%.3g GB at batch %d (try a smaller --batch, --image or preset)",
+                 (double)a.failed_bytes / 1e9, (double)need / 1e9, batch);
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+size_t net_bytes_needed(const plan_t *p, const kern_ops *ops, int batch)
+{
+    net_t n = {.plan = p, .ops = ops, .batch = batch, .dry = 1};
+    alloc_t a = {.n = &n};
+    alloc_all(&a);
+    return n.bytes;
+}
+
+void net_free(net_t *n)
+{
+    if (!n) return;
+    if (!n->dry) {
+        nbuf *bufs[] = {&n->in, &n->out, &n->target, &n->dinit, &n->bott};
+        for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) buf_release(n, bufs[i]);
+        for (int i = 0; i < n->plan->cfg.levels; i++) {
+            buf_release(n, &n->down[i]);
+            buf_release(n, &n->tdpre[i]);
+            buf_release(n, &n->up[i]);
+        }
+        void *flat[] = {n->params, n->m, n->v, n->grads};
+        for (size_t i = 0; i < 4; i++)
+            if (flat[i]) n->ops->release(n->ctx, flat[i]);
+        if (n->wc && n->wc != n->params) n->ops->release(n->ctx, n->wc);
+    }
+    free(n);
+}
+
+size_t net_bytes(const net_t *n) { return n->bytes; }
+
+/* ---- views ------------------------------------------------------------------ */
+
+/* Channels [ch0, ch0 + nch) of one of a buffer's four arrays. */
+static tview view(const net_t *n, const nbuf *b, void *base, int ch0, int nch)
+{
+    tview t;
+    t.p = base ? (char *)base + (size_t)ch0 * b->h * b->w * n->ops->act_bytes : NULL;
+    t.n = n->batch;
+    t.c = nch;
+    t.h = b->h;
+    t.w = b->w;
+    t.sstride = (int64_t)b->c * b->h * b->w;
+    return t;
+}
+
+static const plan_layer *layer(const net_t *n, int i) { return &n->plan->layers[i]; }
+
+static void *weights(const net_t *n, int i)
+{
+    if (!n->wc) return NULL;
+    return (char *)n->wc + (size_t)layer(n, i)->off_w * n->ops->act_bytes;
+}
+
+static void *bias(const net_t *n, int i)
+{
+    if (!n->wc) return NULL;
+    return (char *)n->wc + (size_t)layer(n, i)->off_b * n->ops->act_bytes;
+}
+
+static float *gw(const net_t *n, int i) { return n->grads ? n->grads + layer(n, i)->off_w : NULL; }
+static float *gb(const net_t *n, int i) { return n->grads ? n->grads + layer(n, i)->off_b : NULL; }
+
+/* ---- forward ----------------------------------------------------------------- */
+
+static void dense_fwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first)
+{
+    int g = n->plan->cfg.growth, k = n->plan->cfg.k;
+    tview xin = view(n, b, b->x, 0, c0), rin = view(n, b, b->r, 0, c0);
+    kc_relu_fwd(kc, layer(n, first)->name, &xin, &rin);
+    for (int l = 0; l < layers; l++) {
+        int c = c0 + l * g;
+        tview r = view(n, b, b->r, 0, c), y = view(n, b, b->x, c, g);
+        kc_conv_fwd(kc, layer(n, first + l)->name, &r, weights(n, first + l), k, &y);
+        if (l + 1 < layers) {
+            /* the next layer reads these maps through its ReLU */
+            tview ry = view(n, b, b->r, c, g);
+            kc_relu_fwd(kc, layer(n, first + l + 1)->name, &y, &ry);
+        }
+    }
+}
+
+/* The new maps of the block before up level j: what transition up j reads. */
+static nbuf *prev_block(net_t *n, int j, int *ch0, int *nch)
+{
+    const plan_t *p = n->plan;
+    const cfg_t *c = &p->cfg;
+    if (j == 0) {
+        *ch0 = p->bott_c0;
+        *nch = c->bottleneck * c->growth;
+        return &n->bott;
+    }
+    *ch0 = p->up_c0[j - 1];
+    *nch = c->up[j - 1] * c->growth;
+    return &n->up[j - 1];
+}
+
+void net_load(net_t *n, const float *input, const float *target)
+{
+    if (n->dry) return;
+    const cfg_t *c = &n->plan->cfg;
+    tview in = view(n, &n->in, n->in.x, 0, c->c_in);
+    tview tg = view(n, &n->target, n->target.x, 0, c->c_out);
+    n->ops->put_f32(n->ctx, &in, input);
+    n->ops->put_f32(n->ctx, &tg, target);
+}
+
+double net_forward(net_t *n, kc_t *kc, const float *input, const float *target)
+{
+    const plan_t *p = n->plan;
+    const cfg_t *c = &p->cfg;
+    int L = c->levels;
+    tview in = view(n, &n->in, n->in.x, 0, c->c_in);
+    tview tg = view(n, &n->target, n->target.x, 0, c->c_out);
+    if (input) net_load(n, input, target);
+
+    /* CONV_INIT: conv, bias, ReLU, written into the first block's input slice */
+    tview y0 = view(n, &n->down[0], n->down[0].x, 0, c->f0);
+    kc_conv_fwd(kc, "conv_init", &in, weights(n, p->conv_init), c->k0, &y0);
+    kc_bias_fwd(kc, "conv_init", &y0, bias(n, p->conv_init));
+    kc_relu_fwd(kc, "conv_init", &y0, &y0);
+
+    for (int i = 0; i < L; i++) {
+        nbuf *b = &n->down[i];
+        dense_fwd(n, kc, b, p->down_c0[i], c->down[i], p->down_first[i]);
+        tview x = view(n, b, b->x, 0, b->c);
+        tview t = view(n, &n->tdpre[i], n->tdpre[i].x, 0, c->td[i]);
+        const char *name = layer(n, p->td[i])->name;
+        kc_conv_fwd(kc, name, &x, weights(n, p->td[i]), 1, &t);
+        nbuf *next = i + 1 < L ? &n->down[i + 1] : &n->bott;
+        tview pooled = view(n, next, next->x, 0, c->td[i]);
+        kc_pool_fwd(kc, name, &t, &pooled);
+    }
+    dense_fwd(n, kc, &n->bott, p->bott_c0, c->bottleneck, p->bott_first);
+
+    for (int j = 0; j < L; j++) {
+        int ch0, nch;
+        nbuf *src = prev_block(n, j, &ch0, &nch), *b = &n->up[j];
+        const char *name = layer(n, p->tu[j])->name;
+        tview s = view(n, src, src->x, ch0, nch), y = view(n, b, b->x, 0, c->tu[j]);
+        kc_tconv_fwd(kc, name, &s, weights(n, p->tu[j]), &y);
+        /* concatenation: the skip connection is copied next to the upsampled maps */
+        nbuf *skip = &n->down[L - 1 - j];
+        tview sk = view(n, skip, skip->x, 0, skip->c), dst = view(n, b, b->x, c->tu[j], skip->c);
+        kc_copy(kc, name, &sk, &dst);
+        dense_fwd(n, kc, b, p->up_c0[j], c->up[j], p->up_first[j]);
+    }
+
+    nbuf *last = &n->up[L - 1];
+    tview x = view(n, last, last->x, 0, last->c), out = view(n, &n->out, n->out.x, 0, c->c_out);
+    kc_conv_fwd(kc, "conv_fin", &x, weights(n, p->conv_fin), 1, &out);
+    kc_bias_fwd(kc, "conv_fin", &out, bias(n, p->conv_fin));
+    return kc_l1_fwd(kc, "loss", &out, &tg);
+}
+
+/* ---- backward ---------------------------------------------------------------- */
+
+static int64_t layer_params(const plan_layer *l) { return l->weights + (l->bias ? l->c_out : 0); }
+
+static void notify(net_t *n, net_grad_ready_fn ready, void *user, int i)
+{
+    if (ready) ready(user, i, gw(n, i), layer_params(layer(n, i)));
+}
+
+/* Gradients of a dense block: on entry dx of the block's output maps holds
+ * everything its consumers outside the block sent; on exit dx of the block
+ * input [0, c0) is complete. */
+static void dense_bwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first,
+                      net_grad_ready_fn ready, void *user)
+{
+    int g = n->plan->cfg.growth, k = n->plan->cfg.k;
+    for (int l = layers - 1; l >= 0; l--) {
+        int c = c0 + l * g;
+        const char *name = layer(n, first + l)->name;
+        tview dy = view(n, b, b->dx, c, g);
+        if (l + 1 < layers) {
+            /* what later layers sent through these maps' ReLU */
+            tview x = view(n, b, b->x, c, g), dr = view(n, b, b->dr, c, g);
+            kc_relu_bwd(kc, layer(n, first + l + 1)->name, &x, &dr, &dy);
+        }
+        tview r = view(n, b, b->r, 0, c), dr_in = view(n, b, b->dr, 0, c);
+        kc_conv_bwd_weights(kc, name, &r, &dy, k, gw(n, first + l));
+        notify(n, ready, user, first + l);
+        kc_conv_bwd_data(kc, name, &dy, weights(n, first + l), k, &dr_in);
+    }
+    tview x = view(n, b, b->x, 0, c0), dr = view(n, b, b->dr, 0, c0), dx = view(n, b, b->dx, 0, c0);
+    kc_relu_bwd(kc, layer(n, first)->name, &x, &dr, &dx);
+}
+
+/* Gradients accumulate ("+="), so the buffers that collect them start at zero. */
+static void zero_grads(net_t *n, kc_t *kc, nbuf *b, int with_relu_twin)
+{
+    tview t = view(n, b, b->dx, 0, b->c);
+    kc_zero(kc, "grad_zero", &t);
+    if (with_relu_twin) {
+        tview tr = view(n, b, b->dr, 0, b->c);
+        kc_zero(kc, "grad_zero", &tr);
+    }
+}
+
+void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
+{
+    const plan_t *p = n->plan;
+    const cfg_t *c = &p->cfg;
+    int L = c->levels;
+
+    for (int i = 0; i < L; i++) zero_grads(n, kc, &n->down[i], 1);
+    zero_grads(n, kc, &n->bott, 1);
+    for (int j = 0; j < L; j++) zero_grads(n, kc, &n->up[j], 1);
+    zero_grads(n, kc, &n->dinit, 0);
+
+    tview out = view(n, &n->out, n->out.x, 0, c->c_out);
+    tview dout = view(n, &n->out, n->out.dx, 0, c->c_out);
+    tview tg = view(n, &n->target, n->target.x, 0, c->c_out);
+    kc_l1_bwd(kc, "loss", &out, &tg, &dout);
+
+    nbuf *last = &n->up[L - 1];
+    tview x = view(n, last, last->x, 0, last->c), dx = view(n, last, last->dx, 0, last->c);
+    kc_bias_bwd(kc, "conv_fin", &dout, gb(n, p->conv_fin));
+    kc_conv_bwd_weights(kc, "conv_fin", &x, &dout, 1, gw(n, p->conv_fin));
+    notify(n, ready, user, p->conv_fin);
+    kc_conv_bwd_data(kc, "conv_fin", &dout, weights(n, p->conv_fin), 1, &dx);
+
+    for (int j = L - 1; j >= 0; j--) {
+        nbuf *b = &n->up[j];
+        dense_bwd(n, kc, b, p->up_c0[j], c->up[j], p->up_first[j], ready, user);
+        const char *name = layer(n, p->tu[j])->name;
+        nbuf *skip = &n->down[L - 1 - j];
+        tview dsk = view(n, b, b->dx, c->tu[j], skip->c), dskip = view(n, skip, skip->dx, 0, skip->c);
+        kc_add(kc, name, &dsk, &dskip);
+        int ch0, nch;
+        nbuf *src = prev_block(n, j, &ch0, &nch);
+        tview s = view(n, src, src->x, ch0, nch), ds = view(n, src, src->dx, ch0, nch);
+        tview dy = view(n, b, b->dx, 0, c->tu[j]);
+        kc_tconv_bwd_weights(kc, name, &s, &dy, gw(n, p->tu[j]));
+        notify(n, ready, user, p->tu[j]);
+        kc_tconv_bwd_data(kc, name, &dy, weights(n, p->tu[j]), &ds);
+    }
+    dense_bwd(n, kc, &n->bott, p->bott_c0, c->bottleneck, p->bott_first, ready, user);
+
+    for (int i = L - 1; i >= 0; i--) {
+        nbuf *b = &n->down[i], *next = i + 1 < L ? &n->down[i + 1] : &n->bott;
+        const char *name = layer(n, p->td[i])->name;
+        tview dpooled = view(n, next, next->dx, 0, c->td[i]);
+        tview dt = view(n, &n->tdpre[i], n->tdpre[i].dx, 0, c->td[i]);
+        kc_pool_bwd(kc, name, &dpooled, &dt);
+        tview bx = view(n, b, b->x, 0, b->c), bdx = view(n, b, b->dx, 0, b->c);
+        kc_conv_bwd_weights(kc, name, &bx, &dt, 1, gw(n, p->td[i]));
+        notify(n, ready, user, p->td[i]);
+        kc_conv_bwd_data(kc, name, &dt, weights(n, p->td[i]), 1, &bdx);
+        dense_bwd(n, kc, b, p->down_c0[i], c->down[i], p->down_first[i], ready, user);
+    }
+
+    /* CONV_INIT: through its ReLU; the data gradient of the input is never needed */
+    tview y0 = view(n, &n->down[0], n->down[0].x, 0, c->f0);
+    tview dy0 = view(n, &n->down[0], n->down[0].dx, 0, c->f0);
+    tview dpre = view(n, &n->dinit, n->dinit.dx, 0, c->f0);
+    tview in = view(n, &n->in, n->in.x, 0, c->c_in);
+    kc_relu_bwd(kc, "conv_init", &y0, &dy0, &dpre);
+    kc_bias_bwd(kc, "conv_init", &dpre, gb(n, p->conv_init));
+    kc_conv_bwd_weights(kc, "conv_init", &in, &dpre, c->k0, gw(n, p->conv_init));
+    notify(n, ready, user, p->conv_init);
+}
+
+void net_update(net_t *n, kc_t *kc, const adam_hyper *h)
+{
+    const plan_t *p = n->plan;
+    if (n->ops->grad_check) kc_grad_check(kc, "loss_scale", n->grads, p->params);
+    for (int i = 0; i < p->n; i++) {
+        const plan_layer *l = layer(n, i);
+        int64_t off = l->off_w, cnt = layer_params(l);
+        void *wc = NULL;
+        if (n->wc && n->wc != n->params) wc = (char *)n->wc + (size_t)off * n->ops->act_bytes;
+        kc_adam(kc, l->name, n->params ? n->params + off : NULL, wc, n->grads ? n->grads + off : NULL,
+                n->m ? n->m + off : NULL, n->v ? n->v + off : NULL, cnt, h);
+    }
+}
+
+/* ---- parameters -------------------------------------------------------------- */
+
+void net_init_params(net_t *n, uint64_t seed)
+{
+    if (n->dry) return;
+    const plan_t *p = n->plan;
+    float *host = XCALLOC((size_t)p->params, sizeof *host, "initial weights");
+    for (int i = 0; i < p->n; i++) {
+        const plan_layer *l = layer(n, i);
+        /* dense layers read ReLU'd maps (He); the others read raw values (LeCun) */
+        int relu_fed = strstr(l->name, ".l") != NULL;
+        int64_t fan_in = (int64_t)l->c_in * l->k * l->k;
+        double sd = sqrt((relu_fed ? 2.0 : 1.0) / (double)fan_in);
+        rng_t r = rng_stream(seed, 0x5745494748ULL /* "WEIGH" */, (uint64_t)i, 0);
+        for (int64_t j = 0; j < l->weights; j++) host[l->off_w + j] = (float)(sd * rng_normal(&r));
+    }
+    net_set_params(n, host);
+    free(host);
+}
+
+void net_set_params(net_t *n, const float *host)
+{
+    if (n->dry) return;
+    size_t pb = (size_t)n->plan->params * sizeof(float);
+    n->ops->h2d(n->ctx, n->params, host, pb);
+    n->ops->cast_params(n->ctx, n->params, n->wc, n->plan->params);
+    float *zeros = XCALLOC((size_t)n->plan->params, sizeof *zeros, "Adam moments");
+    n->ops->h2d(n->ctx, n->m, zeros, pb);
+    n->ops->h2d(n->ctx, n->v, zeros, pb);
+    free(zeros);
+}
+
+void net_get_params(const net_t *n, float *host)
+{
+    if (n->dry) return;
+    n->ops->d2h(n->ctx, host, n->params, (size_t)n->plan->params * sizeof(float));
+}
+
+void *net_grads(const net_t *n) { return n->grads; }
+
+void net_get_output(const net_t *n, float *host)
+{
+    if (n->dry) return;
+    tview out = view(n, &n->out, n->out.x, 0, n->plan->cfg.c_out);
+    n->ops->get_f32(n->ctx, &out, host);
+}

@@ -1,0 +1,56 @@
+/* plan: the FC-DenseNet of a configuration as a table of parametrised layers
+ * (shapes, weights, forward FLOPs, offsets in the flat parameter array), built
+ * without allocating anything.  --describe prints it; net.c runs it. */
+#ifndef STEMDL_PLAN_H
+#define STEMDL_PLAN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "benchmarks/stemdl/model/config.h"
+
+enum { PLAN_CONV = 1, PLAN_TCONV = 2 };
+
+typedef struct {
+    char name[40];     /* conv_init, down0.l0, td0, bottleneck.l0, tu0, up0.l0, conv_fin */
+    int kind;          /* PLAN_CONV (k x k, stride 1, SAME) or PLAN_TCONV (1x1, stride 2) */
+    int k;
+    int c_in, c_out;
+    int h_in, w_in, h_out, w_out;
+    int bias;          /* has a bias vector of c_out */
+    int64_t weights;   /* k*k*c_in*c_out */
+    int64_t fwd_flops; /* forward conv FLOPs per sample (flops.h) */
+    int64_t off_w;     /* offset of the weights in the flat parameter array */
+    int64_t off_b;     /* offset of the bias, -1 without */
+} plan_layer;
+
+typedef struct {
+    cfg_t cfg;
+    int n;
+    plan_layer *layers;     /* in forward order */
+    int64_t weights, biases, params;
+    int64_t fwd_conv_flops; /* per sample, conv and transposed conv */
+    /* indices into layers */
+    int conv_init, conv_fin, bott_first;
+    int down_first[CFG_MAX_LEVELS], td[CFG_MAX_LEVELS];
+    int tu[CFG_MAX_LEVELS], up_first[CFG_MAX_LEVELS];
+    /* per-sample channels and sizes of the dense blocks */
+    int down_c0[CFG_MAX_LEVELS], up_c0[CFG_MAX_LEVELS], bott_c0;
+    int level_h[CFG_MAX_LEVELS + 1], level_w[CFG_MAX_LEVELS + 1];
+} plan_t;
+
+/* Build the plan of a validated configuration. */
+void plan_build(plan_t *p, const cfg_t *c);
+void plan_free(plan_t *p);
+
+/* Channels of a dense block after its l-th layer (c0 + l * growth). */
+static inline int plan_block_channels(const plan_t *p, int c0, int l) { return c0 + l * p->cfg.growth; }
+
+/* The layer table and totals (--describe).  executed_per_sample is the
+ * executed FLOPs of one training step divided by the batch (from a dry step). */
+void plan_print(const plan_t *p, FILE *f, int64_t executed_per_step, int batch);
+
+/* Human-readable count with an SI prefix: "17.17 T". */
+void plan_si(double v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# bench_cpu.sh: the CPU benchmark of STEMDL's fast path, every number measured
+# in this run, side by side (nothing hard-coded).
+#
+#   benchmarks/stemdl/tools/bench_cpu.sh [BUILD_DIR]        (default: build)
+#   env: STEPS (timed fast steps, default 5), REF_STEPS (reference, default 1),
+#        THREADS (the all-cores runs, default: online CPUs), SKIP_REF=1
+#
+# Prints YAML-ish lines:
+#   (a) peak:      measured peak fp32 FLOP/s, 1 core and all cores (peak_cpu)
+#   (b) conv:      FLOP/s of the 5x5 dense-layer convolutions of the `small`
+#                  preset (down*, bottleneck*, up*) on the fast path, per
+#                  kernel (forward, data gradient, weight gradient), as a
+#                  fraction of the measured peak with the same thread count.
+#                  Two measurements: bench_conv (the layer shapes through
+#                  kern_ops, median of repetitions) and the kernels table of
+#                  a real `stemdl --kernels fast` run (the same layers inside
+#                  the training step).  Target: >= 0.50.
+#                  bench_conv --kernels blas gives im2col + OpenBLAS on the
+#                  same shapes: the library comparison.
+#   (c) step:      median step time of `stemdl --preset small`, fast against
+#                  reference kernels on one core (and fast on all cores).
+#                  Target: fast >= 20x faster.
+# Run it on an otherwise idle machine: the multi-thread numbers of a shared
+# machine are meaningless (the load average is printed first).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+build=${1:-build}
+bin=$build/bin
+steps=${STEPS:-5}
+ref_steps=${REF_STEPS:-1}
+nthreads=${THREADS:-$(getconf _NPROCESSORS_ONLN)}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-cpu.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+for p in peak_cpu bench_conv stemdl; do
+    if [ ! -x "$bin/$p" ]; then
+        echo "bench_cpu.sh: $bin/$p is missing; building it" >&2
+        make --no-print-directory BUILD="$build" "$bin/$p" >&2
+    fi
+done
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+
+val() { # KEY FILE: the value of a "KEY: value" line
+    awk -v k="$1:" '$1 == k { print $2; exit }' "$2"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
+# per-kernel FLOP/s of the dense-layer convolutions in a stemdl record
+rec_conv_rate() { # KERNEL FILE
+    awk -v kern="$1" '
+        /^- \{kernel: / || /^  - \{kernel: / {
+            line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
+            k = ""; l = ""; fl = 0; t = 0
+            for (i = 1; i <= n; i++) {
+                split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
+                if (key == "kernel") k = kv[2]; else if (key == "layer") l = kv[2]
+                else if (key == "flops") fl = kv[2]; else if (key == "time_s") t = kv[2]
+            }
+            if ((k == kern || (kern == "conv_all" && k ~ /^conv_/)) &&
+                l ~ /^(down|bottleneck|up)[0-9]*\.l[0-9]+$/) { F += fl; T += t }
+        }
+        END { if (T > 0) printf "%.4e", F / T; else print "n/a" }' "$2"
+}
+
+echo "bench_cpu:"
+echo "  host: $(hostname)"
+echo "  cpu: \"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)\""
+echo "  online_cpus: $(getconf _NPROCESSORS_ONLN)"
+echo "  loadavg_before: $(cut -d' ' -f1 /proc/loadavg)"
+if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
+    echo "  warning: \"the machine is not idle; multi-thread numbers are unreliable\""
+fi
+
+# ---- (a) peak -----------------------------------------------------------------
+"$bin/peak_cpu" --threads "$nthreads" >"$tmp/peak.txt"
+p1=$(val peak_1thread_flops_per_s "$tmp/peak.txt")
+pn=$(val peak_flops_per_s "$tmp/peak.txt")
+echo "peak:"
+echo "  isa: $(val isa "$tmp/peak.txt")"
+echo "  vector_bits: $(val vector_bits "$tmp/peak.txt")"
+echo "  peak_1thread_flops_per_s: $p1"
+echo "  threads: $nthreads"
+echo "  peak_flops_per_s: $pn"
+
+# ---- (b) 5x5 convolutions against peak -----------------------------------------
+echo "conv:"
+for t in 1 "$nthreads"; do
+    [ "$t" = 1 ] && pk=$p1 || pk=$pn
+    for k in fast blas; do
+        "$bin/bench_conv" --preset small --kernels "$k" --threads "$t" --peak "$pk" >"$tmp/bc-$k-$t.txt"
+    done
+    echo "  - threads: $t"
+    echo "    library: \"$(awk -F': ' '/^library:/ { print $2; exit }' "$tmp/bc-fast-$t.txt")\""
+    echo "    compared_with: \"im2col + $(awk -F': ' '/^library:/ { print $2; exit }' "$tmp/bc-blas-$t.txt")\""
+    echo "    peak_flops_per_s: $pk"
+    for kern in conv_fwd conv_bwd_data conv_bwd_weights conv_all; do
+        r=$(val ${kern}_flops_per_s "$tmp/bc-fast-$t.txt")
+        f=$(ratio "$r" "$pk")
+        rb=$(val ${kern}_flops_per_s "$tmp/bc-blas-$t.txt")
+        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.50: $(verdict "$f" 0.5), im2col_openblas_flops_per_s: $rb, onednn_over_openblas: $(ratio "$r" "$rb")}"
+    done
+    if [ "$t" = "$nthreads" ] && [ "$t" = 1 ]; then break; fi
+done
+
+# ---- (c) training step: fast against reference ----------------------------------
+run_stemdl() { # KERNELS THREADS STEPS WARMUP OUT
+    "$bin/stemdl" --preset small --kernels "$1" --threads "$2" --steps "$3" --warmup "$4" \
+        --quiet --record "$5" >"$5.log" 2>&1 || { echo "bench_cpu.sh: stemdl failed:" >&2; tail -n 20 "$5.log" >&2; exit 1; }
+}
+median_s() { awk '/^summary:/ { s = 1 } s && $1 == "median_s:" { print $2; exit }' "$1"; }
+
+run_stemdl fast 1 "$steps" 1 "$tmp/fast1.yaml"
+fast1=$(median_s "$tmp/fast1.yaml")
+fastn=$fast1
+if [ "$nthreads" != 1 ]; then
+    run_stemdl fast "$nthreads" "$steps" 1 "$tmp/fastn.yaml"
+    fastn=$(median_s "$tmp/fastn.yaml")
+fi
+echo "conv_in_step:"
+for t in 1 "$nthreads"; do
+    [ "$t" = 1 ] && { rec=$tmp/fast1.yaml; pk=$p1; } || { rec=$tmp/fastn.yaml; pk=$pn; }
+    echo "  - threads: $t"
+    for kern in conv_fwd conv_bwd_data conv_bwd_weights conv_all; do
+        r=$(rec_conv_rate "$kern" "$rec")
+        f=$(ratio "$r" "$pk")
+        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.50: $(verdict "$f" 0.5)}"
+    done
+    [ "$t" = "$nthreads" ] && break
+done
+echo "step:"
+echo "  fast_1thread_step_s: $fast1"
+echo "  fast_${nthreads}threads_step_s: $fastn"
+if [ "${SKIP_REF:-0}" = 1 ]; then
+    echo "  reference_step_s: skipped"
+else
+    run_stemdl reference 1 "$ref_steps" 0 "$tmp/ref.yaml"
+    ref=$(median_s "$tmp/ref.yaml")
+    s1=$(ratio "$ref" "$fast1")
+    echo "  reference_step_s: $ref"
+    echo "  speedup_1thread: $s1"
+    echo "  target_20x: $(verdict "$s1" 20)"
+    echo "  speedup_${nthreads}threads: $(ratio "$ref" "$fastn")"
+fi
+echo "  loadavg_after: $(cut -d' ' -f1 /proc/loadavg)"

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# bench_gpu.sh: STEMDL on one GPU, ExaDL's CUDA path against the same network
+# in PyTorch on the same GPU in the same run; every number measured here,
+# nothing hard-coded.
+#
+#   benchmarks/stemdl/tools/bench_gpu.sh [BUILD_DIR]        (default: build-gpu)
+#   env: PRESET (gb2019)  PRECISION (bf16)  BATCH (1)  STEPS (10)  WARMUP (2)
+#        PYTHON (python3, the one with PyTorch)   SKIP_TORCH=1
+#        CUDA_HOME, CUDNN_HOME, NCCL_HOME (found by themselves: /usr/local/cuda,
+#          else the nvidia wheels of $PYTHON's site-packages)
+#        DEBS=DIR  Debian packages (.deb) to unpack with dpkg -x where MPI,
+#          libyaml, OpenBLAS or oneDNN are missing (benchmarks/stemdl/tools/gpu_debs.sh
+#          fetches them on a Debian 12 machine); docs/stemdl-gpu.md says more
+#
+# Prints YAML-ish lines:
+#   device:  the GPU, its measured dense GEMM peak for the precision (cuBLAS
+#            8192^3, in stemdl's record)
+#   exadl:   median step time with per-kernel timing off (the headline),
+#            samples/s, executed TFLOP/s and their fraction of the measured
+#            peak (target >= 0.60)
+#   torch:   the same network in PyTorch (autocast, channels_last,
+#            cudnn.benchmark, fused Adam): step time, samples/s, TFLOP/s with
+#            ExaDL's executed FLOP count
+#   ratio:   ExaDL samples/s over PyTorch's (target >= 1.10)
+#   kernels: from a second ExaDL run with per-kernel timing on, the time and
+#            TFLOP/s of each kernel group and the ten slowest rows
+# Without a GPU: prints "SKIPPED: ..." and exits 0.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+root=$(pwd)
+build=${1:-build-gpu}
+preset=${PRESET:-gb2019}
+prec=${PRECISION:-bf16}
+batch=${BATCH:-1}
+steps=${STEPS:-10}
+warmup=${WARMUP:-2}
+py=${PYTHON:-python3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-gpu.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "bench_gpu:"
+echo "  host: $(hostname)"
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >"$tmp/gpus" 2>&1 || ! grep -q '^GPU ' "$tmp/gpus"; then
+    echo "SKIPPED: no NVIDIA GPU on $(hostname) (nvidia-smi: $(head -n 1 "$tmp/gpus" 2>/dev/null || echo 'not found')): nothing was measured"
+    exit 0
+fi
+echo "  gpus: \"$(grep -c '^GPU ' "$tmp/gpus") x $(head -n 1 "$tmp/gpus" | sed 's/^GPU 0: //; s/ (UUID.*//')\""
+
+# ---- where CUDA, cuDNN and NCCL are ----------------------------------------------
+site_dirs() { "$py" -c 'import site, sys; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null || true; }
+find_home() { # HEADER: the directory above include/HEADER, in the nvidia wheels
+    local d f
+    for d in $(site_dirs); do
+        [ -d "$d/nvidia" ] || continue
+        f=$(find "$d/nvidia" -name "$1" -path '*/include/*' 2>/dev/null | head -n 1)
+        if [ -n "$f" ]; then dirname "$(dirname "$f")"; return; fi
+    done
+}
+if [ -z "${CUDA_HOME:-}" ]; then
+    if [ -x /usr/local/cuda/bin/nvcc ]; then CUDA_HOME=/usr/local/cuda
+    elif command -v nvcc >/dev/null; then CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
+    else echo "bench_gpu.sh: no nvcc (set CUDA_HOME)" >&2; exit 1; fi
+fi
+if [ -z "${CUDNN_HOME:-}" ]; then
+    if [ -f "$CUDA_HOME/include/cudnn.h" ]; then CUDNN_HOME=$CUDA_HOME; else CUDNN_HOME=$(find_home cudnn.h); fi
+fi
+if [ -z "${NCCL_HOME:-}" ]; then
+    if [ -f "$CUDA_HOME/include/nccl.h" ]; then NCCL_HOME=$CUDA_HOME; else NCCL_HOME=$(find_home nccl.h); fi
+fi
+[ -n "$CUDNN_HOME" ] || { echo "bench_gpu.sh: cuDNN not found (set CUDNN_HOME)" >&2; exit 1; }
+[ -n "$NCCL_HOME" ] || { echo "bench_gpu.sh: NCCL not found (set NCCL_HOME)" >&2; exit 1; }
+# cuDNN loads its sub-libraries (libcudnn_cnn, ...) and NVRTC with dlopen:
+# their directories go on the loader's path, the toolkit's first
+wheel_libs=$(for d in $(site_dirs); do ls -d "$d"/nvidia/*/lib 2>/dev/null; done | tr '\n' ':')
+export LD_LIBRARY_PATH="$CUDNN_HOME/lib:$NCCL_HOME/lib:$CUDA_HOME/lib64:${wheel_libs}${LD_LIBRARY_PATH:-}"
+echo "  cuda_home: $CUDA_HOME"
+echo "  cudnn_home: $CUDNN_HOME"
+echo "  nccl_home: $NCCL_HOME"
+
+# ---- MPI, libyaml, OpenBLAS, oneDNN: from unpacked Debian packages where missing ----
+makevars=()
+if [ -n "${DEBS:-}" ] && { ! command -v mpicc >/dev/null || [ ! -f /usr/include/yaml.h ]; }; then
+    R=$(cd "$DEBS" && pwd)/root
+    if [ ! -d "$R" ]; then
+        mkdir -p "$R"
+        for f in "$DEBS"/*.deb; do dpkg -x "$f" "$R"; done
+    fi
+    ml=$R/usr/lib/x86_64-linux-gnu
+    mpi_inc=$ml/openmpi/include
+    libdirs="$ml $ml/openmpi/lib $ml/openblas-pthread"
+    # the alternatives' symlinks (libopenblas.so, cblas.h) are made by maintainer
+    # scripts that dpkg -x does not run: name OpenBLAS's own directories
+    export CPATH="$R/usr/include:$R/usr/include/x86_64-linux-gnu:$R/usr/include/x86_64-linux-gnu/openblas-pthread${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="${libdirs// /:}${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="${libdirs// /:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export PATH="$R/usr/bin:$PATH"
+    # Open MPI moved from /usr: tell it where its pieces are (singleton runs start orted)
+    export OPAL_PREFIX=$R/usr OPAL_LIBDIR=$ml/openmpi/lib OPAL_PKGLIBDIR=$ml/openmpi/lib/openmpi3 \
+           OPAL_DATADIR=$R/usr/share/openmpi OPAL_PKGDATADIR=$R/usr/share/openmpi \
+           OPAL_SYSCONFDIR=$R/etc/openmpi OPAL_BINDIR=$R/usr/bin
+    makevars+=("MPI_CFLAGS=-I$mpi_inc -I$mpi_inc/openmpi" "MPI_LIBS=-L$ml/openmpi/lib -Wl,-rpath,$ml/openmpi/lib -lmpi")
+    echo "  unpacked_debs: $R"
+fi
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+
+# ---- build -------------------------------------------------------------------------
+echo "  build: $build"
+make --no-print-directory -j"$(getconf _NPROCESSORS_ONLN)" BUILD="$build" GPU=1 CUDA_HOME="$CUDA_HOME" \
+    CUDNN_HOME="$CUDNN_HOME" NCCL_HOME="$NCCL_HOME" "${makevars[@]}" "$build/bin/stemdl" >"$tmp/make.log" 2>&1 \
+    || { tail -n 30 "$tmp/make.log" >&2; echo "bench_gpu.sh: the build failed" >&2; exit 1; }
+S=$build/bin/stemdl
+
+# ---- ExaDL -------------------------------------------------------------------------------
+args=(--backend cuda --preset "$preset" --precision "$prec" --batch "$batch" --steps "$steps"
+      --warmup "$warmup" --quiet)
+val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "") printf "%.3f", a / b; else print "n/a" }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
+tflops() { awk -v f="$1" 'BEGIN { if (f != "" && f != "null") printf "%.2f", f / 1e12; else print "n/a" }'; }
+
+if ! "$S" "${args[@]}" --kernel-timing false --record "$tmp/exadl.yaml" >"$tmp/exadl.out" 2>&1; then
+    if grep -q "no CUDA GPU" "$tmp/exadl.out"; then
+        echo "SKIPPED: $(head -n 1 "$tmp/exadl.out")"
+        exit 0
+    fi
+    cat "$tmp/exadl.out" >&2
+    echo "bench_gpu.sh: stemdl failed" >&2
+    exit 1
+fi
+"$S" "${args[@]}" --kernel-timing true --record "$tmp/exadl-kernels.yaml" >"$tmp/exadl-k.out" 2>&1 \
+    || { cat "$tmp/exadl-k.out" >&2; exit 1; }
+
+rec=$tmp/exadl.yaml
+peak=$(val device_peak_flops "$rec")
+med=$(val median_s "$rec")
+sps=$(val samples_per_s "$rec")
+exec_ps=$(val executed_per_sample "$rec")
+sust=$(val sustained_flops "$rec")
+frac=$(ratio "$sust" "$peak")
+echo "device:"
+echo "  model: \"$(awk '/^  gpu:/ { g = 1 } g && $1 == "model:" { sub(/^ *model: */, ""); print; exit }' "$rec")\""
+echo "  driver: $(awk '/^  gpu:/ { g = 1 } g && $1 == "driver:" { print $2; exit }' "$rec")"
+echo "  cudnn: $(awk '$1 == "cudnn:" { print $2; exit }' "$rec")"
+echo "  measured_gemm_peak_tflops: $(tflops "$peak")   # $prec, cuBLAS 8192^3, median of 10"
+echo "  memory_used_peak_gb: $(awk -v b="$(val memory_used_peak_bytes "$rec")" 'BEGIN { printf "%.2f", b / 1e9 }')"
+echo "  network_gb: $(awk -v b="$(val rank0_bytes "$rec")" 'BEGIN { printf "%.2f", b / 1e9 }')"
+echo "  cudnn_tune_s: $(val cudnn_tune_s "$rec")"
+echo "exadl:"
+echo "  preset: $preset"
+echo "  precision: $prec"
+echo "  batch: $batch"
+echo "  step_s_median: $med      # --kernel-timing false, $steps timed steps after $warmup warm-up"
+echo "  samples_per_s: $sps"
+echo "  executed_flops_per_sample: $exec_ps"
+echo "  executed_tflops: $(tflops "$sust")"
+echo "  fraction_of_measured_peak: $frac   # target >= 0.60: $(verdict "$frac" 0.60)"
+
+# ---- PyTorch -------------------------------------------------------------------------------
+tsps=""
+if [ "${SKIP_TORCH:-0}" = 1 ]; then
+    echo "torch: skipped (SKIP_TORCH=1)"
+else
+    set +e
+    "$py" benchmarks/stemdl/tools/stemdl_torch.py --bench --preset "$preset" --precision "$prec" --batch "$batch" \
+        --steps "$steps" --warmup "$((warmup + 1))" --flops-per-sample "$exec_ps" >"$tmp/torch.out" 2>&1
+    trc=$?
+    set -e
+    echo "torch:"
+    if [ $trc -eq 0 ]; then
+        sed 's/^/  /' "$tmp/torch.out" | grep -v 'torch_step_s:'
+        tsps=$(val torch_samples_per_s "$tmp/torch.out")
+    else
+        echo "  failed: \"exit $trc: $(tail -n 1 "$tmp/torch.out")\""
+    fi
+fi
+if [ -n "$tsps" ]; then
+    r=$(ratio "$sps" "$tsps")
+    echo "ratio:"
+    echo "  exadl_over_torch_samples_per_s: $r   # target >= 1.10: $(verdict "$r" 1.10)"
+fi
+
+# ---- where the time goes (the run with per-kernel timing) -----------------------------------
+krec=$tmp/exadl-kernels.yaml
+echo "kernels:"
+echo "  step_s_median_with_kernel_timing: $(val median_s "$krec")"
+awk -v steps="$steps" '
+    /^- \{kernel: / || /^  - \{kernel: / {
+        line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
+        k = ""; l = ""; fl = 0; t = 0
+        for (i = 1; i <= n; i++) {
+            split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
+            if (key == "kernel") k = kv[2]; else if (key == "layer") l = kv[2]
+            else if (key == "flops") fl = kv[2]; else if (key == "time_s") t = kv[2]
+        }
+        if (k == "allreduce") next
+        G[k] += t; GF[k] += fl; T += t
+        rows[++nr] = sprintf("%.6f %s %s %.1f", t / steps, k, l, (t > 0 ? fl / t / 1e12 : 0))
+    }
+    END {
+        printf "  groups:   # per step: seconds, share of the kernel time, TFLOP/s\n"
+        for (k in G) printf "    - {kernel: %s, s: %.6f, share: %.3f, tflops: %.1f}\n", k, G[k] / steps, G[k] / T, (G[k] > 0 ? GF[k] / G[k] / 1e12 : 0)
+        printf "  slowest:  # per step: seconds, kernel, layer, TFLOP/s\n"
+        for (i = 1; i <= nr; i++) print rows[i] | "sort -rn | head -n 10 | sed \"s/^/    - /\""
+    }' "$krec"

@@ -1,0 +1,68 @@
+/* counted: the one place every STEMDL kernel call goes through.  Each call
+ * adds its FLOPs (flops.h) and its elapsed time to a row (kernel, layer) of
+ * the step's table.  In dry mode nothing runs and only FLOPs are added, which
+ * is how --describe knows a step's executed FLOPs without allocating. */
+#ifndef STEMDL_COUNTED_H
+#define STEMDL_COUNTED_H
+
+#include <stdint.h>
+
+#include "benchmarks/train/kernels/kern.h"
+
+typedef struct {
+    char kernel[24];
+    char layer[40];
+    int64_t calls;
+    int64_t flops;
+    double time_s;
+} ktab_row;
+
+typedef struct {
+    ktab_row *rows;
+    int n, cap;        /* rows never move once created: timers hold pointers into them */
+} ktab_t;
+
+void ktab_init(ktab_t *t, int cap);
+void ktab_free(ktab_t *t);
+void ktab_reset(ktab_t *t);               /* keep rows, zero their counts */
+ktab_row *ktab_row_for(ktab_t *t, const char *kernel, const char *layer);
+int64_t ktab_total_flops(const ktab_t *t);
+double ktab_total_time(const ktab_t *t);
+/* Add the counts of src into dst (same rows by name). */
+void ktab_accumulate(ktab_t *dst, const ktab_t *src);
+
+typedef struct {
+    const kern_ops *ops;
+    void *ctx;
+    ktab_t *tab;
+    int dry;          /* count FLOPs only, run nothing */
+    int timing;       /* time each kernel */
+} kc_t;
+
+void kc_conv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, int k, const tview *y);
+void kc_conv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void *w, int k,
+                      const tview *dx);
+void kc_conv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tview *dy, int k,
+                         void *dw);
+void kc_tconv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, const tview *y);
+void kc_tconv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void *w,
+                       const tview *dx);
+void kc_tconv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tview *dy, void *dw);
+void kc_bias_fwd(kc_t *kc, const char *layer, const tview *y, const void *b);
+void kc_bias_bwd(kc_t *kc, const char *layer, const tview *dy, void *db);
+void kc_relu_fwd(kc_t *kc, const char *layer, const tview *x, const tview *y);
+void kc_relu_bwd(kc_t *kc, const char *layer, const tview *x, const tview *dy, const tview *dx);
+void kc_pool_fwd(kc_t *kc, const char *layer, const tview *x, const tview *y);
+void kc_pool_bwd(kc_t *kc, const char *layer, const tview *dy, const tview *dx);
+double kc_l1_fwd(kc_t *kc, const char *layer, const tview *y, const tview *t);
+void kc_l1_bwd(kc_t *kc, const char *layer, const tview *y, const tview *t, const tview *dy);
+void kc_adam(kc_t *kc, const char *layer, float *master, void *w_compute, const void *g, float *m,
+             float *v, int64_t n, const adam_hyper *h);
+void kc_copy(kc_t *kc, const char *layer, const tview *src, const tview *dst);
+void kc_add(kc_t *kc, const char *layer, const tview *src, const tview *dst);
+void kc_zero(kc_t *kc, const char *layer, const tview *dst);
+/* The kernel set's once-per-step gradient check (kern_ops.grad_check, where
+ * it has one): 0 FLOPs, it tests bits (inf/NaN), it does no arithmetic. */
+void kc_grad_check(kc_t *kc, const char *layer, const float *grads, int64_t n);
+
+#endif

@@ -1,0 +1,127 @@
+/* gsync: the gradient-reduction engine of data parallelism, after Horovod as
+ * the 2019 STEMDL runs changed it (Romero et al., NSDI 2022; docs/gsync.md).
+ *
+ * The network reports each layer's gradient as soon as backward has made it
+ * (gsync_ready).  A background thread runs cycles, at most one per cycle_ms:
+ * it hands the tensors that became ready here to the orchestration (orch.h),
+ * which finds out which groups are ready on every rank, either through a
+ * coordinator (rank 0 gathers every rank's ready list and broadcasts what is
+ * ready everywhere) or through the response cache (one allreduce with bitwise
+ * AND over a bit vector of cached tensors).  Each released group is reduced at
+ * once, fused into reductions of at most fusion_bytes, while the main thread
+ * goes on with backward.  gsync_finish waits for the rest: that wait is the
+ * step's exposed communication.
+ *
+ * Sums are taken here; the division by the number of ranks is folded into the
+ * optimizer's grad_scale. */
+#ifndef STEMDL_GSYNC_H
+#define STEMDL_GSYNC_H
+
+#include <stdint.h>
+
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/stemdl/model/plan.h"
+
+enum { GS_COORDINATOR = 0, GS_BITVECTOR = 1 };
+enum { GS_GROUP_NONE = 0, GS_GROUP_LAYER = 1, GS_GROUP_COUNT = 2 };
+
+typedef struct {
+    int orchestration;    /* GS_COORDINATOR | GS_BITVECTOR */
+    int cache_capacity;   /* bit vector: tensors the response cache holds; 0 = no cache */
+    int grouping;         /* none: each tensor alone; layer: graph-aware; count: N groups */
+    int groups;           /* GS_GROUP_COUNT: N groups of similar byte size */
+    int64_t fusion_bytes; /* largest single fused reduction */
+    double cycle_ms;      /* the engine starts a cycle at most this often */
+    double timeout_s;     /* a step where a group never gets ready ends in an error */
+    int poll_us;          /* the engine tests its MPI requests this often instead of spinning */
+} gsync_cfg;
+
+/* A transport reduces fp32 buffers over all ranks.  NULL members mean the
+ * built-in MPI transport (host memory, MPI_Iallreduce).  The CUDA backend
+ * gives NCCL here (kern_cuda.h). */
+typedef struct {
+    const char *name; /* "mpi", "nccl" */
+    /* once, from gsync_create, before the engine thread starts: there will be
+     * nslots gradient slots (tensor ids).  May be NULL. */
+    void (*prepare)(void *ctx, int nslots);
+    /* main thread, in gsync_ready: the gradient `slot` (a tensor id) is being
+     * made by the work queued so far (GPU: record an event).  May be NULL. */
+    void (*mark)(void *ctx, int slot);
+    /* engine thread, once when it starts (GPU: bind the device).  May be NULL. */
+    void (*thread_init)(void *ctx);
+    /* engine thread: in-place sum over the ranks of n buffers (fp32, after
+     * their slots' marks), fused into one reduction when n > 1; complete when
+     * it returns. */
+    void (*allreduce)(void *ctx, float *const *bufs, const int64_t *counts, const int *slots, int n);
+    void *ctx;
+} gsync_transport;
+
+/* One tensor: a layer's weights or its bias, a slice of the flat gradient. */
+typedef struct {
+    char name[48];     /* "up0.l2.w", "conv_fin.b" */
+    int layer;         /* plan layer */
+    int64_t off, count; /* floats, from the start of the gradient array */
+} gsync_tensor;
+
+/* One group's times in a step, seconds from gsync_begin, on this rank. */
+typedef struct {
+    double ready_s;    /* its last tensor was reported ready here */
+    double start_s;    /* its first reduction started (after release) */
+    double end_s;      /* its last reduction ended */
+    int reductions;    /* fused reductions that carried its tensors */
+} gsync_group_time;
+
+typedef struct {
+    int cycles;             /* engine cycles */
+    double negotiation_s;   /* engine time inside orchestration cycles */
+    double reduce_s;        /* engine time inside reductions */
+    double exposed_s;       /* main thread waiting in gsync_finish: not overlapped */
+    double backward_end_s;  /* the last gradient was reported, from gsync_begin */
+    int reductions;         /* fused reductions */
+    const gsync_group_time *groups; /* ngroups entries, valid until the next gsync_begin */
+} gsync_step;
+
+typedef struct gsync gsync_t;
+
+/* Defaults: bit vector, cache of 1024 tensors, graph-aware (layer) grouping,
+ * 8 MiB fusion, 1 ms cycle, 60 s timeout, 20 us polling. */
+void gsync_cfg_default(gsync_cfg *c);
+/* Parse "none", "layer" or a count N >= 1 into c; -1 when it is none of them. */
+int gsync_parse_grouping(gsync_cfg *c, const char *text);
+
+/* The tensors of a plan in backward order (the order backward makes them):
+ * weights, then bias, of each layer from conv_fin back to conv_init.  Returns
+ * the count; *out is malloc'ed. */
+int gsync_tensors_of_plan(const plan_t *p, gsync_tensor **out);
+
+/* An engine over `ntensors` tensors of the gradient array at grad (device
+ * memory for the CUDA transport), layer ids < nlayers.  Collective over
+ * comm->world.  NULL with a message when the configuration cannot work. */
+gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
+                      const gsync_tensor *tensors, int ntensors, int nlayers, float *grad,
+                      char *err, size_t errlen);
+void gsync_free(gsync_t *g);
+
+int gsync_ngroups(const gsync_t *g);
+/* A group's label ("up0.l2" for a layer group, "g3" for a count group) and bytes. */
+const char *gsync_group_label(const gsync_t *g, int group);
+int64_t gsync_group_bytes(const gsync_t *g, int group);
+int gsync_group_of(const gsync_t *g, int tensor);
+const gsync_tensor *gsync_tensor_at(const gsync_t *g, int tensor);
+int gsync_ntensors(const gsync_t *g);
+
+/* Start a step (the engine's cycles begin). */
+void gsync_begin(gsync_t *g);
+/* net_grad_ready_fn: every tensor of `layer` is complete (grad/count unused:
+ * the engine knows its tensors). */
+void gsync_ready(void *g, int layer, void *grad, int64_t count);
+/* Wait until every group of the step is reduced; fails with the engine's
+ * message (a tensor that never became ready on some rank) after timeout_s. */
+void gsync_finish(gsync_t *g);
+/* The step just finished. */
+const gsync_step *gsync_last_step(const gsync_t *g);
+
+/* Test hook: EXADL_GSYNC_DROP="RANK:LAYER" makes that rank never report that
+ * layer, to prove a missing gradient ends in an error and not in a hang. */
+
+#endif

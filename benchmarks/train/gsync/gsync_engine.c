@@ -1,0 +1,183 @@
+/* The gradient-reduction engine's background thread: cycles of
+ * orchestration, then fused reductions of the released groups. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/timer.h"
+#include "benchmarks/train/gsync/gsync_impl.h"
+
+static void sleep_until(double t)
+{
+    double dt = t - timer_now_s();
+    if (dt <= 0) return;
+    struct timespec ts = {(time_t)dt, (long)((dt - (double)(time_t)dt) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static int cmp_by_address(const void *a, const void *b)
+{
+    float *const *x = a, *const *y = b;
+    return (*x > *y) - (*x < *y);
+}
+
+/* In-place sum over ranks of count floats, in slices MPI's int counts allow. */
+static void mpi_sum(gsync_t *g, float *buf, int64_t count)
+{
+    while (count > 0) {
+        int n = count > INT_MAX / 2 ? INT_MAX / 2 : (int)count;
+        MPI_Request rq;
+        CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, g->rcomm, &rq));
+        comm_wait(&rq, g->cfg.poll_us);
+        buf += n;
+        count -= n;
+    }
+}
+
+/* The built-in MPI transport: buffers that lie end to end in memory are
+ * reduced where they are; others go through the fusion buffer, as Horovod
+ * fuses tensors (copy in, one allreduce, copy out). */
+static void mpi_reduce(gsync_t *g, float **bufs, const int64_t *counts, int n)
+{
+    typedef struct {
+        float *p;
+        int64_t n;
+    } span;
+    span *s = XMALLOC((size_t)n * sizeof *s, "fusion list");
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) s[i] = (span){bufs[i], counts[i]}, total += counts[i];
+    qsort(s, (size_t)n, sizeof *s, cmp_by_address);
+    int contiguous = 1;
+    for (int i = 1; i < n; i++) contiguous &= s[i - 1].p + s[i - 1].n == s[i].p;
+    if (contiguous) {
+        mpi_sum(g, s[0].p, total);
+    } else {
+        if (total > g->fusion_cap) {
+            free(g->fusion);
+            g->fusion = XMALLOC((size_t)total * sizeof(float), "fusion buffer");
+            g->fusion_cap = total;
+        }
+        int64_t off = 0;
+        for (int i = 0; i < n; i++) memcpy(g->fusion + off, s[i].p, (size_t)s[i].n * sizeof(float)), off += s[i].n;
+        mpi_sum(g, g->fusion, total);
+        off = 0;
+        for (int i = 0; i < n; i++) memcpy(s[i].p, g->fusion + off, (size_t)s[i].n * sizeof(float)), off += s[i].n;
+    }
+    free(s);
+}
+
+typedef struct {
+    float **bufs;
+    int64_t *counts;
+    int *slots;
+    int n;
+    int64_t bytes;
+} batch_t;
+
+static void flush(gsync_t *g, batch_t *b)
+{
+    if (b->n == 0) return;
+    double start = timer_now_s();
+    for (int i = 0; i < b->n; i++) {
+        gsync_group_time *x = &g->gt[g->group_of[b->slots[i]]];
+        if (isnan(x->start_s)) x->start_s = start - g->t0;
+    }
+    if (g->builtin_mpi)
+        mpi_reduce(g, b->bufs, b->counts, b->n);
+    else
+        g->tr.allreduce(g->tr.ctx, b->bufs, b->counts, b->slots, b->n);
+    double end = timer_now_s();
+    int last_group = -1;
+    for (int i = 0; i < b->n; i++) {
+        int k = g->group_of[b->slots[i]];
+        g->gt[k].end_s = end - g->t0;
+        if (k != last_group) g->gt[k].reductions++;
+        last_group = k;
+    }
+    g->step.reduce_s += end - start;
+    g->step.reductions++;
+    b->n = 0;
+    b->bytes = 0;
+}
+
+/* The released groups' tensors, in release order, fused up to fusion_bytes. */
+static void reduce_released(gsync_t *g, const int *released, int nrel, batch_t *b)
+{
+    for (int r = 0; r < nrel; r++) {
+        int nm;
+        const int *members = orch_group_members(g->orch, released[r], &nm);
+        for (int i = 0; i < nm; i++) {
+            const gsync_tensor *t = &g->tensors[members[i]];
+            int64_t bytes = t->count * (int64_t)sizeof(float);
+            if (b->n > 0 && b->bytes + bytes > g->cfg.fusion_bytes) flush(g, b);
+            b->bufs[b->n] = g->grad + t->off;
+            b->counts[b->n] = t->count;
+            b->slots[b->n] = members[i];
+            b->n++;
+            b->bytes += bytes;
+        }
+    }
+    flush(g, b);
+}
+
+static void run_step(gsync_t *g, int *released, int *local, batch_t *b)
+{
+    orch_step_begin(g->orch);
+    double period = g->cfg.cycle_ms * 1e-3, next = timer_now_s();
+    char err[sizeof g->error];
+    while (!orch_step_done(g->orch)) {
+        /* Horovod's cycle time: a cycle starts at most once per period */
+        sleep_until(next);
+        next = timer_now_s() + period;
+        pthread_mutex_lock(&g->mu);
+        int n = g->npending;
+        memcpy(local, g->pending, (size_t)n * sizeof *local);
+        g->npending = 0;
+        pthread_mutex_unlock(&g->mu);
+        for (int i = 0; i < n; i++) orch_mark_ready(g->orch, local[i]);
+        double t = timer_now_s();
+        int nrel = orch_cycle(g->orch, released, err, sizeof err);
+        g->step.negotiation_s += timer_now_s() - t;
+        g->step.cycles++;
+        if (nrel < 0) {
+            snprintf(g->error, sizeof g->error, "%s", err);
+            return;
+        }
+        if (nrel > 0) reduce_released(g, released, nrel, b);
+    }
+}
+
+void *gsync_engine_main(void *arg)
+{
+    gsync_t *g = arg;
+    if (g->tr.thread_init) g->tr.thread_init(g->tr.ctx);
+    int *released = XMALLOC((size_t)g->G * sizeof *released, "released groups");
+    int *local = XMALLOC((size_t)g->T * sizeof *local, "ready tensors");
+    batch_t b = {XMALLOC((size_t)g->T * sizeof *b.bufs, "fusion list"),
+                 XMALLOC((size_t)g->T * sizeof *b.counts, "fusion list"),
+                 XMALLOC((size_t)g->T * sizeof *b.slots, "fusion list"), 0, 0};
+    for (;;) {
+        pthread_mutex_lock(&g->mu);
+        while (!g->active && !g->quit) pthread_cond_wait(&g->cv, &g->mu);
+        int quit = g->quit;
+        pthread_mutex_unlock(&g->mu);
+        if (quit) break;
+        g->error[0] = 0;
+        run_step(g, released, local, &b);
+        pthread_mutex_lock(&g->mu);
+        g->active = 0;
+        g->done = 1;
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+    }
+    free(released);
+    free(local);
+    free(b.bufs);
+    free(b.counts);
+    free(b.slots);
+    return NULL;
+}

@@ -1,0 +1,50 @@
+/* The inside of gsync, shared by gsync.c (set-up, the main thread's calls)
+ * and gsync_engine.c (the background thread). */
+#ifndef STEMDL_GSYNC_IMPL_H
+#define STEMDL_GSYNC_IMPL_H
+
+#include <pthread.h>
+
+#include "benchmarks/common/mpi/orch.h"
+#include "benchmarks/train/gsync/gsync.h"
+
+struct gsync {
+    gsync_cfg cfg;
+    comm_t *comm;
+    gsync_transport tr;
+    int builtin_mpi;         /* tr has no allreduce: gsync reduces with MPI itself */
+    float *grad;
+    int T, G, nlayers;
+    gsync_tensor *tensors;   /* T, backward order */
+    int *group_of;           /* T */
+    int *layer_first, *layer_n; /* tensors of each layer: [first, first + n) */
+    char (*labels)[48];      /* G */
+    int64_t *group_bytes;    /* G */
+    orch_t *orch;            /* NULL on one rank */
+    MPI_Comm rcomm;          /* the built-in transport's reductions */
+    int drop_layer;          /* test hook: this rank never reports it (-1: none) */
+
+    /* main thread <-> engine, under mu */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    int thread_up, quit, active, done;
+    int *pending, npending;  /* tensors reported ready, not yet handed to orch */
+    char error[768];         /* the engine's failure, reported by gsync_finish */
+
+    /* the step: written by the main thread before `active`, by the engine while
+     * active, read by the main thread after `done` */
+    double t0;               /* gsync_begin, timer_now_s() */
+    double *tensor_ready;    /* T: seconds from t0 */
+    gsync_group_time *gt;    /* G */
+    gsync_step step;
+
+    /* the built-in MPI transport's fusion buffer */
+    float *fusion;
+    int64_t fusion_cap;      /* floats */
+};
+
+/* The engine thread's body. */
+void *gsync_engine_main(void *arg);
+
+#endif

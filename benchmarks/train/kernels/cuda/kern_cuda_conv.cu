@@ -1,0 +1,359 @@
+/* kern_cuda_conv.cu: the convolutions of the CUDA kernel set (kern_cuda.h,
+ * docs/stemdl-gpu.md).
+ *
+ * Convolutions (k x k SAME, 1x1, and the 1x1 stride-2 transposed convolution)
+ * are cuDNN's legacy convolution API on strided NCHW descriptors: a channel
+ * window of a dense block's buffer is described by its strides (n: sstride,
+ * c: h*w, h: w, w: 1), so layers read the concatenation in place.  The
+ * transposed convolution is expressed through a 1x1 stride-2 convolution
+ * "C2" whose input is the transposed convolution's output:
+ *     tconv forward        = C2 backward-data   (beta 0: the odd pixels become 0)
+ *     tconv data gradient  = C2 forward          (beta 1: accumulates)
+ *     tconv weight gradient= C2 backward-filter  (C2's filter [K=c_in][C=c_out] is
+ *                                                 the tconv's [c_in][c_out] layout)
+ * Every distinct problem (shape, strides, direction) gets its algorithm once,
+ * at its first call: cudnnFind*Ex over the real operands (outputs that
+ * accumulate are replaced by a scratch copy while timing), or cuDNN's
+ * heuristics; the choice is cached.  One workspace serves every call; it is
+ * sized to the largest choice once the step that made the choices ends. */
+#include <algorithm>
+#include <chrono>
+#include <climits>
+
+#include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
+
+/* ---- convolutions through cuDNN ---------------------------------------------------- */
+
+/* fp32 must not use TF32 tensor cores; nothing may convert to fp16 behind our back. */
+static bool math_allowed(const Ctx *C, cudnnMathType_t m)
+{
+    if (m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
+    if (C->prec == P_FP32) return m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
+    return true;
+}
+
+static int to_int(int64_t v, const char *what)
+{
+    CHECK(v >= 0 && v <= INT_MAX, "%s %lld does not fit cuDNN's int descriptors", what, (long long)v);
+    return (int)v;
+}
+
+static void set_tensor(const Ctx *C, cudnnTensorDescriptor_t d, const tview *t)
+{
+    CK_DNN(cudnnSetTensor4dDescriptorEx(d, C->dt, t->n, t->c, t->h, t->w, to_int(t->sstride, "sample stride"),
+                                        to_int((int64_t)t->h * t->w, "plane"), t->w, 1));
+}
+
+/* Bytes a view spans from its first element to its last. */
+static size_t span_bytes(const Ctx *C, const tview *t)
+{
+    return ((size_t)(t->n - 1) * (size_t)t->sstride + (size_t)t->c * t->h * t->w) * C->esz;
+}
+
+/* A view like t over another buffer (same strides). */
+static tview moved(const tview *t, void *p)
+{
+    tview r = *t;
+    r.p = p;
+    return r;
+}
+
+static size_t ws_size(Ctx *C, Conv *cv)
+{
+    size_t b = 0;
+    if (cv->g.op == OP_FWD)
+        CK_DNN(cudnnGetConvolutionForwardWorkspaceSize(C->dnn, cv->xd, cv->wd, cv->cd, cv->yd,
+                                                       (cudnnConvolutionFwdAlgo_t)cv->algo, &b));
+    else if (cv->g.op == OP_BWD_DATA)
+        CK_DNN(cudnnGetConvolutionBackwardDataWorkspaceSize(C->dnn, cv->wd, cv->yd, cv->cd, cv->xd,
+                                                            (cudnnConvolutionBwdDataAlgo_t)cv->algo, &b));
+    else
+        CK_DNN(cudnnGetConvolutionBackwardFilterWorkspaceSize(C->dnn, cv->xd, cv->yd, cv->cd, cv->wd,
+                                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, &b));
+    return b;
+}
+
+/* Workspace for cudnnFind: as much as the cap allows and memory permits. */
+static size_t find_workspace(Ctx *C)
+{
+    size_t fr = 0, tot = 0;
+    CK_CUDA(cudaStreamSynchronize(C->s));
+    CK_CUDA(cudaMemGetInfo(&fr, &tot));
+    size_t avail = fr + C->ws_bytes;
+    size_t margin = (size_t)512 << 20;
+    size_t want = std::min(C->ws_cap, avail > margin ? (avail - margin) / 2 : 0);
+    if (C->ws_bytes >= want) return C->ws_bytes;
+    while (want >= ((size_t)1 << 20)) {
+        kcu_dev_free(C, C->ws);
+        C->ws = kcu_dev_alloc(C, want);
+        if (C->ws) {
+            C->ws_bytes = want;
+            return want;
+        }
+        C->ws_bytes = 0;
+        want /= 2;
+    }
+    return 0;
+}
+
+/* Keep the first result that succeeded, fits the cap and uses an allowed math mode. */
+template <typename Perf> static bool pick(const Ctx *C, const Perf *perf, int n, Conv *cv, bool timed)
+{
+    for (int i = 0; i < n; i++) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || !math_allowed(C, perf[i].mathType)) continue;
+        if (perf[i].memory > C->ws_cap) continue;
+        cv->algo = (int)perf[i].algo;
+        cv->math = perf[i].mathType;
+        cv->ws = perf[i].memory;
+        cv->time_ms = timed ? perf[i].time : -1.0f;
+        return true;
+    }
+    return false;
+}
+
+/* Choose the algorithm of a new problem.  x, w, y are the operands of the
+ * call (cuDNN's names); out is whichever of them the direction writes, and
+ * accumulate says whether the call adds into it (then Find writes a scratch). */
+static void tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y, void *dw, bool accumulate)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    const int kMax = 32;
+    int found = 0;
+    bool ok = false;
+    CK_DNN(cudnnSetConvolutionMathType(cv->cd, C->math_req));
+    if (C->find) {
+        size_t wsb = find_workspace(C);
+        tview x = *X, y = *Y;
+        if (accumulate) {
+            const tview *out = cv->g.op == OP_FWD ? Y : X;
+            kcu_ensure(C, &C->tscratch, &C->tscratch_bytes, span_bytes(C, out), "algorithm-timing scratch");
+            if (cv->g.op == OP_FWD) y = moved(Y, C->tscratch);
+            else x = moved(X, C->tscratch);
+        }
+        if (cv->g.op == OP_FWD) {
+            cudnnConvolutionFwdAlgoPerf_t perf[kMax];
+            CK_DNN(cudnnFindConvolutionForwardAlgorithmEx(C->dnn, cv->xd, x.p, cv->wd, w, cv->cd, cv->yd, y.p,
+                                                          kMax, &found, perf, C->ws, wsb));
+            ok = pick(C, perf, found, cv, true);
+        } else if (cv->g.op == OP_BWD_DATA) {
+            cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
+            CK_DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(C->dnn, cv->wd, w, cv->yd, y.p, cv->cd, cv->xd,
+                                                               x.p, kMax, &found, perf, C->ws, wsb));
+            ok = pick(C, perf, found, cv, true);
+        } else {
+            cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
+            CK_DNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(C->dnn, cv->xd, x.p, cv->yd, y.p, cv->cd, cv->wd,
+                                                                 dw, kMax, &found, perf, C->ws, wsb));
+            ok = pick(C, perf, found, cv, true);
+        }
+    } else {
+        if (cv->g.op == OP_FWD) {
+            cudnnConvolutionFwdAlgoPerf_t perf[kMax];
+            CK_DNN(cudnnGetConvolutionForwardAlgorithm_v7(C->dnn, cv->xd, cv->wd, cv->cd, cv->yd, kMax, &found, perf));
+            ok = pick(C, perf, found, cv, false);
+        } else if (cv->g.op == OP_BWD_DATA) {
+            cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
+            CK_DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(C->dnn, cv->wd, cv->yd, cv->cd, cv->xd, kMax, &found, perf));
+            ok = pick(C, perf, found, cv, false);
+        } else {
+            cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
+            CK_DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(C->dnn, cv->xd, cv->yd, cv->cd, cv->wd, kMax, &found, perf));
+            ok = pick(C, perf, found, cv, false);
+        }
+    }
+    CHECK(ok,
+          "cuDNN offers no usable %s algorithm (%d candidates) for x %dx%dx%dx%d, y %dx%dx%dx%d, "
+          "k %d, stride %d, %s within a %.3g GB workspace",
+          op_name(cv->g.op), found, cv->g.n, cv->g.xc, cv->g.xh, cv->g.xw, cv->g.n, cv->g.yc,
+          cv->g.yh, cv->g.yw, cv->g.k, cv->g.stride, prec_name(C->prec), (double)C->ws_cap / 1e9);
+    CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->math));
+    cv->ws = std::max(cv->ws, ws_size(C, cv));
+    C->ws_need = std::max(C->ws_need, cv->ws);
+    C->tuned_since_sync = 1;
+    C->tune_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (getenv("EXADL_CUDA_VERBOSE"))
+        fprintf(stderr,
+                "stemdl: cuDNN %s x %dx%dx%dx%d y %dx%dx%dx%d k %d s %d: algo %d, math %s, "
+                "workspace %zu B, %.3f ms\n",
+                op_name(cv->g.op), cv->g.n, cv->g.xc, cv->g.xh, cv->g.xw, cv->g.n, cv->g.yc, cv->g.yh,
+                cv->g.yw, cv->g.k, cv->g.stride, cv->algo, math_name(cv->math), cv->ws, cv->time_ms);
+}
+
+static Conv *conv_for(Ctx *C, int op, const tview *X, const tview *Y, int k, int stride)
+{
+    Geo g;
+    memset(&g, 0, sizeof g);
+    g.op = op;
+    g.n = X->n;
+    g.xc = X->c, g.xh = X->h, g.xw = X->w, g.xss = X->sstride;
+    g.yc = Y->c, g.yh = Y->h, g.yw = Y->w, g.yss = Y->sstride;
+    g.k = k;
+    g.stride = stride;
+    g.pad = stride == 1 ? k / 2 : 0;
+    for (Conv *cv : C->convs)
+        if (cv->g == g) return cv;
+    Conv *cv = new Conv();
+    cv->g = g;
+    CK_DNN(cudnnCreateTensorDescriptor(&cv->xd));
+    CK_DNN(cudnnCreateTensorDescriptor(&cv->yd));
+    CK_DNN(cudnnCreateFilterDescriptor(&cv->wd));
+    CK_DNN(cudnnCreateConvolutionDescriptor(&cv->cd));
+    set_tensor(C, cv->xd, X);
+    set_tensor(C, cv->yd, Y);
+    CK_DNN(cudnnSetFilter4dDescriptor(cv->wd, C->dt, CUDNN_TENSOR_NCHW, Y->c, X->c, k, k));
+    CK_DNN(cudnnSetConvolution2dDescriptor(cv->cd, g.pad, g.pad, stride, stride, 1, 1,
+                                           CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    cv->algo = -1;
+    C->convs.push_back(cv);
+    return cv;
+}
+
+/* cuDNN wants its operands aligned (16 bytes serves its vector loads; it
+ * documents 4 at the least).  A channel window of a 16-bit buffer with an odd
+ * plane, or a layer's weights at an odd offset of the flat parameter array,
+ * is not: such an operand goes through an aligned copy.  gb2019's
+ * activations are always aligned (planes of 4096 to 262144 pixels); its
+ * weights mostly are not, which costs a copy of the weights per call (about
+ * 1 GB of device traffic per step, a fraction of a millisecond). */
+enum { AL_X, AL_Y, AL_W, AL_DW };
+static const size_t kAlign = 16;
+
+static bool misaligned(const void *p) { return ((uintptr_t)p % kAlign) != 0; }
+
+static bool view_misaligned(const Ctx *C, const tview *t)
+{
+    return misaligned(t->p) || (t->n > 1 && ((size_t)t->sstride * C->esz) % kAlign != 0);
+}
+
+/* A dense, aligned copy of a view's shape in stand-in buffer `which`, holding
+ * the view's values when copy_in. */
+static tview stage_view(Ctx *C, const tview *t, int which, bool copy_in)
+{
+    tview d = *t;
+    int64_t per = (int64_t)(kAlign / C->esz), len = (int64_t)t->c * t->h * t->w;
+    d.sstride = (len + per - 1) / per * per;
+    kcu_ensure(C, &C->al[which], &C->al_bytes[which], (size_t)d.sstride * t->n * C->esz, "aligned stand-in");
+    d.p = C->al[which];
+    if (copy_in)
+        kcu_copy_rows(C, d.p, (size_t)d.sstride * C->esz, t->p, (size_t)t->sstride * C->esz, (size_t)len * C->esz,
+                      (size_t)t->n, cudaMemcpyDeviceToDevice);
+    return d;
+}
+
+static void unstage_view(Ctx *C, const tview *staged, const tview *t)
+{
+    size_t len = (size_t)t->c * t->h * t->w;
+    kcu_copy_rows(C, t->p, (size_t)t->sstride * C->esz, staged->p, (size_t)staged->sstride * C->esz, len * C->esz,
+                  (size_t)t->n, cudaMemcpyDeviceToDevice);
+}
+
+static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k, int stride,
+                     float beta);
+
+/* One convolution call.  X is cuDNN's x (the convolution's input), Y its y.
+ *   OP_FWD:        Y = conv(X, w)      (+ beta * Y)
+ *   OP_BWD_DATA:   X = conv_T(Y, w)    (+ beta * X)
+ *   OP_BWD_FILTER: dw = X (*) Y        (overwrite) */
+static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k,
+                      int stride, float beta)
+{
+    CHECK(X->n == Y->n, "convolution: %d samples in, %d out", X->n, Y->n);
+    if (stride == 1)
+        CHECK(X->h == Y->h && X->w == Y->w, "convolution: image %dx%d in, %dx%d out", X->h, X->w, Y->h, Y->w);
+    else
+        CHECK(k == 1 && X->h == 2 * Y->h && X->w == 2 * Y->w, "stride-2 convolution shapes");
+    if (tview_elems(X) == 0 || tview_elems(Y) == 0) return;
+    bool x_out = op == OP_BWD_DATA, y_out = op == OP_FWD;
+    bool xs = view_misaligned(C, X), ys = view_misaligned(C, Y);
+    bool wst = w && misaligned(w), dwst = op == OP_BWD_FILTER && misaligned(dw);
+    if (!xs && !ys && !wst && !dwst) {
+        conv_run(C, op, X, Y, w, dw, k, stride, beta);
+        return;
+    }
+    tview Xa = xs ? stage_view(C, X, AL_X, !x_out || beta != 0.0f) : *X;
+    tview Ya = ys ? stage_view(C, Y, AL_Y, !y_out || beta != 0.0f) : *Y;
+    size_t wbytes = (size_t)Y->c * X->c * k * k * C->esz;
+    const void *wa = w;
+    if (wst) {
+        kcu_ensure(C, &C->al[AL_W], &C->al_bytes[AL_W], wbytes, "aligned stand-in");
+        CK_CUDA(cudaMemcpyAsync(C->al[AL_W], w, wbytes, cudaMemcpyDeviceToDevice, C->s));
+        wa = C->al[AL_W];
+    }
+    void *dwa = dw;
+    if (dwst) {
+        kcu_ensure(C, &C->al[AL_DW], &C->al_bytes[AL_DW], wbytes, "aligned stand-in");
+        dwa = C->al[AL_DW];
+    }
+    conv_run(C, op, &Xa, &Ya, wa, dwa, k, stride, beta);
+    if (xs && x_out) unstage_view(C, &Xa, X);
+    if (ys && y_out) unstage_view(C, &Ya, Y);
+    if (dwst) CK_CUDA(cudaMemcpyAsync(dw, dwa, wbytes, cudaMemcpyDeviceToDevice, C->s));
+}
+
+/* conv_call on operands cuDNN can take as they are. */
+static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k, int stride,
+                     float beta)
+{
+    Conv *cv = conv_for(C, op, X, Y, k, stride);
+    if (cv->algo < 0) tune(C, cv, X, w, Y, dw, beta != 0.0f);
+    if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
+    float one = 1.0f, zero = 0.0f;
+    if (op == OP_FWD)
+        CK_DNN(cudnnConvolutionForward(C->dnn, &one, cv->xd, X->p, cv->wd, w, cv->cd,
+                                       (cudnnConvolutionFwdAlgo_t)cv->algo, C->ws, cv->ws, &beta, cv->yd, Y->p));
+    else if (op == OP_BWD_DATA)
+        CK_DNN(cudnnConvolutionBackwardData(C->dnn, &one, cv->wd, w, cv->yd, Y->p, cv->cd,
+                                            (cudnnConvolutionBwdDataAlgo_t)cv->algo, C->ws, cv->ws, &beta,
+                                            cv->xd, X->p));
+    else
+        CK_DNN(cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X->p, cv->yd, Y->p, cv->cd,
+                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &zero,
+                                              cv->wd, dw));
+}
+
+/* The weight gradient into the fp32 gradient array: directly in fp32/tf32;
+ * through a 16-bit buffer widened to fp32 in bf16/fp16 (cuDNN's filter
+ * gradient has the data's type). */
+static void filter_grad(Ctx *C, const tview *X, const tview *Y, int k, int stride, void *dw)
+{
+    if (C->elem == E_F32) {
+        conv_call(C, OP_BWD_FILTER, X, Y, NULL, dw, k, stride, 0.0f);
+        return;
+    }
+    int64_t n = (int64_t)X->c * Y->c * k * k;
+    kcu_ensure(C, &C->dw16, &C->dw16_bytes, (size_t)n * C->esz, "16-bit weight gradient");
+    conv_call(C, OP_BWD_FILTER, X, Y, NULL, C->dw16, k, stride, 0.0f);
+    kcu_to_f32(C, C->dw16, (float *)dw, n);
+}
+
+void kcu_op_conv_fwd(void *c, const tview *x, const void *w, int k, const tview *y)
+{
+    conv_call(ctx_of(c), OP_FWD, x, y, w, NULL, k, 1, 0.0f);
+}
+
+void kcu_op_conv_bwd_data(void *c, const tview *dy, const void *w, int k, const tview *dx)
+{
+    conv_call(ctx_of(c), OP_BWD_DATA, dx, dy, w, NULL, k, 1, 1.0f);
+}
+
+void kcu_op_conv_bwd_weights(void *c, const tview *x, const tview *dy, int k, void *dw)
+{
+    filter_grad(ctx_of(c), x, dy, k, 1, dw);
+}
+
+/* The transposed convolution through the stride-2 convolution C2 whose input
+ * is the tconv's output (see the top of the file). */
+void kcu_op_tconv_fwd(void *c, const tview *x, const void *w, const tview *y)
+{
+    conv_call(ctx_of(c), OP_BWD_DATA, y, x, w, NULL, 1, 2, 0.0f);
+}
+
+void kcu_op_tconv_bwd_data(void *c, const tview *dy, const void *w, const tview *dx)
+{
+    conv_call(ctx_of(c), OP_FWD, dy, dx, w, NULL, 1, 2, 1.0f);
+}
+
+void kcu_op_tconv_bwd_weights(void *c, const tview *x, const tview *dy, void *dw)
+{
+    filter_grad(ctx_of(c), dy, x, 1, 2, dw);
+}

@@ -1,0 +1,268 @@
+/* The fast CPU kernel set: convolutions on oneDNN (kern_fast_conv.c,
+ * kern_fast_gemm.c), everything else here as plain loops over the views that
+ * the compiler vectorises.  Chosen by measurement against im2col + OpenBLAS:
+ * docs/stemdl-cpu-kernels.md.
+ *
+ * A sample of a view holds c*h*w contiguous floats (channel stride h*w, row
+ * stride w), so the element-wise kernels walk each sample as one flat array.
+ * They compute what kern_ref.c computes, in the same order per element where
+ * the reference works in float (ReLU, pooling, Adam: bit-identical), and
+ * accumulate sums in double like the reference (bias gradient, L1 loss). */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/train/kernels/fast/kern_fast_impl.h"
+
+static float *smp(const tview *t, int n) { return (float *)t->p + (int64_t)n * t->sstride; }
+static size_t plane(const tview *t) { return (size_t)t->c * t->h * t->w; }
+
+void kf_threads(const kf_ctx *c)
+{
+    if (c->threads > 0 && omp_get_max_threads() != c->threads) omp_set_num_threads(c->threads);
+}
+
+void *kf_workspace(kf_ctx *c, size_t bytes)
+{
+    if (bytes > c->ws_bytes) {
+        free(c->ws);
+        size_t rounded = (bytes + 63) / 64 * 64;
+        c->ws = aligned_alloc(64, rounded);
+        CHECK(c->ws, "out of memory for a %zu-byte kernel workspace", rounded);
+        c->ws_bytes = rounded;
+    }
+    return c->ws;
+}
+
+void kern_fast_set_workspace_limit(void *ctx, size_t bytes)
+{
+    ((kf_ctx *)ctx)->ws_limit = bytes;
+}
+
+void *kern_fast_create(int threads)
+{
+    kf_ctx *c = XCALLOC(1, sizeof *c, "fast kernel context");
+    c->threads = threads > 0 ? threads : 0;
+    c->ws_limit = KF_WS_LIMIT;
+    DNNL_CHECK(dnnl_engine_create(&c->eng, dnnl_cpu, 0));
+    DNNL_CHECK(dnnl_stream_create(&c->str, c->eng, dnnl_stream_default_flags));
+    kf_threads(c);
+    return c;
+}
+
+void kern_fast_release(void *ctx)
+{
+    kf_ctx *c = ctx;
+    if (!c) return;
+    kf_conv_cache_free(c);
+    DNNL_CHECK(dnnl_stream_destroy(c->str));
+    DNNL_CHECK(dnnl_engine_destroy(c->eng));
+    free(c->ws);
+    free(c->wtmp);
+    free(c);
+}
+
+/* The instruction set oneDNN's JIT uses on this CPU. */
+static const char *isa_name(void)
+{
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_sse41: return "sse4.1";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    default: return "other";
+    }
+}
+
+const char *kern_fast_library(void)
+{
+    static char buf[96];
+    const dnnl_version_t *v = dnnl_version();
+    int hash = v->hash && v->hash[0] && strcmp(v->hash, "N/A");
+    snprintf(buf, sizeof buf, "oneDNN %d.%d.%d (%s%.12s%sOpenMP, cpu isa %s)", v->major, v->minor,
+             v->patch, hash ? "git " : "", hash ? v->hash : "", hash ? ", " : "", isa_name());
+    return buf;
+}
+
+static void fast_bias_fwd(void *ctx, const tview *y, const void *bv)
+{
+    (void)ctx;
+    const float *b = bv;
+    size_t hw = (size_t)y->h * y->w;
+    for (int n = 0; n < y->n; n++)
+        for (int c = 0; c < y->c; c++) {
+            float *p = smp(y, n) + c * hw, bc = b[c];
+            for (size_t i = 0; i < hw; i++) p[i] += bc;
+        }
+}
+
+static void fast_bias_bwd(void *ctx, const tview *dy, void *dbv)
+{
+    (void)ctx;
+    float *db = dbv;
+    size_t hw = (size_t)dy->h * dy->w;
+    for (int c = 0; c < dy->c; c++) {
+        double acc = 0;
+        for (int n = 0; n < dy->n; n++) {
+            const float *p = smp(dy, n) + c * hw;
+            for (size_t i = 0; i < hw; i++) acc += p[i];
+        }
+        db[c] = (float)acc;
+    }
+}
+
+static void fast_relu_fwd(void *ctx, const tview *x, const tview *y)
+{
+    (void)ctx;
+    size_t m = plane(x);
+    for (int n = 0; n < x->n; n++) {
+        const float *a = smp(x, n);
+        float *b = smp(y, n);
+        for (size_t i = 0; i < m; i++) b[i] = a[i] > 0 ? a[i] : 0.0f;
+    }
+}
+
+static void fast_relu_bwd(void *ctx, const tview *x, const tview *dy, const tview *dx)
+{
+    (void)ctx;
+    size_t m = plane(x);
+    for (int n = 0; n < x->n; n++) {
+        const float *a = smp(x, n), *g = smp(dy, n);
+        float *d = smp(dx, n);
+        for (size_t i = 0; i < m; i++) d[i] += a[i] > 0 ? g[i] : 0.0f;
+    }
+}
+
+static void fast_pool_fwd(void *ctx, const tview *x, const tview *y)
+{
+    (void)ctx;
+    for (int n = 0; n < y->n; n++)
+        for (int c = 0; c < y->c; c++)
+            for (int i = 0; i < y->h; i++) {
+                const float *r0 = smp(x, n) + ((size_t)c * x->h + 2 * i) * x->w, *r1 = r0 + x->w;
+                float *o = smp(y, n) + ((size_t)c * y->h + i) * y->w;
+                for (int j = 0; j < y->w; j++)
+                    o[j] = 0.25f * (r0[2 * j] + r0[2 * j + 1] + r1[2 * j] + r1[2 * j + 1]);
+            }
+}
+
+static void fast_pool_bwd(void *ctx, const tview *dy, const tview *dx)
+{
+    (void)ctx;
+    for (int n = 0; n < dx->n; n++)
+        for (int c = 0; c < dx->c; c++)
+            for (int i = 0; i < dx->h; i++) {
+                const float *g = smp(dy, n) + ((size_t)c * dy->h + i / 2) * dy->w;
+                float *o = smp(dx, n) + ((size_t)c * dx->h + i) * dx->w;
+                for (int j = 0; j < dx->w; j++) o[j] = 0.25f * g[j / 2];
+            }
+}
+
+static double fast_l1_fwd(void *ctx, const tview *y, const tview *t)
+{
+    (void)ctx;
+    size_t m = plane(y);
+    double sum = 0;
+    for (int n = 0; n < y->n; n++) {
+        const float *a = smp(y, n), *b = smp(t, n);
+        for (size_t i = 0; i < m; i++) sum += fabs((double)a[i] - b[i]);
+    }
+    return sum * (1.0 / (double)tview_elems(y));
+}
+
+static void fast_l1_bwd(void *ctx, const tview *y, const tview *t, const tview *dy)
+{
+    (void)ctx;
+    size_t m = plane(y);
+    float s = (float)(1.0 / (double)tview_elems(y));
+    for (int n = 0; n < y->n; n++) {
+        const float *a = smp(y, n), *b = smp(t, n);
+        float *d = smp(dy, n);
+        for (size_t i = 0; i < m; i++) {
+            float v = a[i] - b[i];
+            d[i] = v > 0 ? s : (v < 0 ? -s : 0.0f);
+        }
+    }
+}
+
+/* Adam as kern_ref.c computes it (bias corrections folded into the step). */
+static void fast_adam(void *ctx, float *w, void *w_compute, const void *gv, float *m, float *v,
+                      int64_t n, const adam_hyper *h)
+{
+    (void)ctx;
+    const float *g = gv;
+    double bc1 = 1.0 - pow(h->beta1, (double)h->step);
+    double bc2 = 1.0 - pow(h->beta2, (double)h->step);
+    float lr_t = (float)(h->lr * sqrt(bc2) / bc1);
+    float eps_t = (float)(h->eps * sqrt(bc2));
+    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
+    for (int64_t i = 0; i < n; i++) {
+        float gi = g[i] * gs;
+        float mi = b1 * m[i] + (1.0f - b1) * gi;
+        float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
+        m[i] = mi;
+        v[i] = vi;
+        w[i] -= lr_t * mi / (sqrtf(vi) + eps_t);
+    }
+    if (w_compute && w_compute != (void *)w) memcpy(w_compute, w, (size_t)n * sizeof *w);
+}
+
+static void fast_copy(void *ctx, const tview *src, const tview *dst)
+{
+    (void)ctx;
+    for (int n = 0; n < src->n; n++) memmove(smp(dst, n), smp(src, n), plane(src) * sizeof(float));
+}
+
+static void fast_add(void *ctx, const tview *src, const tview *dst)
+{
+    (void)ctx;
+    size_t m = plane(src);
+    for (int n = 0; n < src->n; n++) {
+        const float *a = smp(src, n);
+        float *d = smp(dst, n);
+        for (size_t i = 0; i < m; i++) d[i] += a[i];
+    }
+}
+
+static void fast_zero(void *ctx, const tview *dst)
+{
+    (void)ctx;
+    for (int n = 0; n < dst->n; n++) memset(smp(dst, n), 0, plane(dst) * sizeof(float));
+}
+
+const kern_ops *kern_fast_ops(void)
+{
+    static kern_ops ops;
+    if (!ops.name) {
+        ops.conv_fwd = kf_conv_fwd;
+        ops.conv_bwd_data = kf_conv_bwd_data;
+        ops.conv_bwd_weights = kf_conv_bwd_weights;
+        ops.tconv_fwd = kf_tconv_fwd;
+        ops.tconv_bwd_data = kf_tconv_bwd_data;
+        ops.tconv_bwd_weights = kf_tconv_bwd_weights;
+        ops.bias_fwd = fast_bias_fwd;
+        ops.bias_bwd = fast_bias_bwd;
+        ops.relu_fwd = fast_relu_fwd;
+        ops.relu_bwd = fast_relu_bwd;
+        ops.pool_fwd = fast_pool_fwd;
+        ops.pool_bwd = fast_pool_bwd;
+        ops.l1_fwd = fast_l1_fwd;
+        ops.l1_bwd = fast_l1_bwd;
+        ops.adam = fast_adam;
+        ops.copy = fast_copy;
+        ops.add = fast_add;
+        ops.zero = fast_zero;
+        kern_host_fill(&ops);
+        ops.name = "fast";
+    }
+    return &ops;
+}

@@ -1,0 +1,315 @@
+#include "benchmarks/train/train.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/timer.h"
+#include "benchmarks/stemdl/model/data.h"
+#include "benchmarks/stemdl/model/net.h"
+#include "benchmarks/train/gsync/gsync.h"
+
+/* Rows of a kernel table: each layer uses a handful of kernels. */
+static int table_rows(const plan_t *p) { return 16 * p->n + 64; }
+
+int64_t train_dry_flops(const plan_t *p, int batch, ktab_t *table)
+{
+    char err[256];
+    ktab_t own;
+    ktab_t *t = table ? table : &own;
+    ktab_init(t, table_rows(p));
+    net_t *n = net_create(p, kern_ref_ops(), NULL, batch, 1, err, sizeof err);
+    CHECK(n != NULL, "%s", err);
+    kc_t kc = {.ops = kern_ref_ops(), .tab = t, .dry = 1};
+    adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
+    net_forward(n, &kc, NULL, NULL);
+    net_backward(n, &kc, NULL, NULL);
+    net_update(n, &kc, &h);
+    int64_t flops = ktab_total_flops(t);
+    net_free(n);
+    if (!table) ktab_free(&own);
+    return flops;
+}
+
+static void add_check(train_result *r, const char *check, int pass, int decides, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void add_check(train_result *r, const char *check, int pass, int decides, const char *fmt, ...)
+{
+    CHECK(r->nchecks < TRAIN_MAX_CHECKS, "too many validation checks");
+    train_check *c = &r->checks[r->nchecks++];
+    snprintf(c->check, sizeof c->check, "%s", check);
+    snprintf(c->outcome, sizeof c->outcome, "%s", pass ? "pass" : "fail");
+    c->decides = decides;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+    va_end(ap);
+    if (!pass && decides) r->invalid = 1;
+}
+
+/* FNV-1a over the bytes of the weights: equal hashes on all ranks mean the
+ * ranks hold the same model, bit for bit (up to a 2^-64 collision). */
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+static void validate(const plan_t *p, net_t *n, comm_t *comm, train_result *r)
+{
+    int finite = 1;
+    for (int i = 0; i < r->steps; i++) finite &= isfinite(r->loss[i]);
+    add_check(r, "loss_finite", finite, 1, "%s", finite ? "every step's loss is a finite number"
+                                                       : "a step's loss is NaN or infinite");
+
+    float *w = XMALLOC((size_t)p->params * sizeof *w, "weights for validation");
+    net_get_params(n, w);
+    uint64_t mine = hash_bytes(w, (size_t)p->params * sizeof *w);
+    int wfinite = 1;
+    for (int64_t i = 0; i < p->params; i++) wfinite &= isfinite(w[i]);
+    free(w);
+    uint64_t *all = XMALLOC((size_t)comm->size * sizeof *all, "weight hashes");
+    CHECK_MPI(MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm->world));
+    int same = 1, first_bad = -1;
+    for (int i = 1; i < comm->size; i++)
+        if (all[i] != all[0] && first_bad < 0) same = 0, first_bad = i;
+    free(all);
+    if (same)
+        add_check(r, "weights_identical_across_ranks", 1, 1,
+                  "FNV-1a hash of all %lld weights equal on %d rank(s): %016llx",
+                  (long long)p->params, comm->size, (unsigned long long)mine);
+    else
+        add_check(r, "weights_identical_across_ranks", 0, 1,
+                  "rank %d holds different weights than rank 0 after %d steps", first_bad,
+                  r->steps + r->warmup);
+    add_check(r, "weights_finite", wfinite, 1, "%s",
+              wfinite ? "every weight is finite" : "a weight is NaN or infinite");
+
+    /* informative only: a short benchmark run need not lower the loss */
+    int q = r->steps / 4 > 0 ? r->steps / 4 : 1;
+    double first = 0, last = 0;
+    for (int i = 0; i < q; i++) first += r->loss[i], last += r->loss[r->steps - 1 - i];
+    add_check(r, "loss_trend", last < first, 0,
+              "mean loss of the first %d timed steps %.6g, of the last %d %.6g", q, first / q, q,
+              last / q);
+}
+
+/* Raw fp32 weights of this rank, for tests that compare ranks and runs bit for bit. */
+static int dump_weights(const plan_t *p, net_t *n, const char *path, int rank, char *err,
+                        size_t errlen)
+{
+    char name[4096];
+    snprintf(name, sizeof name, "%s.%d", path, rank);
+    float *w = XMALLOC((size_t)p->params * sizeof *w, "weights to dump");
+    net_get_params(n, w);
+    FILE *f = fopen(name, "wb");
+    int ok = f && fwrite(w, sizeof *w, (size_t)p->params, f) == (size_t)p->params;
+    if (f && fclose(f) != 0) ok = 0;
+    free(w);
+    if (!ok) snprintf(err, errlen, "--dump-weights: cannot write %s", name);
+    return ok ? 0 : -1;
+}
+
+/* The gradient-reduction engine of the configuration; its description and
+ * room for its per-step times go into r. */
+static gsync_t *open_gsync(const plan_t *p, backend_t *be, comm_t *comm, net_t *n, train_result *r,
+                           char *err, size_t errlen)
+{
+    const cfg_t *c = &p->cfg;
+    gsync_cfg g;
+    gsync_cfg_default(&g);
+    g.orchestration = strcmp(c->orchestration, "coordinator") ? GS_BITVECTOR : GS_COORDINATOR;
+    g.cache_capacity = c->cache_capacity;
+    CHECK(gsync_parse_grouping(&g, c->grouping) == 0, "grouping '%s'", c->grouping);
+    g.fusion_bytes = c->fusion_bytes;
+    g.cycle_ms = c->cycle_ms;
+    g.timeout_s = c->comm_timeout;
+    r->gcfg = g;
+    gsync_tensor *t;
+    int nt = gsync_tensors_of_plan(p, &t);
+    gsync_t *gs = gsync_create(&g, comm, be->transport, t, nt, p->n, net_grads(n), err, errlen);
+    if (!gs) {
+        free(t);
+        return NULL;
+    }
+    r->ntensors = nt;
+    r->tensors = t;
+    r->ngroups = gsync_ngroups(gs);
+    r->tensor_group = XMALLOC((size_t)nt * sizeof(int), "tensor groups");
+    for (int i = 0; i < nt; i++) r->tensor_group[i] = gsync_group_of(gs, i);
+    r->group_label = XMALLOC((size_t)r->ngroups * sizeof *r->group_label, "group labels");
+    r->group_bytes = XMALLOC((size_t)r->ngroups * sizeof *r->group_bytes, "group sizes");
+    r->group_reductions = XCALLOC((size_t)r->ngroups, sizeof(int), "group reductions");
+    for (int k = 0; k < r->ngroups; k++) {
+        snprintf(r->group_label[k], sizeof r->group_label[k], "%s", gsync_group_label(gs, k));
+        r->group_bytes[k] = gsync_group_bytes(gs, k);
+    }
+    size_t steps = (size_t)c->steps;
+    r->exposed_s = XCALLOC(steps, sizeof(double), "exposed times");
+    r->negotiation_s = XCALLOC(steps, sizeof(double), "negotiation times");
+    r->backward_end_s = XCALLOC(steps, sizeof(double), "backward times");
+    r->cycles = XCALLOC(steps, sizeof(int), "cycles");
+    r->timeline = XCALLOC(steps * (size_t)r->ngroups * 3, sizeof(double), "timeline");
+    return gs;
+}
+
+/* The step's reductions in the kernel table: one row per group, the span
+ * from its first reduction's start to its last one's end (0 FLOPs: the sums
+ * are MPI's or NCCL's; the span overlaps backward, see docs/gsync.md). */
+static void add_reduction_rows(const gsync_t *gs, ktab_t *tab)
+{
+    const gsync_step *st = gsync_last_step(gs);
+    for (int k = 0; k < gsync_ngroups(gs); k++) {
+        const gsync_group_time *x = &st->groups[k];
+        if (x->reductions == 0) continue;
+        ktab_row *row = ktab_row_for(tab, "allreduce", gsync_group_label(gs, k));
+        row->calls += x->reductions;
+        row->time_s += x->end_s - x->start_s;
+    }
+}
+
+int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o, train_result *r,
+              char *err, size_t errlen)
+{
+    const cfg_t *c = &p->cfg;
+    memset(r, 0, sizeof *r);
+    r->steps = c->steps;
+    r->warmup = c->warmup;
+    r->step_s = XCALLOC((size_t)c->steps, sizeof(double), "step times");
+    r->data_s = XCALLOC((size_t)c->steps, sizeof(double), "data times");
+    r->comm_s = XCALLOC((size_t)c->steps, sizeof(double), "reduction times");
+    r->loss = XCALLOC((size_t)c->steps, sizeof(double), "losses");
+    r->warm_s = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up times");
+    r->warm_loss = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up losses");
+    ktab_init(&r->kernels, table_rows(p));
+
+    net_t *n = net_create(p, be->ops, be->ctx, c->batch, 0, err, errlen);
+    int ok = n != NULL, all_ok;
+    CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm->world));
+    if (!all_ok) {
+        if (ok) snprintf(err, errlen, "another rank ran out of memory allocating the network");
+        net_free(n);
+        return -1;
+    }
+    r->bytes = net_bytes(n);
+    net_init_params(n, c->seed);
+    /* every rank starts from rank 0's weights, whatever its arithmetic */
+    float *w0 = XMALLOC((size_t)p->params * sizeof *w0, "initial weights");
+    net_get_params(n, w0);
+    for (int64_t off = 0; off < p->params; off += 1 << 28) {
+        int cnt = (int)(p->params - off < (1 << 28) ? p->params - off : (1 << 28));
+        CHECK_MPI(MPI_Bcast(w0 + off, cnt, MPI_FLOAT, 0, comm->world));
+    }
+    net_set_params(n, w0);
+    free(w0);
+
+    size_t in_n = (size_t)c->batch * c->c_in * c->height * c->width;
+    size_t tg_n = (size_t)c->batch * c->c_out * c->height * c->width;
+    float *input = XMALLOC(in_n * sizeof *input, "input batch");
+    float *target = XMALLOC(tg_n * sizeof *target, "target batch");
+    ktab_t step_tab;
+    ktab_init(&step_tab, table_rows(p));
+    kc_t kc = {.ops = be->ops, .ctx = be->ctx, .tab = &step_tab, .timing = c->kernel_timing};
+    gsync_t *gs = open_gsync(p, be, comm, n, r, err, errlen);
+    if (!gs) {
+        ktab_free(&step_tab);
+        free(input);
+        free(target);
+        net_free(n);
+        return -1;
+    }
+    adam_hyper h = {.lr = c->lr, .beta1 = c->beta1, .beta2 = c->beta2, .eps = c->eps,
+                    .grad_scale = 1.0 / comm->size};
+    int total = c->warmup + c->steps;
+    double t_start = timer_now_s();
+    for (int s = 0; s < total; s++) {
+        double t0 = timer_now_s();
+        data_generate(c, c->seed, s, (int64_t)comm->rank * c->batch, c->batch, input, target);
+        /* the batch's upload (and conversion to the compute type) belongs to
+         * data preparation, not to the step: on a GPU it is a host-to-device
+         * copy of the whole input (1 GB for gb2019) */
+        net_load(n, input, target);
+        double data_s = timer_now_s() - t0;
+        ktab_reset(&step_tab);
+        CHECK_MPI(MPI_Barrier(comm->world));
+        t0 = timer_now_s();
+        gsync_begin(gs);
+        double loss = net_forward(n, &kc, NULL, NULL);
+        net_backward(n, &kc, gsync_ready, gs);
+        gsync_finish(gs);
+        h.step = s + 1;
+        net_update(n, &kc, &h);
+        be->ops->sync(be->ctx);
+        double dt = timer_now_s() - t0;
+        if (be->ops->timer_flush) be->ops->timer_flush(be->ctx);
+        const gsync_step *gst = gsync_last_step(gs);
+        add_reduction_rows(gs, &step_tab);
+        double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, out3[6],
+               gloss;
+        CHECK_MPI(MPI_Allreduce(in6, out3, 5, MPI_DOUBLE, MPI_MAX, comm->world));
+        CHECK_MPI(MPI_Allreduce(&loss, &gloss, 1, MPI_DOUBLE, MPI_SUM, comm->world));
+        gloss /= comm->size;
+        if (s < c->warmup) {
+            r->warm_s[s] = out3[0];
+            r->warm_loss[s] = gloss;
+        } else {
+            int i = s - c->warmup;
+            r->step_s[i] = out3[0];
+            r->data_s[i] = out3[1];
+            r->comm_s[i] = out3[2];
+            r->exposed_s[i] = out3[3];
+            r->negotiation_s[i] = out3[4];
+            r->backward_end_s[i] = gst->backward_end_s;
+            r->cycles[i] = gst->cycles;
+            for (int k = 0; k < r->ngroups; k++) {
+                double *x = r->timeline + ((size_t)i * r->ngroups + k) * 3;
+                x[0] = gst->groups[k].ready_s, x[1] = gst->groups[k].start_s, x[2] = gst->groups[k].end_s;
+                r->group_reductions[k] = gst->groups[k].reductions;
+            }
+            r->loss[i] = gloss;
+            ktab_accumulate(&r->kernels, &step_tab);
+        }
+        if (s == 0) r->flops_rank_step = ktab_total_flops(&step_tab);
+        double elapsed = timer_now_s() - t_start;
+        if (comm->rank == 0 && !o->quiet && (out3[0] >= 0.5 || elapsed > 5.0)) {
+            double eta = elapsed / (s + 1) * (total - s - 1);
+            printf("  step %d/%d%s  %.3f s  loss %.5g  elapsed %.0f s  ETA %.0f s\n", s + 1, total,
+                   s < c->warmup ? " (warm-up)" : "", out3[0], gloss, elapsed, eta);
+            fflush(stdout);
+        }
+    }
+    validate(p, n, comm, r);
+    int rc = o->dump_weights ? dump_weights(p, n, o->dump_weights, comm->rank, err, errlen) : 0;
+    gsync_free(gs);
+    ktab_free(&step_tab);
+    free(input);
+    free(target);
+    net_free(n);
+    return rc;
+}
+
+void train_result_free(train_result *r)
+{
+    free(r->exposed_s);
+    free(r->negotiation_s);
+    free(r->backward_end_s);
+    free(r->cycles);
+    free(r->timeline);
+    free(r->group_reductions);
+    free(r->group_label);
+    free(r->group_bytes);
+    free(r->tensors);
+    free(r->tensor_group);
+    free(r->step_s);
+    free(r->warm_s);
+    free(r->data_s);
+    free(r->comm_s);
+    free(r->loss);
+    free(r->warm_loss);
+    ktab_free(&r->kernels);
+}

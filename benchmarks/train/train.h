@@ -1,0 +1,66 @@
+/* train: the timed training loop of stemdl and the checks that it trained
+ * the same model on every rank. */
+#ifndef STEMDL_TRAIN_H
+#define STEMDL_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/train/backend.h"
+#include "benchmarks/train/counted.h"
+#include "benchmarks/train/gsync/gsync.h"
+
+#define TRAIN_MAX_CHECKS 8
+
+typedef struct {
+    char check[48];
+    char outcome[8]; /* pass | fail | skipped */
+    char detail[256];
+    int decides;     /* a failure makes the run invalid */
+} train_check;
+
+typedef struct {
+    int steps, warmup;
+    double *step_s, *warm_s; /* per step, max over ranks */
+    double *data_s;          /* data generation before each timed step, max over ranks */
+    double *comm_s;          /* engine time in reductions per timed step, max over ranks */
+    /* gradient reduction (gsync.h), per timed step */
+    double *exposed_s;       /* communication not hidden behind backward, max over ranks */
+    double *negotiation_s;   /* engine time in orchestration cycles, max over ranks */
+    double *backward_end_s;  /* last gradient reported, from the step's start, rank 0 */
+    int *cycles;             /* engine cycles, rank 0 */
+    int ngroups, ntensors;
+    double *timeline;        /* rank 0: [step][group][ready, start, end], seconds from step start */
+    int *group_reductions;   /* rank 0, last timed step: fused reductions per group */
+    char (*group_label)[48];
+    int64_t *group_bytes;
+    gsync_tensor *tensors;   /* ntensors, backward order */
+    int *tensor_group;
+    gsync_cfg gcfg;
+    double *loss, *warm_loss; /* global mean loss per step */
+    ktab_t kernels;          /* rank 0, summed over the timed steps */
+    int64_t flops_rank_step; /* executed FLOPs of one step on one rank */
+    size_t bytes;            /* memory of the network on rank 0 */
+    train_check checks[TRAIN_MAX_CHECKS];
+    int nchecks;
+    int invalid;             /* a deciding check failed */
+} train_result;
+
+/* Executed FLOPs of one step on one rank, counted by a dry step: nothing is
+ * allocated or run. */
+int64_t train_dry_flops(const plan_t *p, int batch, ktab_t *table);
+
+typedef struct {
+    int quiet;                /* no progress lines */
+    const char *dump_weights; /* write each rank's final fp32 weights to PATH.<rank> */
+} train_opts;
+
+/* Run warm-up and timed steps.  0, or -1 with err (out of memory, a dump
+ * that cannot be written). */
+int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o, train_result *out,
+              char *err, size_t errlen);
+void train_result_free(train_result *r);
+
+#endif

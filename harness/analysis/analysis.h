@@ -1,0 +1,107 @@
+/* analysis: launch outcomes and their records turned into the numbers of
+ * DESIGN.md "Metrics": per scale the median step time with its 95% CI (timed
+ * steps of all repetitions pooled; per-launch medians kept), throughput,
+ * weak or strong scaling efficiency against the smallest scale, sustained and
+ * peak FLOP/s (total and per device), the fraction of the device peak, the
+ * time per kernel kind; for collectives algbw, busbw and latency per size. */
+#ifndef EXADL_HARNESS_ANALYSIS_H
+#define EXADL_HARNESS_ANALYSIS_H
+
+#include "benchmarks/common/stats.h"
+#include "harness/records/recread.h"
+#include "harness/suite/suite.h"
+
+typedef enum {
+    LS_OK = 0,      /* exit 0 and a record with status ok */
+    LS_FAILED,      /* non-zero exit, a signal, no record, or status failed */
+    LS_INVALID,     /* the record says a validation failed */
+    LS_TIMEOUT,     /* killed after the per-launch time limit */
+    LS_INTERRUPTED, /* exadl was interrupted during it */
+    LS_NOTRUN       /* never started (run interrupted before it) */
+} lstatus_t;
+const char *lstatus_name(lstatus_t s);
+
+typedef struct {
+    const char *bench, *program; /* suite entry name; program as written */
+    scaling_kind scaling;
+    int scale, rep, nodes;
+    const char *id, *record_path, *log_path, *command;
+    lstatus_t status;
+    const char *why;        /* how the process ended ("exit status 0", "killed by SIGSEGV") */
+    const char *error;      /* the record's error, or what the harness found wrong */
+    const char *log_tail;   /* for failed launches */
+    int exit_code, sig;     /* -1 when not applicable */
+    double elapsed_s;
+    record_t *rec;          /* NULL when no readable record */
+} outcome_t;
+
+typedef struct {
+    const char *kind;
+    double calls, flops, time_s; /* per step, rank 0 */
+} kkind_t;
+
+typedef struct {
+    int scale;                  /* ranks */
+    int gpus, devices;          /* devices: GPUs, or ranks on CPU backends */
+    int nlaunch, nok;
+    double *samples;            /* pooled timed step times */
+    size_t n;
+    stats_summary_t st;
+    double *launch_median;      /* one per ok launch */
+    size_t nlm;
+    double samples_per_step;
+    double thr, thr_lo, thr_hi; /* samples/s; CI from the step-time CI */
+    double eff, eff_lo, eff_hi;
+    double exec_per_step, conv_per_step;
+    double sustained, peak, conv_sustained, conv_peak; /* FLOP/s, all devices */
+    double frac_peak;           /* sustained per device / device peak; NaN unknown */
+    kkind_t *kinds;
+    size_t nkinds;
+    const record_t *rec;        /* first ok record at this scale */
+} sres_t;
+
+typedef struct {
+    int scale;
+    const char *op, *dtype, *redop;
+    int inplace;
+    double bytes, count;
+    size_t n;                   /* pooled samples (or launch medians) */
+    stats_summary_t st;
+    double factor;              /* busbw / algbw */
+    double algbw, busbw, busbw_lo, busbw_hi, latency_us, lat_lo, lat_hi;
+    long long wrong;
+} cres_t;
+
+typedef struct {
+    const char *name, *program, *kind; /* kind: the records' benchmark field */
+    scaling_kind scaling;
+    int nlaunch, nfailed;
+    sres_t *s;
+    size_t ns;
+    cres_t *c;
+    size_t nc;
+    kv_t *params;               /* scalar config of the first ok record (+ backend...) */
+    size_t nparams;
+    double fwd_conv_per_sample, conv_per_sample, exec_per_sample, conv_weights, parameters;
+} bres_t;
+
+typedef struct {
+    bres_t *b;
+    size_t nb;
+    double device_peak;         /* FLOP/s per device (per core when peak_per_core); NaN unknown */
+    int peak_per_core;          /* CPU ranks: scale by the record's threads_per_rank */
+    const char *peak_source;
+    const record_t *first_ok;   /* its system block describes the machine */
+} analysis_t;
+
+void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
+                  const char *peak_source, analysis_t *out);
+/* The same, for a peak measured per CPU core: a CPU rank's peak is that times
+ * the threads it ran (the record's threads_per_rank, else 1). */
+void analysis_run_core_peak(arena_t *a, const outcome_t *o, size_t n, double core_peak,
+                            const char *peak_source, analysis_t *out);
+
+/* nccl-tests bus-bandwidth factor of an operation over n ranks. */
+double busbw_factor(const char *op, int n);
+
+#endif

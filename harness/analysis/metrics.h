@@ -1,0 +1,48 @@
+/* metrics: the flat table of every derived number of a run, one row per
+ * (benchmark, scale, metric[, collective row]); what results.yaml lists and
+ * what `exadl check`, `compare` and `history` work on.  The catalogue of
+ * metric names below is what reference files may use. */
+#ifndef EXADL_HARNESS_METRICS_H
+#define EXADL_HARNESS_METRICS_H
+
+#include "harness/analysis/analysis.h"
+
+typedef struct {
+    const char *name, *unit;
+    int better;            /* +1 higher is better, -1 lower, 0 neither */
+    int per_scale;         /* depends on the scale (else a property of the config) */
+    const char *what;
+} metric_info_t;
+
+/* NULL-terminated catalogue (name == NULL ends it). */
+extern const metric_info_t metric_catalog[];
+const metric_info_t *metric_info(const char *name);
+/* NULL-terminated list of the names, for suggestions. */
+const char *const *metric_names(void);
+
+typedef struct {
+    const char *bench, *program, *kind; /* suite entry, program, record's benchmark */
+    int scale;                          /* 0: not per scale */
+    const char *metric;
+    double value, lo, hi;               /* lo/hi: 95% CI, NaN when none */
+    double n;                           /* samples behind it (NaN: n/a) */
+    const char *unit;
+    int better;
+    kv_t *params;                       /* config of the run + op, bytes, ... */
+    size_t nparams;
+} metric_t;
+
+typedef struct {
+    metric_t *m;
+    size_t n, cap;
+} mtable_t;
+
+void mtable_add(arena_t *a, mtable_t *t, const metric_t *m);
+/* Every metric of an analysis. */
+void mtable_from_analysis(arena_t *a, const analysis_t *an, mtable_t *t);
+/* A parameter of a row ("op", "preset", ...); NULL when absent. */
+const char *metric_param(const metric_t *m, const char *key);
+/* "stemdl n=2" / "collectives n=2 allreduce 1048576 B" */
+char *metric_label(arena_t *a, const metric_t *m);
+
+#endif

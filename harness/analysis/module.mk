@@ -1,0 +1,2 @@
+# harness/analysis: see docs/architecture.md
+HARN_SRC += $(wildcard harness/analysis/*.c)

@@ -1,0 +1,82 @@
+/* The device peak FLOP/s that "fraction of peak" divides by: given by the
+ * suite, recorded by the benchmark, or measured by build/bin/peak_cpu. */
+#define _GNU_SOURCE
+#include "harness/analysis/peak.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/run/launch.h"
+
+/* "peak_flops_per_s: X" (and "threads: N", dividing it) from the probe */
+static double field(const char *out, const char *key)
+{
+    size_t l = strlen(key);
+    for (const char *p = out; (p = strstr(p, key)); p += l)
+        if ((p == out || p[-1] == '\n') && p[l] == ':') return strtod(p + l + 1, NULL);
+    return NAN;
+}
+
+double peak_parse(const char *out)
+{
+    /* per core: the all-cores rate per thread, or the one-thread rate where that is
+     * higher (other jobs on the cores pull the all-cores rate down) */
+    double per = field(out, "peak_per_thread_flops_per_s");
+    if (!(per > 0)) {
+        double all = field(out, "peak_flops_per_s"), th = field(out, "threads");
+        per = all > 0 ? all / (th >= 1 ? th : 1) : NAN;
+    }
+    double one = field(out, "peak_1thread_flops_per_s");
+    if (one > 0 && !(per >= one)) per = one;
+    return per > 0 ? per : NAN;
+}
+
+double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
+                 const char **source, int *per_core)
+{
+    *per_core = 0;
+    if (suite_peak > 0) {
+        *source = "given by the suite (device_peak_flops)";
+        return suite_peak;
+    }
+    int gpu = 0, any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o[i].status != LS_OK || !o[i].rec) continue;
+        if (isfinite(o[i].rec->device_peak_flops) && o[i].rec->device_peak_flops > 0) {
+            *source = ar_printf(a, "measured by the benchmark (record %s)", o[i].id);
+            return o[i].rec->device_peak_flops;
+        }
+        any = 1;
+        gpu |= o[i].rec->gpus > 0;
+    }
+    if (gpu) {
+        *source = "not measured: no GPU peak in the records and none given by the suite "
+                  "(device_peak_flops)";
+        return NAN;
+    }
+    char *probe = path_join(a, exadl_bindir(), "peak_cpu");
+    if (!any || !path_is_exec(probe)) {
+        *source = "not measured: build/bin/peak_cpu is not built and the suite gives no "
+                  "device_peak_flops";
+        return NAN;
+    }
+    char why[256];
+    char *argv[] = {probe, "--reps", "5", "--seconds", "0.1", NULL};
+    char *out = spawn_capture(argv, 300, why, sizeof why);
+    if (!out) {
+        *source = ar_printf(a, "not measured: peak_cpu failed (%s)", why);
+        return NAN;
+    }
+    double v = peak_parse(out);
+    free(out);
+    if (!(v > 0)) {
+        *source = "not measured: peak_cpu printed no peak_flops_per_s line";
+        return NAN;
+    }
+    *source = "measured by peak_cpu on this host: FMA peak per core (the larger of the "
+              "all-cores rate per thread and the one-thread rate); a CPU rank's peak is that "
+              "times its threads";
+    *per_core = 1;
+    return v;
+}

@@ -1,0 +1,2 @@
+# harness/checks: see docs/architecture.md
+HARN_SRC += $(wildcard harness/checks/*.c)

@@ -1,0 +1,376 @@
+#define _GNU_SOURCE
+#include "harness/checks/refcheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/common/ytree.h"
+#include "harness/run/launch.h"
+
+const char *ck_name(ck_outcome o) { return o == CK_PASS ? "PASS" : o == CK_FAIL ? "FAIL" : "N/A"; }
+
+static const char *const top_keys[] = {"exadl_reference", "name", "kind", "source", "system",
+                                       "notes", "checks", NULL};
+static const char *const check_keys[] = {"metric", "where", "value", "lower", "upper", "unit",
+                                         "note", NULL};
+
+static int bound(const ytdoc *d, const ytnode *c, const char *key, double *out, char *err,
+                 size_t errlen)
+{
+    const ytnode *n = yt_get(c, key);
+    if (!n)
+        return yt_err(err, errlen, d, c, "a check needs %s: (a fraction such as %s, or null "
+                                         "for no bound)", key, key[0] == 'l' ? "-0.05" : "0.1");
+    if (yt_is_null(n)) {
+        *out = NAN;
+        return 0;
+    }
+    return yt_double(d, n, out, err, errlen);
+}
+
+static int text_of(const ytdoc *d, const ytnode *map, const char *key, arena_t *a,
+                   const char **out, char *err, size_t errlen)
+{
+    const ytnode *n = yt_get(map, key);
+    *out = NULL;
+    if (!n || yt_is_null(n)) return 0;
+    if (n->kind != YT_SCALAR) return yt_err(err, errlen, d, n, "%s must be text", key);
+    *out = ar_strdup(a, n->str);
+    return 0;
+}
+
+static int load_check(arena_t *a, const ytdoc *d, const ytnode *c, refspec_t *s, char *err,
+                      size_t errlen)
+{
+    if (yt_expect(d, c, YT_MAP, "a check", err, errlen)) return -1;
+    if (yt_check_keys(d, c, check_keys, err, errlen)) return -1;
+    s->line = c->line;
+    const ytnode *m = yt_get(c, "metric");
+    if (!m || m->kind != YT_SCALAR) return yt_err(err, errlen, d, c, "a check needs metric:");
+    if (!metric_info(m->str)) {
+        const char *sug = yt_suggest(m->str, metric_names());
+        if (sug) return yt_err(err, errlen, d, m, "unknown metric '%s' (did you mean '%s'?)", m->str, sug);
+        return yt_err(err, errlen, d, m, "unknown metric '%s' (docs/harness.md lists them)", m->str);
+    }
+    s->metric = ar_strdup(a, m->str);
+    const ytnode *v = yt_get(c, "value");
+    if (!v) return yt_err(err, errlen, d, c, "a check needs value:");
+    if (yt_double(d, v, &s->value, err, errlen)) return -1;
+    if (bound(d, c, "lower", &s->lower, err, errlen) || bound(d, c, "upper", &s->upper, err, errlen))
+        return -1;
+    if (!isnan(s->lower) && !isnan(s->upper) && s->lower > s->upper)
+        return yt_err(err, errlen, d, c, "lower (%g) is above upper (%g)", s->lower, s->upper);
+    if (text_of(d, c, "unit", a, &s->unit, err, errlen) ||
+        text_of(d, c, "note", a, &s->note, err, errlen))
+        return -1;
+    const ytnode *w = yt_get(c, "where");
+    if (w && !yt_is_null(w)) {
+        if (yt_expect(d, w, YT_MAP, "where", err, errlen)) return -1;
+        s->where = ar_alloc(a, (w->n + 1) * sizeof *s->where);
+        for (size_t i = 0; i < w->n; i++) {
+            const ytnode *k = yt_key(w, i), *x = yt_val(w, i);
+            if (k->kind != YT_SCALAR || x->kind != YT_SCALAR)
+                return yt_err(err, errlen, d, x, "where: keys and values must be plain values");
+            s->where[s->nwhere++] = (kv_t){ar_strdup(a, k->str), ar_strdup(a, x->str)};
+        }
+    }
+    return 0;
+}
+
+int reference_load(arena_t *a, const char *path, reference_t *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    ytdoc *d = yt_load_file(path, err, errlen);
+    if (!d) return -1;
+    ar_defer(a, (void (*)(void *))yt_free, d);
+    const ytnode *root = d->root;
+    r->path = ar_strdup(a, path);
+    if (!root) return yt_err(err, errlen, d, NULL, "the reference file is empty");
+    if (yt_expect(d, root, YT_MAP, "a reference file", err, errlen)) return -1;
+    if (yt_check_keys(d, root, top_keys, err, errlen)) return -1;
+    long long ver;
+    const ytnode *k = yt_get(root, "exadl_reference");
+    if (!k) return yt_err(err, errlen, d, root, "not a reference file (no exadl_reference: 1)");
+    if (yt_int(d, k, &ver, err, errlen)) return -1;
+    if (ver != REFERENCE_FORMAT_VERSION)
+        return yt_err(err, errlen, d, k, "exadl_reference %lld: this exadl reads version 1", ver);
+    if (text_of(d, root, "name", a, &r->name, err, errlen) ||
+        text_of(d, root, "kind", a, &r->kind, err, errlen) ||
+        text_of(d, root, "source", a, &r->source, err, errlen) ||
+        text_of(d, root, "system", a, &r->system, err, errlen) ||
+        text_of(d, root, "notes", a, &r->notes, err, errlen))
+        return -1;
+    if (!r->name) r->name = ar_strdup(a, path_basename(path));
+    static const char *const kinds[] = {"exact", "published", "acceptance", NULL};
+    if (!r->kind) return yt_err(err, errlen, d, root, "kind: is required (exact, published or acceptance)");
+    if (strcmp(r->kind, "exact") && strcmp(r->kind, "published") && strcmp(r->kind, "acceptance")) {
+        const char *sug = yt_suggest(r->kind, kinds);
+        return yt_err(err, errlen, d, yt_get(root, "kind"),
+                      "unknown kind '%s'%s%s%s (exact, published or acceptance)", r->kind,
+                      sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+    }
+    const ytnode *cs = yt_get(root, "checks");
+    if (!cs) return yt_err(err, errlen, d, root, "no checks: list");
+    if (yt_expect(d, cs, YT_SEQ, "checks", err, errlen)) return -1;
+    r->c = ar_alloc(a, (cs->n + 1) * sizeof *r->c);
+    for (size_t i = 0; i < cs->n; i++)
+        if (load_check(a, d, cs->items[i], &r->c[r->n++], err, errlen)) return -1;
+    return 0;
+}
+
+/* ---- evaluation ----------------------------------------------------------------- */
+static int same_value(const char *x, const char *y)
+{
+    double a, b;
+    if (!opt_parse_double(x, &a) && !opt_parse_double(y, &b)) return a == b;
+    return !strcmp(x, y);
+}
+
+static int bench_matches(const metric_t *m, const char *want)
+{
+    return !strcmp(m->bench, want) || !strcmp(m->kind ? m->kind : "", want) ||
+           !strcmp(path_basename(m->program ? m->program : ""), want);
+}
+
+/* does row m satisfy every where key but scale? */
+static int row_matches(const refspec_t *s, const metric_t *m)
+{
+    if (strcmp(m->metric, s->metric)) return 0;
+    for (size_t i = 0; i < s->nwhere; i++) {
+        const kv_t *w = &s->where[i];
+        if (!strcmp(w->key, "scale")) continue;
+        if (!strcmp(w->key, "benchmark")) {
+            if (!bench_matches(m, w->value)) return 0;
+            continue;
+        }
+        const char *p = metric_param(m, w->key);
+        if (!p || !same_value(p, w->value)) return 0;
+    }
+    return 1;
+}
+
+static const char *where_text(arena_t *a, const refspec_t *s)
+{
+    sb_t b = {0};
+    for (size_t i = 0; i < s->nwhere; i++)
+        sb_printf(&b, "%s%s=%s", i ? " " : "", s->where[i].key, s->where[i].value);
+    char *r = ar_strdup(a, b.len ? sb_str(&b) : "(any)");
+    sb_free(&b);
+    return r;
+}
+
+static const char *where_get(const refspec_t *s, const char *key)
+{
+    for (size_t i = 0; i < s->nwhere; i++)
+        if (!strcmp(s->where[i].key, key)) return s->where[i].value;
+    return NULL;
+}
+
+static char *argv_text(arena_t *a, char **argv)
+{
+    char *k = ar_strdup(a, "");
+    for (size_t i = 0; argv[i]; i++) k = ar_printf(a, "%s\x1f%s", k, argv[i]);
+    return k;
+}
+
+/* network metrics from `stemdl --describe` lines "name  value ..." */
+static double describe(arena_t *a, const refspec_t *s, const char *stemdl, const char **why,
+                       checks_t *cache)
+{
+    static const char *const net[] = {"forward_conv_flops_per_sample",
+                                      "convention_flops_per_sample", "conv_weights",
+                                      "parameters", NULL};
+    int is_net = 0;
+    for (int i = 0; net[i]; i++) is_net |= !strcmp(net[i], s->metric);
+    const char *bn = where_get(s, "benchmark");
+    if (!is_net || (bn && strcmp(bn, "stemdl"))) return NAN;
+    if (!stemdl || !path_is_exec(stemdl)) {
+        *why = "stemdl is not built, so --describe cannot answer";
+        return NAN;
+    }
+    char *argv[64];
+    size_t n = 0;
+    argv[n++] = (char *)stemdl;
+    argv[n++] = "--describe";
+    for (size_t i = 0; i < s->nwhere && n < 60; i++) {
+        if (!strcmp(s->where[i].key, "benchmark") || !strcmp(s->where[i].key, "scale")) continue;
+        char *o = ar_printf(a, "--%s", s->where[i].key);
+        for (char *p = o + 2; *p; p++)
+            if (*p == '_') *p = '-';
+        argv[n++] = o;
+        argv[n++] = (char *)s->where[i].value;
+    }
+    argv[n] = NULL;
+    char *key = argv_text(a, argv);
+    char *out = NULL;
+    for (size_t i = 0; i < cache->nd && !out; i++)
+        if (!strcmp(cache->d[i].key, key)) out = cache->d[i].out;
+    if (!out) { /* each describe starts a process (and MPI): ask once per configuration */
+        char msg[256];
+        char *o = spawn_capture(argv, 60, msg, sizeof msg);
+        out = o ? ar_strdup(a, o) : ar_printf(a, "\x01%s", msg);
+        free(o);
+        AR_GROW(a, cache->d, cache->nd, cache->dcap);
+        cache->d[cache->nd++] = (describe_answer_t){key, out};
+    }
+    if (out[0] == '\x01') {
+        *why = ar_printf(a, "stemdl --describe failed: %s", out + 1);
+        return NAN;
+    }
+    out = ar_strdup(a, out); /* strtok writes into it */
+    /* "name  value ..." lines; convention falls back to 3 x forward */
+    double v = NAN, fwd = NAN;
+    size_t lm = strlen(s->metric), lf = strlen("forward_conv_flops_per_sample");
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        line += strspn(line, " \t");
+        if (!strncmp(line, s->metric, lm) && strchr(" \t:", line[lm]) && line[lm])
+            v = strtod(line + lm + strspn(line + lm, " \t:"), NULL);
+        else if (!strncmp(line, "forward_conv_flops_per_sample", lf) && strchr(" \t:", line[lf]) &&
+                 line[lf])
+            fwd = strtod(line + lf + strspn(line + lf, " \t:"), NULL);
+    }
+    if (isnan(v) && !strcmp(s->metric, "convention_flops_per_sample")) v = 3 * fwd;
+    if (isnan(v)) *why = ar_printf(a, "stemdl --describe printed no %s line", s->metric);
+    return v;
+}
+
+static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t *s,
+                const metric_t *m, double measured, const char *source, const char *detail)
+{
+    AR_GROW(a, out->c, out->n, out->cap);
+    check_t *c = &out->c[out->n++];
+    memset(c, 0, sizeof *c);
+    c->reference = r->name;
+    c->kind = r->kind;
+    c->metric = s->metric;
+    c->where = where_text(a, s);
+    c->unit = s->unit ? s->unit : (metric_info(s->metric) ? metric_info(s->metric)->unit : "");
+    c->bench = m ? m->bench : NULL;
+    c->scale = m ? m->scale : 0;
+    c->expected = s->value;
+    c->lo = isnan(s->lower) ? NAN : s->value * (1 + s->lower);
+    c->hi = isnan(s->upper) ? NAN : s->value * (1 + s->upper);
+    if (!isnan(c->lo) && !isnan(c->hi) && c->lo > c->hi) { /* negative expected values */
+        double t = c->lo;
+        c->lo = c->hi;
+        c->hi = t;
+    }
+    c->measured = measured;
+    c->source = source;
+    c->detail = detail;
+    if (isnan(measured)) {
+        c->outcome = strcmp(r->kind, "published") ? CK_FAIL : CK_NA;
+    } else {
+        int ok = (isnan(c->lo) || measured >= c->lo) && (isnan(c->hi) || measured <= c->hi);
+        c->outcome = ok ? CK_PASS : CK_FAIL;
+    }
+}
+
+void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
+                        const char *stemdl_bin, checks_t *out)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const refspec_t *s = &r->c[i];
+        const char *sc = where_get(s, "scale");
+        const metric_info_t *mi = metric_info(s->metric);
+        long long want = -1;
+        int largest = !sc ? (mi && mi->per_scale) : (!strcmp(sc, "largest") || !strcmp(sc, "max"));
+        int smallest = sc && (!strcmp(sc, "smallest") || !strcmp(sc, "min"));
+        if (sc && !largest && !smallest) opt_parse_int(sc, &want);
+        size_t found = 0;
+        for (size_t j = 0; j < t->n; j++) {
+            const metric_t *m = &t->m[j];
+            if (!row_matches(s, m)) continue;
+            if (want >= 0 && m->scale != want) continue;
+            if (largest || smallest) { /* extreme scale of this benchmark (and row params) */
+                int skip = 0;
+                for (size_t k = 0; k < t->n && !skip; k++) {
+                    const metric_t *o = &t->m[k];
+                    if (k == j || !row_matches(s, o) || strcmp(o->bench, m->bench)) continue;
+                    if (largest && o->scale > m->scale) skip = 1;
+                    if (smallest && o->scale < m->scale) skip = 1;
+                }
+                if (skip) continue;
+            }
+            found++;
+            add(a, out, r, s, m, m->value, "run", NULL);
+        }
+        if (found) continue;
+        const char *why = NULL;
+        double v = want < 0 ? describe(a, s, stemdl_bin, &why, out) : NAN;
+        if (!isnan(v)) {
+            add(a, out, r, s, NULL, v, "stemdl --describe", NULL);
+            continue;
+        }
+        /* nothing measured: for published numbers say what this run has instead */
+        const char *detail = why ? why : "no measurement of this run matches";
+        if (!strcmp(r->kind, "published")) {
+            const metric_t *best = NULL;
+            const char *bn = where_get(s, "benchmark");
+            for (size_t j = 0; j < t->n; j++) {
+                const metric_t *m = &t->m[j];
+                if (strcmp(m->metric, s->metric) || (bn && !bench_matches(m, bn))) continue;
+                if (!best || m->scale > best->scale) best = m;
+            }
+            if (best) {
+                char v1[32];
+                fmt_si(best->value, best->unit, v1, sizeof v1);
+                detail = ar_printf(a, "not comparable: this run has %s = %s at n=%d (%s)",
+                                   s->metric, v1, best->scale, best->bench);
+            }
+        }
+        add(a, out, r, s, NULL, NAN, "none", detail);
+    }
+}
+
+void checks_count(const checks_t *c, int *pass, int *fail, int *na)
+{
+    *pass = *fail = *na = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->c[i].outcome == CK_PASS) (*pass)++;
+        else if (c->c[i].outcome == CK_FAIL) (*fail)++;
+        else (*na)++;
+    }
+}
+
+void check_value_text(double v, const char *unit, int exact, char *buf, size_t len)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    int si = unit && (!strcmp(unit, "FLOP/s") || !strcmp(unit, "FLOP"));
+    if (v == floor(v) && fabs(v) < 1e16 && (exact || (!si && fabs(v) >= 1e6)))
+        snprintf(buf, len, "%.0f%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
+    else if (si && fabs(v) >= 1e4)
+        fmt_si(v, unit, buf, len);
+    else
+        snprintf(buf, len, "%.4g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
+}
+
+void checks_print(FILE *f, const checks_t *c)
+{
+    const char *ref = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const check_t *k = &c->c[i];
+        if (!ref || strcmp(ref, k->reference)) {
+            ref = k->reference;
+            fprintf(f, "reference %s (%s)\n", k->reference, k->kind);
+        }
+        char m[48], e[48], lo[48], hi[48];
+        int ex = !strcmp(k->kind, "exact") || k->lo == k->hi; /* an exact match: every digit */
+        check_value_text(k->measured, k->unit, ex, m, sizeof m);
+        check_value_text(k->expected, k->unit, ex, e, sizeof e);
+        check_value_text(k->lo, k->unit, ex, lo, sizeof lo);
+        check_value_text(k->hi, k->unit, ex, hi, sizeof hi);
+        char at[160];
+        if (k->bench && k->scale) snprintf(at, sizeof at, "%s n=%d", k->bench, k->scale);
+        else if (k->bench) snprintf(at, sizeof at, "%s", k->bench);
+        else snprintf(at, sizeof at, "%s", k->where);
+        fprintf(f, "  %-4s  %-34s %-26s measured %-14s expected %-14s bound [%s, %s]%s%s%s\n",
+                ck_name(k->outcome), k->metric, at, m, e, isnan(k->lo) ? "-inf" : lo,
+                isnan(k->hi) ? "inf" : hi, k->detail ? "  (" : "", k->detail ? k->detail : "",
+                k->detail ? ")" : "");
+    }
+}

@@ -1,0 +1,2 @@
+# harness/model: see docs/architecture.md
+HARN_SRC += $(wildcard harness/model/*.c)

@@ -1,0 +1,101 @@
+/* recread: a benchmark's result record (docs/record.md) read into numbers the
+ * analysis needs.  Read defensively: a missing block leaves NaN or nothing; a
+ * value of the wrong type is an error naming FILE:LINE:COL. */
+#ifndef EXADL_HARNESS_RECREAD_H
+#define EXADL_HARNESS_RECREAD_H
+
+#include <stddef.h>
+
+#include "benchmarks/common/ytree.h"
+#include "harness/util/util.h"
+
+typedef struct {
+    const char *kernel, *layer;
+    double calls, flops, time_s;
+} krow_t;
+
+typedef struct {
+    const char *op, *dtype, *redop;
+    long long root;
+    int inplace;
+    double bytes, count;
+    double *time_s;   /* raw per-iteration samples (may be empty) */
+    size_t ntime;
+    double median_s, ci_lo_s, ci_hi_s, min_s, max_s;
+    double algbw, busbw, latency_us;
+    long long wrong;
+} crow_t;
+
+/* stemdl's gradient_reduction block (docs/record.md), read by recread_gr.c */
+typedef struct {
+    const char *name;
+    double bytes;
+    long long group;
+} grtensor_t;
+
+typedef struct {
+    const char *transport, *orchestration, *grouping;
+    long long groups, cache_capacity;
+    double fusion_bytes, cycle_ms;
+    grtensor_t *t;          /* backward order */
+    size_t nt;
+    const char **labels;    /* group labels (groups of them; NULL entries when absent) */
+    double *exposed_s, *negotiation_s, *reduce_s, *backward_end_s, *cycles;
+    size_t nsteps;
+    double *timeline;       /* ntl x groups x 3: ready, start, end */
+    size_t ntl;
+} grinfo_t;
+
+/* a row of the orchestration benchmark (collectives --orchestration) */
+typedef struct {
+    const char *mode, *grouping;
+    long long groups, ranks, tensors;
+    double cycles, median_s, per_cycle_s;
+} orow_t;
+
+typedef struct {
+    const char *path;
+    ytdoc *doc;
+    long long version;
+    const char *benchmark, *status, *error, *started_utc, *backend, *precision;
+    long long ranks, gpus;
+    /* stemdl */
+    double *step_s;
+    size_t nstep;
+    double *warmup_s;
+    size_t nwarmup;
+    double samples_per_step;
+    double exec_per_step, exec_per_sample, conv_per_sample, conv_per_step, fwd_conv_per_sample;
+    double conv_weights, parameters, memory_bytes;
+    double device_peak_flops; /* a measured device peak the benchmark may record (NaN) */
+    double threads_per_rank;  /* CPU threads each rank used (NaN: not said) */
+    double kernels_steps;
+    krow_t *k;
+    size_t nk;
+    /* collectives */
+    crow_t *c;
+    size_t nc;
+    /* stemdl's gradient reduction (NULL without the block) */
+    grinfo_t *gr;
+    /* the orchestration benchmark */
+    orow_t *o;
+    size_t no;
+    /* blocks kept as they are */
+    const ytnode *system, *config, *validation;
+} record_t;
+
+/* 0, or -1 with "FILE:LINE:COL: problem" (or "FILE: problem") in err.  The
+ * document stays alive as long as the arena. */
+int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t errlen);
+
+/* The gradient_reduction block and orchestration rows (recread_gr.c); called
+ * by record_load.  0, or -1 with a positioned message. */
+int record_read_gr(arena_t *a, const ytdoc *d, const ytnode *root, record_t *r, char *err,
+                   size_t errlen);
+int record_read_orch(arena_t *a, const ytdoc *d, const ytnode *root, record_t *r, char *err,
+                     size_t errlen);
+
+/* A scalar of the config block as text (NULL when absent). */
+const char *record_config(const record_t *r, const char *key);
+
+#endif

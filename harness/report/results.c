@@ -1,0 +1,321 @@
+#define _GNU_SOURCE
+#include "harness/report/results.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/run/launch.h"
+
+static void kv_num(rec_t *w, const char *k, double v)
+{
+    rec_key(w, k);
+    if (isfinite(v)) rec_double(w, v);
+    else rec_null(w);
+}
+
+static void kv_ci(rec_t *w, const char *k, double v, double lo, double hi)
+{
+    rec_key(w, k);
+    rec_flow_map_begin(w);
+    kv_num(w, "value", v);
+    kv_num(w, "ci_lo", lo);
+    kv_num(w, "ci_hi", hi);
+    rec_map_end(w);
+}
+
+void results_copy_node(rec_t *w, const ytnode *n)
+{
+    if (!n || yt_is_null(n)) {
+        rec_null(w);
+        return;
+    }
+    if (n->kind == YT_SCALAR) {
+        long long i;
+        double d;
+        if (n->plain && !opt_parse_int(n->str, &i)) rec_int(w, i);
+        else if (n->plain && !opt_parse_double(n->str, &d)) rec_double(w, d);
+        else if (n->plain && (!strcmp(n->str, "true") || !strcmp(n->str, "false")))
+            rec_bool(w, n->str[0] == 't');
+        else rec_str(w, n->str);
+        return;
+    }
+    if (n->kind == YT_SEQ) {
+        int flat = 1;
+        for (size_t i = 0; i < n->n; i++) flat &= n->items[i]->kind == YT_SCALAR;
+        if (flat) rec_flow_seq_begin(w);
+        else rec_seq_begin(w);
+        for (size_t i = 0; i < n->n; i++) results_copy_node(w, n->items[i]);
+        rec_seq_end(w);
+        return;
+    }
+    rec_map_begin(w);
+    for (size_t i = 0; i < n->n; i++) {
+        const ytnode *k = yt_key(n, i);
+        rec_key(w, k->kind == YT_SCALAR ? k->str : "?");
+        results_copy_node(w, yt_val(n, i));
+    }
+    rec_map_end(w);
+}
+
+static void write_launch(rec_t *w, const outcome_t *o)
+{
+    rec_map_begin(w);
+    rec_kv_str(w, "id", o->id);
+    rec_kv_str(w, "benchmark", o->bench);
+    rec_kv_int(w, "scale", o->scale);
+    rec_kv_int(w, "nodes", o->nodes);
+    rec_kv_int(w, "repetition", o->rep);
+    rec_kv_str(w, "status", lstatus_name(o->status));
+    rec_kv_str(w, "how", o->why);
+    rec_kv_str(w, "error", o->error);
+    kv_num(w, "elapsed_s", o->elapsed_s);
+    rec_kv_str(w, "record", o->rec ? o->record_path : NULL);
+    rec_kv_str(w, "log", o->log_path);
+    rec_kv_str(w, "command", o->command);
+    if (o->status != LS_OK && o->log_tail) rec_kv_str(w, "log_tail", o->log_tail);
+    rec_map_end(w);
+}
+
+static void write_scale(rec_t *w, const sres_t *s)
+{
+    rec_map_begin(w);
+    rec_kv_int(w, "scale", s->scale);
+    rec_kv_int(w, "gpus", s->gpus);
+    rec_kv_int(w, "devices", s->devices);
+    rec_kv_int(w, "launches", s->nlaunch);
+    rec_kv_int(w, "ok", s->nok);
+    rec_kv_int(w, "samples", (int64_t)s->n);
+    if (s->n) {
+        rec_key(w, "step_s");
+        rec_flow_map_begin(w);
+        kv_num(w, "median", s->st.median);
+        kv_num(w, "ci_lo", s->st.ci_lo);
+        kv_num(w, "ci_hi", s->st.ci_hi);
+        kv_num(w, "min", s->st.min);
+        kv_num(w, "max", s->st.max);
+        rec_kv_bool(w, "ci_exact", s->st.ci_exact);
+        rec_map_end(w);
+        rec_kv_doubles(w, "launch_medians_s", s->launch_median, s->nlm);
+        kv_num(w, "samples_per_step", s->samples_per_step);
+        kv_ci(w, "throughput_samples_per_s", s->thr, s->thr_lo, s->thr_hi);
+        kv_ci(w, "efficiency", s->eff, s->eff_lo, s->eff_hi);
+        kv_num(w, "executed_flops_per_step", s->exec_per_step);
+        kv_num(w, "sustained_flops", s->sustained);
+        kv_num(w, "peak_flops", s->peak);
+        kv_num(w, "convention_sustained_flops", s->conv_sustained);
+        kv_num(w, "convention_peak_flops", s->conv_peak);
+        kv_num(w, "fraction_of_peak", s->frac_peak);
+    }
+    if (s->nkinds) {
+        rec_key(w, "kernels_per_step");
+        rec_seq_begin(w);
+        double tot = 0;
+        for (size_t k = 0; k < s->nkinds; k++) tot += s->kinds[k].time_s;
+        for (size_t k = 0; k < s->nkinds; k++) {
+            const kkind_t *x = &s->kinds[k];
+            rec_flow_map_begin(w);
+            rec_kv_str(w, "kernel", x->kind);
+            kv_num(w, "calls", x->calls);
+            kv_num(w, "flops", x->flops);
+            kv_num(w, "time_s", x->time_s);
+            kv_num(w, "share", tot > 0 ? x->time_s / tot : NAN);
+            rec_map_end(w);
+        }
+        rec_seq_end(w);
+    }
+    rec_map_end(w);
+}
+
+static void write_coll(rec_t *w, const cres_t *c)
+{
+    rec_flow_map_begin(w);
+    rec_kv_int(w, "scale", c->scale);
+    rec_kv_str(w, "op", c->op);
+    rec_kv_str(w, "dtype", c->dtype);
+    rec_kv_str(w, "redop", c->redop);
+    rec_kv_bool(w, "inplace", c->inplace);
+    kv_num(w, "bytes", c->bytes);
+    kv_num(w, "count", c->count);
+    rec_kv_int(w, "samples", (int64_t)c->st.n);
+    kv_num(w, "median_s", c->st.median);
+    kv_num(w, "ci_lo_s", c->st.ci_lo);
+    kv_num(w, "ci_hi_s", c->st.ci_hi);
+    kv_num(w, "min_s", c->st.min);
+    kv_num(w, "max_s", c->st.max);
+    kv_num(w, "algbw_GBps", c->algbw);
+    kv_num(w, "busbw_GBps", c->busbw);
+    kv_num(w, "latency_us", c->latency_us);
+    rec_kv_int(w, "wrong", c->wrong);
+    rec_map_end(w);
+}
+
+static void write_params(rec_t *w, const char *key, const kv_t *p, size_t n)
+{
+    rec_key(w, key);
+    rec_flow_map_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        rec_key(w, p[i].key);
+        long long iv;
+        double d;
+        if (p[i].value && !opt_parse_int(p[i].value, &iv)) rec_int(w, iv);
+        else if (p[i].value && !opt_parse_double(p[i].value, &d) && isfinite(d)) rec_double(w, d);
+        else rec_str(w, p[i].value);
+    }
+    rec_map_end(w);
+}
+
+static void write_checks(rec_t *w, const checks_t *ck)
+{
+    rec_key(w, "checks");
+    rec_seq_begin(w);
+    for (size_t i = 0; i < ck->n; i++) {
+        const check_t *c = &ck->c[i];
+        rec_map_begin(w);
+        rec_kv_str(w, "reference", c->reference);
+        rec_kv_str(w, "kind", c->kind);
+        rec_kv_str(w, "metric", c->metric);
+        rec_kv_str(w, "where", c->where);
+        rec_kv_str(w, "benchmark", c->bench);
+        rec_kv_int(w, "scale", c->scale);
+        kv_num(w, "measured", c->measured);
+        kv_num(w, "expected", c->expected);
+        kv_num(w, "lower_bound", c->lo);
+        kv_num(w, "upper_bound", c->hi);
+        rec_kv_str(w, "unit", c->unit);
+        rec_kv_str(w, "outcome", ck_name(c->outcome));
+        rec_kv_str(w, "source", c->source);
+        rec_kv_str(w, "detail", c->detail);
+        rec_map_end(w);
+    }
+    rec_seq_end(w);
+}
+
+int results_write(const char *path, const runinfo_t *ri, const analysis_t *an,
+                  const mtable_t *t, const checks_t *ck, char *err, size_t errlen)
+{
+    rec_t *w = rec_open(path, err, errlen);
+    if (!w) return -1;
+    int pass, fail, na, nfail = 0;
+    checks_count(ck, &pass, &fail, &na);
+    for (size_t i = 0; i < ri->no; i++) nfail += ri->o[i].status != LS_OK;
+    rec_map_begin(w);
+    rec_kv_int(w, "exadl_results", RESULTS_FORMAT_VERSION);
+    rec_key(w, "run");
+    rec_map_begin(w);
+    rec_kv_str(w, "name", ri->name);
+    rec_kv_str(w, "suite", ri->suite);
+    rec_kv_str(w, "suite_file", ri->suite_file);
+    rec_kv_str(w, "started_utc", ri->started_utc);
+    rec_kv_str(w, "finished_utc", ri->finished_utc);
+    rec_kv_str(w, "host", ri->host);
+    rec_kv_str(w, "command", ri->command);
+    rec_kv_str(w, "status", ri->interrupted ? "interrupted" : (nfail || fail) ? "failed" : "ok");
+    rec_kv_int(w, "exit_status", ri->exit_status);
+    rec_kv_int(w, "launches", (int64_t)ri->no);
+    rec_kv_int(w, "launches_failed", nfail);
+    rec_kv_int(w, "checks_passed", pass);
+    rec_kv_int(w, "checks_failed", fail);
+    rec_kv_int(w, "checks_not_applicable", na);
+    rec_map_end(w);
+    rec_key(w, "harness_cost");
+    rec_map_begin(w);
+    kv_num(w, "wall_s", ri->wall_s);
+    kv_num(w, "launches_s", ri->launches_s);
+    kv_num(w, "overhead_per_launch_s",
+           ri->no ? (ri->wall_s - ri->launches_s - ri->probe_s - ri->analysis_s - ri->plots_s -
+                     ri->report_s) /
+                        (double)ri->no
+                  : NAN);
+    kv_num(w, "peak_probe_s", ri->probe_s);
+    kv_num(w, "analysis_s", ri->analysis_s);
+    kv_num(w, "plots_s", ri->plots_s);
+    kv_num(w, "report_s", ri->report_s);
+    rec_map_end(w);
+    rec_kv_str(w, "statistics",
+               "step times are the max over ranks (as the benchmark records them); warm-up "
+               "steps excluded; the timed steps of all repetitions at a scale are pooled; "
+               "median with a non-parametric 95% CI (Hoefler & Belli: ranks floor((n-1.96 "
+               "sqrt n)/2), ceil(1+(n+1.96 sqrt n)/2); min..max for n <= 5); per-launch "
+               "medians kept; rates never averaged arithmetically");
+    rec_key(w, "device_peak");
+    rec_flow_map_begin(w);
+    kv_num(w, "flops_per_device", an->device_peak);
+    rec_kv_str(w, "source", an->peak_source);
+    rec_map_end(w);
+    rec_key(w, "system");
+    results_copy_node(w, an->first_ok ? an->first_ok->system : NULL);
+    rec_key(w, "references");
+    rec_flow_seq_begin(w);
+    for (size_t i = 0; i < ri->nreferences; i++) rec_str(w, ri->references[i]);
+    rec_seq_end(w);
+    if (ri->plots_note) rec_kv_str(w, "plots_note", ri->plots_note);
+    rec_key(w, "skipped");
+    rec_seq_begin(w);
+    for (size_t i = 0; i < ri->nskipped; i++) {
+        rec_flow_map_begin(w);
+        rec_kv_str(w, "benchmark", ri->skipped[i].name);
+        rec_kv_str(w, "reason", ri->skipped[i].reason);
+        rec_map_end(w);
+    }
+    rec_seq_end(w);
+    rec_key(w, "launches");
+    rec_seq_begin(w);
+    for (size_t i = 0; i < ri->no; i++) write_launch(w, &ri->o[i]);
+    rec_seq_end(w);
+    rec_key(w, "benchmarks");
+    rec_seq_begin(w);
+    for (size_t i = 0; i < an->nb; i++) {
+        const bres_t *b = &an->b[i];
+        rec_map_begin(w);
+        rec_kv_str(w, "name", b->name);
+        rec_kv_str(w, "program", b->program);
+        rec_kv_str(w, "kind", b->kind);
+        rec_kv_str(w, "scaling", scaling_name(b->scaling));
+        rec_kv_int(w, "launches", b->nlaunch);
+        rec_kv_int(w, "failed", b->nfailed);
+        write_params(w, "config", b->params, b->nparams);
+        rec_key(w, "scales");
+        rec_seq_begin(w);
+        for (size_t j = 0; j < b->ns; j++) write_scale(w, &b->s[j]);
+        rec_seq_end(w);
+        if (b->nc) {
+            rec_key(w, "collectives");
+            rec_seq_begin(w);
+            for (size_t j = 0; j < b->nc; j++) write_coll(w, &b->c[j]);
+            rec_seq_end(w);
+        }
+        rec_map_end(w);
+    }
+    rec_seq_end(w);
+    rec_key(w, "metrics");
+    rec_seq_begin(w);
+    for (size_t i = 0; i < t->n; i++) {
+        const metric_t *m = &t->m[i];
+        rec_flow_map_begin(w);
+        rec_kv_str(w, "benchmark", m->bench);
+        rec_kv_int(w, "scale", m->scale);
+        rec_kv_str(w, "metric", m->metric);
+        kv_num(w, "value", m->value);
+        kv_num(w, "ci_lo", m->lo);
+        kv_num(w, "ci_hi", m->hi);
+        kv_num(w, "n", m->n);
+        rec_kv_str(w, "unit", m->unit);
+        /* row-specific parameters; the benchmark's config is listed once above */
+        const char *rk[] = {"op", "bytes", "dtype", "inplace"};
+        int any = 0;
+        for (int k = 0; k < 4; k++) any |= metric_param(m, rk[k]) != NULL;
+        if (any) {
+            rec_key(w, "row");
+            rec_flow_map_begin(w);
+            for (int k = 0; k < 4; k++)
+                if (metric_param(m, rk[k])) rec_kv_str(w, rk[k], metric_param(m, rk[k]));
+            rec_map_end(w);
+        }
+        rec_map_end(w);
+    }
+    rec_seq_end(w);
+    write_checks(w, ck);
+    rec_map_end(w);
+    return rec_close(w, err, errlen);
+}

@@ -1,0 +1,111 @@
+#define _GNU_SOURCE
+#include "harness/report/summary.h"
+
+#include <math.h>
+#include <string.h>
+
+const metric_t *mtable_find(const mtable_t *t, const char *bench, int scale, const char *metric)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const metric_t *m = &t->m[i];
+        if (m->scale == scale && !strcmp(m->metric, metric) && !strcmp(m->bench, bench) &&
+            !metric_param(m, "bytes"))
+            return m;
+    }
+    return NULL;
+}
+
+const char *checks_line(const checks_t *ck)
+{
+    static char buf[128];
+    int p, f, n;
+    checks_count(ck, &p, &f, &n);
+    snprintf(buf, sizeof buf, "%d passed, %d failed, %d not applicable", p, f, n);
+    return buf;
+}
+
+static void val(const mtable_t *t, const char *b, int s, const char *metric, const char *unit,
+                char *buf, size_t len)
+{
+    const metric_t *m = mtable_find(t, b, s, metric);
+    if (!m) snprintf(buf, len, "-");
+    else if (unit && !*unit) snprintf(buf, len, "%.4g", m->value);
+    else if (unit) fmt_si(m->value, unit, buf, len);
+    else snprintf(buf, len, "%.3f", m->value);
+}
+
+static void row(FILE *f, int md, const char *const *cells, const int *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (md) fprintf(f, "| %s ", cells[i]);
+        else fprintf(f, "%-*s%s", w[i], cells[i], i + 1 < n ? "  " : "");
+    }
+    fprintf(f, md ? "|\n" : "\n");
+}
+
+void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
+{
+    static const char *const head[] = {"benchmark", "scale", "samples/s", "efficiency",
+                                       "sustained FLOP/s", "per device", "peak FLOP/s",
+                                       "checks"};
+    static const int w[] = {14, 5, 14, 10, 16, 14, 14, 12};
+    int any = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const metric_t *m = &t->m[i];
+        if (strcmp(m->metric, "launches_ok")) continue;
+        if (m->scale == 1 && !mtable_find(t, m->bench, 1, "step_time_s")) {
+            int larger = 0; /* a collective at one rank moves nothing: show the others */
+            for (size_t j = 0; j < t->n; j++)
+                larger |= !strcmp(t->m[j].bench, m->bench) && t->m[j].scale > 1 &&
+                          !strcmp(t->m[j].metric, "busbw_max_GBps");
+            if (larger) continue;
+        }
+        if (!any++) {
+            row(f, md, head, w, 8);
+            if (md) fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---|\n");
+        }
+        char sc[16], thr[32], eff[32], sus[32], dev[32], pk[32], chk[48];
+        snprintf(sc, sizeof sc, "%d", m->scale);
+        val(t, m->bench, m->scale, "throughput_samples_per_s", "", thr, sizeof thr);
+        val(t, m->bench, m->scale, "efficiency", NULL, eff, sizeof eff);
+        val(t, m->bench, m->scale, "sustained_flops", "FLOP/s", sus, sizeof sus);
+        val(t, m->bench, m->scale, "sustained_flops_per_device", "FLOP/s", dev, sizeof dev);
+        val(t, m->bench, m->scale, "peak_flops", "FLOP/s", pk, sizeof pk);
+        if (!mtable_find(t, m->bench, m->scale, "step_time_s")) {
+            const metric_t *bw = NULL; /* collectives: the best busbw over operations */
+            for (size_t j = 0; j < t->n; j++)
+                if (!strcmp(t->m[j].metric, "busbw_max_GBps") && t->m[j].scale == m->scale &&
+                    !strcmp(t->m[j].bench, m->bench) && (!bw || t->m[j].value > bw->value))
+                    bw = &t->m[j];
+            if (bw) {
+                snprintf(thr, sizeof thr, "-");
+                snprintf(sus, sizeof sus, "busbw %.3g GB/s", bw->value);
+                snprintf(pk, sizeof pk, "(best of ops)");
+                snprintf(dev, sizeof dev, "(%s)", metric_param(bw, "op"));
+            }
+            if (m->value == 0) snprintf(sus, sizeof sus, "no launch ok");
+        }
+        int p = 0, nf = 0;
+        for (size_t j = 0; j < ck->n; j++) {
+            const check_t *c = &ck->c[j];
+            if (!c->bench || strcmp(c->bench, m->bench) || c->scale != m->scale) continue;
+            if (c->outcome == CK_PASS) p++;
+            else if (c->outcome == CK_FAIL) nf++;
+        }
+        if (p + nf == 0) snprintf(chk, sizeof chk, "-");
+        else snprintf(chk, sizeof chk, "%d/%d %s", p, p + nf, nf ? "FAIL" : "PASS");
+        if (m->value < m->n) { /* some launches failed here */
+            size_t l = strlen(chk);
+            snprintf(chk + l, sizeof chk - l, " (%.0f/%.0f ok)", m->value, m->n);
+        }
+        const char *cells[] = {m->bench, sc, thr, eff, sus, dev, pk, chk};
+        row(f, md, cells, w, 8);
+    }
+    if (!any) fprintf(f, "%s(no benchmark results)\n", md ? "\n" : "");
+    int p, fl, na;
+    checks_count(ck, &p, &fl, &na);
+    int other = 0; /* checks not tied to a scale of this run (exact counts via --describe) */
+    for (size_t j = 0; j < ck->n; j++) other += !ck->c[j].bench;
+    fprintf(f, "%schecks: %s%s\n", md ? "\n" : "", checks_line(ck),
+            other ? " (including those not tied to a row above)" : "");
+}

@@ -1,0 +1,315 @@
+#define _GNU_SOURCE
+#include "harness/run/launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/timer.h"
+
+static volatile sig_atomic_t g_interrupted;
+
+static void on_signal(int sig) { g_interrupted = sig; }
+
+void launch_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int launch_interrupted(void) { return g_interrupted != 0; }
+
+void launch_reset_signals(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    g_interrupted = 0;
+}
+
+static int g_subreaper;
+
+void launch_become_subreaper(void)
+{
+#ifdef PR_SET_CHILD_SUBREAPER
+    g_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+#endif
+}
+
+/* orphans of a killed group come to us when we are a subreaper: reap them */
+static void reap_orphans(void)
+{
+    if (!g_subreaper) return;
+    for (int i = 0; i < 50; i++) {
+        pid_t w;
+        while ((w = waitpid(-1, NULL, WNOHANG)) > 0) {
+        }
+        if (w < 0) return; /* ECHILD: none left */
+        sleep_s(0.01);
+    }
+}
+
+const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGALRM: return "SIGALRM";
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    default: {
+        static char buf[16];
+        snprintf(buf, sizeof buf, "signal %d", sig);
+        return buf;
+    }
+    }
+}
+
+void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL); /* an interrupting signal just ends the nap early */
+}
+
+/* Poll for the child, with naps growing from 1 ms to 50 ms. */
+static int wait_child(pid_t pid, int *status, double deadline, int use_deadline, int capfd,
+                      sb_t *cap)
+{
+    double nap = 0.001;
+    for (;;) {
+        if (capfd >= 0) {
+            char buf[65536];
+            ssize_t n;
+            while ((n = read(capfd, buf, sizeof buf)) > 0)
+                if (cap->len < ((size_t)4 << 20)) sb_putn(cap, buf, (size_t)n);
+        }
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid) return 0;
+        if (w < 0 && errno != EINTR) return -1;
+        if (g_interrupted) return 2;
+        if (use_deadline && timer_now_s() >= deadline) return 1;
+        sleep_s(nap);
+        if (nap < 0.05) nap *= 2;
+    }
+}
+
+/* SIGTERM to the group, wait up to grace, then SIGKILL to the group. */
+static void kill_group(pid_t pgid, pid_t pid, int *status, double grace, int *reaped)
+{
+    kill(-pgid, SIGTERM);
+    double end = timer_now_s() + grace;
+    while (timer_now_s() < end) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid) {
+            *reaped = 1;
+            break;
+        }
+        sleep_s(0.02);
+    }
+    kill(-pgid, SIGKILL); /* also whatever the leader left behind */
+    if (!*reaped && waitpid(pid, status, 0) == pid) *reaped = 1;
+}
+
+int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
+{
+    memset(r, 0, sizeof *r);
+    int logfd = open(o->log ? o->log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                     0644);
+    if (logfd < 0) {
+        snprintf(r->why, sizeof r->why, "cannot create log %s: %s", o->log, strerror(errno));
+        return 1;
+    }
+    if (o->header) {
+        ssize_t w = write(logfd, o->header, strlen(o->header));
+        (void)w;
+    }
+    int pipefd[2] = {-1, -1};
+    if (o->capture && pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(r->why, sizeof r->why, "pipe: %s", strerror(errno));
+        close(logfd);
+        return 1;
+    }
+    int errpipe[2];
+    if (pipe2(errpipe, O_CLOEXEC) != 0) {
+        snprintf(r->why, sizeof r->why, "pipe: %s", strerror(errno));
+        close(logfd);
+        return 1;
+    }
+    fflush(NULL);
+    double t0 = timer_now_s();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(r->why, sizeof r->why, "fork: %s", strerror(errno));
+        close(logfd);
+        close(errpipe[0]);
+        close(errpipe[1]);
+        if (o->capture) close(pipefd[0]), close(pipefd[1]);
+        return 1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        for (int s = 1; s < 32; s++)
+            if (s != SIGKILL && s != SIGSTOP) sigaction(s, &sa, NULL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        dup2(o->capture ? pipefd[1] : logfd, 1);
+        dup2(logfd, 2);
+        for (size_t i = 0; i < o->nenv; i++) {
+            if (o->env[i].value) setenv(o->env[i].key, o->env[i].value, 1);
+            else unsetenv(o->env[i].key);
+        }
+        execvp(o->argv[0], o->argv);
+        int e = errno;
+        dprintf(2, "exadl: cannot start %s: %s\n", o->argv[0], strerror(e));
+        ssize_t w = write(errpipe[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    setpgid(pid, pid); /* both sides set it: no race with an early kill */
+    close(errpipe[1]);
+    if (o->capture) {
+        close(pipefd[1]);
+        fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+    }
+    int exec_errno = 0;
+    ssize_t got = read(errpipe[0], &exec_errno, sizeof exec_errno); /* EOF at exec */
+    close(errpipe[0]);
+    int status = 0, reaped = 0;
+    sb_t cap = {0};
+    int w = wait_child(pid, &status, t0 + o->timeout_s, o->timeout_s > 0,
+                       o->capture ? pipefd[0] : -1, &cap);
+    if (w == 0) {
+        reaped = 1;
+        kill(-pid, SIGKILL); /* leftovers of the group (daemons a launcher forgot) */
+    } else if (w == 1 || w == 2) {
+        r->timed_out = w == 1;
+        r->interrupted = w == 2;
+        kill_group(pid, pid, &status, o->grace_s > 0 ? o->grace_s : 5, &reaped);
+    }
+    reap_orphans();
+    if (o->capture) {
+        char buf[65536];
+        ssize_t n;
+        while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+            if (cap.len < ((size_t)4 << 20)) sb_putn(&cap, buf, (size_t)n);
+        close(pipefd[0]);
+        r->out = cap.s ? cap.s : calloc(1, 1);
+        r->outlen = cap.len;
+    }
+    r->elapsed_s = timer_now_s() - t0;
+    close(logfd);
+    if (got == (ssize_t)sizeof exec_errno && exec_errno) {
+        snprintf(r->why, sizeof r->why, "cannot start %s: %s", o->argv[0], strerror(exec_errno));
+        return 1;
+    }
+    r->started = 1;
+    if (reaped && WIFEXITED(status)) {
+        r->exited = 1;
+        r->code = WEXITSTATUS(status);
+    } else if (reaped && WIFSIGNALED(status)) {
+        r->signaled = 1;
+        r->sig = WTERMSIG(status);
+    }
+    if (r->timed_out)
+        snprintf(r->why, sizeof r->why, "timed out after %g s; process group killed",
+                 o->timeout_s);
+    else if (r->interrupted)
+        snprintf(r->why, sizeof r->why, "interrupted (exadl got %s); process group killed",
+                 signal_name(g_interrupted));
+    else if (r->exited)
+        snprintf(r->why, sizeof r->why, "exit status %d", r->code);
+    else if (r->signaled)
+        snprintf(r->why, sizeof r->why, "killed by %s%s", signal_name(r->sig),
+                 WCOREDUMP(status) ? " (core dumped)" : "");
+    else
+        snprintf(r->why, sizeof r->why, "ended in an unknown way");
+    return !(r->exited && r->code == 0 && !r->timed_out && !r->interrupted);
+}
+
+void spawn_result_free(spawn_result_t *r)
+{
+    free(r->out);
+    r->out = NULL;
+}
+
+static const kv_t *g_probe_env;
+static size_t g_probe_nenv;
+
+void launch_set_probe_env(const kv_t *env, size_t n)
+{
+    g_probe_env = env;
+    g_probe_nenv = n;
+}
+
+char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whylen)
+{
+    spawn_opts_t o = {.argv = argv, .env = g_probe_env, .nenv = g_probe_nenv,
+                      .timeout_s = timeout_s, .grace_s = 1, .capture = 1};
+    spawn_result_t r;
+    int bad = spawn_run(&o, &r);
+    if (bad) {
+        if (why) snprintf(why, whylen, "%s", r.why);
+        spawn_result_free(&r);
+        return NULL;
+    }
+    return r.out;
+}
+
+char *log_tail(arena_t *a, const char *path, int max_lines, size_t max_bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return ar_strdup(a, "(no log)");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    long start = size > (long)max_bytes ? size - (long)max_bytes : 0;
+    fseek(f, start, SEEK_SET);
+    char *buf = ar_alloc(a, max_bytes + 1);
+    size_t n = fread(buf, 1, max_bytes, f);
+    fclose(f);
+    buf[n] = 0;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = 0;
+    int lines = 0;
+    char *p = buf + n;
+    while (p > buf) {
+        if (p[-1] == '\n' && ++lines >= max_lines) break;
+        p--;
+    }
+    if (start > 0 && p == buf) { /* the first line is cut: drop it */
+        char *nl = strchr(p, '\n');
+        if (nl) p = nl + 1;
+    }
+    for (char *q = p; *q; q++)
+        if ((unsigned char)*q < 32 && *q != '\n' && *q != '\t') *q = '?';
+        else if ((unsigned char)*q >= 127) *q = '?'; /* keep it ASCII: valid UTF-8 */
+    return p;
+}

@@ -1,0 +1,321 @@
+#define _GNU_SOURCE
+#include "harness/suite/suite.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/common/ytree.h"
+#include "harness/suite/suite_values.h"
+
+const char *const suite_top_keys[] = {
+    "exadl_suite", "name", "description", "launcher", "launcher_command", "launcher_args",
+    "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
+    "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model", NULL};
+const char *const suite_bench_keys[] = {
+    "name", "program", "optional", "config", "config_file", "args", "scales", "scaling",
+    "global_batch", "repetitions", "timeout_s", "env", NULL};
+
+
+const char *scaling_name(scaling_kind k) { return k == SCALING_STRONG ? "strong" : "weak"; }
+
+/* ---- launcher ------------------------------------------------------------------- */
+static int parse_launcher(ctx_t *c, const ytnode *n, suite_t *s)
+{
+    const char *v;
+    if (suite_scalar_str(c, n, "launcher", &v)) return -1;
+    if (!strcmp(v, "local")) s->launcher = LAUNCH_LOCAL;
+    else if (!strcmp(v, "mpirun")) s->launcher = LAUNCH_MPIRUN;
+    else if (!strcmp(v, "srun")) s->launcher = LAUNCH_SRUN;
+    else if (strstr(v, "{cmd}")) {
+        s->launcher = LAUNCH_TEMPLATE;
+        s->template_text = v;
+        static const char *const ph[] = {"{ranks}", "{nodes}", "{ranks_per_node}", "{cmd}",
+                                         NULL};
+        for (const char *p = strchr(v, '{'); p; p = strchr(p + 1, '{')) {
+            int ok = 0;
+            for (int i = 0; ph[i]; i++)
+                if (!strncmp(p, ph[i], strlen(ph[i]))) ok = 1;
+            if (!ok)
+                return suite_err_at(c, n, "launcher template: unknown placeholder at '%.20s' (use "
+                                    "{ranks}, {nodes}, {ranks_per_node}, {cmd})", p);
+        }
+    } else {
+        const char *const kinds[] = {"local", "mpirun", "srun", NULL};
+        const char *sug = yt_suggest(v, kinds);
+        if (sug) return suite_err_at(c, n, "unknown launcher '%s' (did you mean '%s'?)", v, sug);
+        return suite_err_at(c, n, "unknown launcher '%s': use local, mpirun, srun, or a command "
+                            "template containing {cmd}", v);
+    }
+    return 0;
+}
+
+/* ---- model: {machine, base, scales} (every key optional) -------------------------------- */
+static int parse_model(ctx_t *c, const ytnode *n, suite_t *s)
+{
+    static const char *const keys[] = {"machine", "base", "scales", NULL};
+    s->model = 1;
+    if (yt_is_null(n)) return 0;
+    if (yt_expect(c->d, n, YT_MAP, "model", c->err, c->errlen) ||
+        yt_check_keys(c->d, n, keys, c->err, c->errlen))
+        return -1;
+    const ytnode *k;
+    if ((k = yt_get(n, "machine"))) {
+        const char *m;
+        if (suite_scalar_str(c, k, "model.machine", &m)) return -1;
+        char *p = path_join(c->a, c->dir, m);
+        if (!path_is_file(p)) p = path_join(c->a, exadl_root(), m);
+        if (!path_is_file(p))
+            return suite_err_at(c, k, "machine file '%s' not found (looked beside the suite and "
+                                "in %s)", m, exadl_root());
+        s->model_machine = path_abs(c->a, p);
+    }
+    if ((k = yt_get(n, "base")) && suite_scalar_str(c, k, "model.base", &s->model_base)) return -1;
+    if ((k = yt_get(n, "scales")) &&
+        suite_parse_scales(c, k, &s->model_scales, &s->nmodel_scales))
+        return -1;
+    return 0;
+}
+
+/* ---- one benchmark ---------------------------------------------------------------- */
+static const char *resolve_program(ctx_t *c, const char *prog)
+{
+    if (strchr(prog, '/')) {
+        char *p = path_join(c->a, c->dir, prog);
+        return path_is_exec(p) ? path_abs(c->a, p) : NULL;
+    }
+    char *p = path_join(c->a, exadl_bindir(), prog);
+    if (path_is_exec(p)) return p;
+    return path_search(c->a, prog);
+}
+
+static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t *b,
+                       const bench_spec_t *defaults)
+{
+    if (yt_expect(c->d, n, YT_MAP, "each entry of benchmarks", c->err, c->errlen)) return -1;
+    if (yt_check_keys(c->d, n, suite_bench_keys, c->err, c->errlen)) return -1;
+    *b = *defaults;
+    b->line = n->line;
+    b->env = ar_alloc(c->a, (defaults->nenv + 1) * sizeof *b->env);
+    if (defaults->nenv) memcpy(b->env, defaults->env, defaults->nenv * sizeof *b->env);
+    size_t envcap = defaults->nenv + 1;
+    const ytnode *k;
+    if (!(k = yt_get(n, "program")))
+        return suite_err_at(c, n, "a benchmark needs program: (stemdl, collectives, or a path)");
+    if (suite_scalar_str(c, k, "program", &b->program)) return -1;
+    b->program_path = resolve_program(c, b->program);
+    if ((k = yt_get(n, "name"))) {
+        if (suite_scalar_str(c, k, "name", &b->name)) return -1;
+    } else {
+        char *nm = sanitize_name(c->a, path_basename(b->program));
+        char *dot = strrchr(nm, '.');
+        if (dot && dot != nm) *dot = 0;
+        b->name = nm;
+    }
+    if (strspn(b->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+            strlen(b->name) || !b->name[0])
+        return suite_err_at(c, k ? k : n, "benchmark name '%s' may hold only letters, digits, '.', "
+                                    "'_' and '-'", b->name);
+    if ((k = yt_get(n, "optional")) && yt_bool(c->d, k, &b->optional, c->err, c->errlen))
+        return -1;
+    if ((k = yt_get(n, "config")) && suite_parse_config(c, k, b)) return -1;
+    if ((k = yt_get(n, "config_file"))) {
+        const char *f;
+        if (suite_scalar_str(c, k, "config_file", &f)) return -1;
+        char *p = path_join(c->a, c->dir, f);
+        if (!path_is_file(p)) return suite_err_at(c, k, "config_file '%s' not found (as %s)", f, p);
+        b->config_file = path_abs(c->a, p);
+    }
+    if ((k = yt_get(n, "args")) && suite_parse_strlist(c, k, "args", &b->args, &b->nargs)) return -1;
+    if ((k = yt_get(n, "scales")) && suite_parse_scales(c, k, &b->scales, &b->nscales)) return -1;
+    const ytnode *sc = k ? k : n;
+    if ((k = yt_get(n, "scaling")) && suite_parse_scaling(c, k, &b->scaling)) return -1;
+    long long v;
+    if ((k = yt_get(n, "repetitions"))) {
+        if (suite_int_in(c, k, "repetitions", 1, 1000, &v)) return -1;
+        b->repetitions = (int)v;
+    }
+    if ((k = yt_get(n, "timeout_s")) && suite_num_pos(c, k, "timeout_s", &b->timeout_s)) return -1;
+    if ((k = yt_get(n, "env")) && suite_parse_env(c, k, &b->env, &b->nenv, &envcap)) return -1;
+    if ((k = yt_get(n, "global_batch"))) {
+        if (suite_int_in(c, k, "global_batch", 1, 1LL << 40, &b->global_batch)) return -1;
+        if (b->scaling != SCALING_STRONG)
+            return suite_err_at(c, k, "global_batch applies to scaling: strong only (weak scaling "
+                                "keeps the per-rank batch of config)");
+    }
+    if (b->scaling == SCALING_STRONG) {
+        if (!b->global_batch)
+            return suite_err_at(c, n, "scaling: strong needs global_batch: (the samples per step "
+                                "over all ranks, divided among them)");
+        for (size_t i = 0; i < b->nconfig; i++)
+            if (!strcmp(b->config[i].key, "batch"))
+                return suite_err_at(c, n, "scaling: strong sets the per-rank batch from "
+                                    "global_batch; leave batch out of config");
+        for (size_t i = 0; i < b->nscales; i++)
+            if (b->global_batch % b->scales[i])
+                return suite_err_at(c, sc, "global_batch %lld cannot be split over %d ranks",
+                              b->global_batch, b->scales[i]);
+    }
+    if (s->launcher == LAUNCH_LOCAL)
+        for (size_t i = 0; i < b->nscales; i++)
+            if (b->scales[i] > 1)
+                return suite_err_at(c, sc, "launcher local starts one process; scale %d needs "
+                                     "mpirun, srun or a template", b->scales[i]);
+    if (!b->program_path && !b->optional)
+        return suite_err_at(c, yt_get(n, "program"), "program '%s' not found (looked in %s%s)",
+                      b->program, strchr(b->program, '/') ? "" : exadl_bindir(),
+                      strchr(b->program, '/') ? c->dir : " and on PATH");
+    return 0;
+}
+
+/* ---- the whole suite ------------------------------------------------------------------ */
+static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
+{
+    if (!r) return yt_err(c->err, c->errlen, c->d, NULL, "the suite file is empty");
+    if (yt_expect(c->d, r, YT_MAP, "a suite", c->err, c->errlen)) return -1;
+    if (yt_check_keys(c->d, r, suite_top_keys, c->err, c->errlen)) return -1;
+    const ytnode *k;
+    long long v;
+    if ((k = yt_get(r, "exadl_suite"))) {
+        if (yt_int(c->d, k, &v, c->err, c->errlen)) return -1;
+        if (v != SUITE_FORMAT_VERSION)
+            return suite_err_at(c, k, "exadl_suite %lld: this exadl reads version %d", v,
+                          SUITE_FORMAT_VERSION);
+    }
+    if ((k = yt_get(r, "name"))) {
+        if (suite_scalar_str(c, k, "name", &s->name)) return -1;
+    } else {
+        char *nm = sanitize_name(c->a, path_basename(s->path));
+        char *dot = strrchr(nm, '.');
+        if (dot && dot != nm) *dot = 0;
+        s->name = nm;
+    }
+    if ((k = yt_get(r, "description")) && suite_scalar_str(c, k, "description", &s->description))
+        return -1;
+    s->launcher = LAUNCH_MPIRUN;
+    if ((k = yt_get(r, "launcher")) && parse_launcher(c, k, s)) return -1;
+    if ((k = yt_get(r, "launcher_command")) &&
+        suite_scalar_str(c, k, "launcher_command", &s->launcher_command))
+        return -1;
+    if ((k = yt_get(r, "launcher_args")) &&
+        suite_parse_strlist(c, k, "launcher_args", &s->launcher_args, &s->nlauncher_args))
+        return -1;
+    if ((k = yt_get(r, "ranks_per_node")) && !(k->kind == YT_SCALAR && !strcmp(k->str, "auto"))) {
+        if (suite_int_in(c, k, "ranks_per_node", 1, 4096, &v)) return -1;
+        s->ranks_per_node = (int)v;
+    }
+    s->gpu_bind = 1;
+    if ((k = yt_get(r, "gpu_bind"))) {
+        if (k->kind == YT_SCALAR && !strcmp(k->str, "local_rank")) s->gpu_bind = 1;
+        else if (k->kind == YT_SCALAR && !strcmp(k->str, "none")) s->gpu_bind = 0;
+        else return suite_err_at(c, k, "gpu_bind must be local_rank or none");
+    }
+    s->kill_grace_s = 5;
+    if ((k = yt_get(r, "kill_grace_s")) && suite_num_pos(c, k, "kill_grace_s", &s->kill_grace_s))
+        return -1;
+    if ((k = yt_get(r, "device_peak_flops")) && !yt_is_null(k) &&
+        suite_num_pos(c, k, "device_peak_flops", &s->device_peak_flops))
+        return -1;
+    if ((k = yt_get(r, "references"))) {
+        const char **refs;
+        size_t nref;
+        if (suite_parse_strlist(c, k, "references", &refs, &nref)) return -1;
+        s->references = ar_alloc(c->a, (nref + 1) * sizeof *s->references);
+        for (size_t i = 0; i < nref; i++) {
+            char *p = path_join(c->a, c->dir, refs[i]);
+            if (!path_is_file(p)) p = path_join(c->a, exadl_root(), refs[i]);
+            if (!path_is_file(p))
+                return suite_err_at(c, k->items[i], "reference file '%s' not found (looked beside "
+                                              "the suite and in %s)", refs[i], exadl_root());
+            s->references[s->nreferences++] = path_abs(c->a, p);
+        }
+    }
+    if ((k = yt_get(r, "model")) && parse_model(c, k, s)) return -1;
+    /* suite-wide defaults every benchmark inherits */
+    bench_spec_t def = {.scaling = SCALING_WEAK, .repetitions = 1, .timeout_s = 600};
+    size_t envcap = 0;
+    if ((k = yt_get(r, "scales")) && suite_parse_scales(c, k, &def.scales, &def.nscales)) return -1;
+    if (!k) { /* no scales: auto */
+        int v2[MAX_SCALES];
+        if (suite_powers(c, r, 1, machine_devices(c->m), 2, v2, &def.nscales)) return -1;
+        def.scales = ar_alloc(c->a, def.nscales * sizeof *def.scales);
+        memcpy(def.scales, v2, def.nscales * sizeof *v2);
+    }
+    if ((k = yt_get(r, "scaling")) && suite_parse_scaling(c, k, &def.scaling)) return -1;
+    if ((k = yt_get(r, "repetitions"))) {
+        if (suite_int_in(c, k, "repetitions", 1, 1000, &v)) return -1;
+        def.repetitions = (int)v;
+    }
+    if ((k = yt_get(r, "timeout_s")) && suite_num_pos(c, k, "timeout_s", &def.timeout_s)) return -1;
+    if ((k = yt_get(r, "env")) && suite_parse_env(c, k, &def.env, &def.nenv, &envcap)) return -1;
+    s->env = def.env;
+    s->nenv = def.nenv;
+    const ytnode *bl = yt_get(r, "benchmarks");
+    if (!bl) return suite_err_at(c, r, "the suite has no benchmarks: list");
+    if (yt_expect(c->d, bl, YT_SEQ, "benchmarks", c->err, c->errlen)) return -1;
+    if (bl->n == 0) return suite_err_at(c, bl, "benchmarks is an empty list");
+    s->bench = ar_alloc(c->a, bl->n * sizeof *s->bench);
+    for (size_t i = 0; i < bl->n; i++) {
+        bench_spec_t *b = &s->bench[i];
+        if (parse_bench(c, bl->items[i], s, b, &def)) return -1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(s->bench[j].name, b->name))
+                return suite_err_at(c, bl->items[i], "benchmark name '%s' is used twice (line %d); "
+                                               "give one a name:", b->name, s->bench[j].line);
+        s->nbench++;
+    }
+    if (s->model_base) {
+        int found = 0;
+        for (size_t i = 0; i < s->nbench; i++) found |= !strcmp(s->bench[i].name, s->model_base);
+        if (!found)
+            return suite_err_at(c, yt_get(yt_get(r, "model"), "base"), "model.base: no benchmark "
+                                "is named '%s'", s->model_base);
+    }
+    return 0;
+}
+
+int suite_load_text(arena_t *a, const char *text, size_t len, const char *name,
+                    const char *dir, const machine_t *m, suite_t *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    ytdoc *d = yt_load_string(text, len, name, err, errlen);
+    if (!d) return -1;
+    ar_defer(a, (void (*)(void *))yt_free, d);
+    s->path = ar_strdup(a, name);
+    s->dir = ar_strdup(a, dir ? dir : ".");
+    s->text = ar_strndup(a, text, len);
+    s->textlen = len;
+    s->machine = *m;
+    ctx_t c = {.a = a, .d = d, .err = err, .errlen = errlen, .m = m, .dir = s->dir};
+    return parse_root(&c, d->root, s);
+}
+
+int suite_load_file(arena_t *a, const char *path, const machine_t *m, suite_t *s, char *err,
+                    size_t errlen)
+{
+    size_t len;
+    char *text = fileio_read(path, &len, (size_t)64 << 20, err, errlen);
+    if (!text) return -1;
+    int rc = suite_load_text(a, text, len, path, path_dirname(a, path), m, s, err, errlen);
+    free(text);
+    return rc;
+}
+
+int suite_read_env(arena_t *a, const char *path, kv_t **env, size_t *n)
+{
+    char err[512];
+    *env = NULL;
+    *n = 0;
+    ytdoc *d = yt_load_file(path, err, sizeof err);
+    if (!d) return -1;
+    ar_defer(a, (void (*)(void *))yt_free, d);
+    const ytnode *e = yt_get(d->root, "env");
+    if (!e || e->kind != YT_MAP) return 0;
+    *env = ar_alloc(a, (e->n + 1) * sizeof **env);
+    for (size_t i = 0; i < e->n; i++) {
+        const ytnode *k = yt_key(e, i), *v = yt_val(e, i);
+        if (k->kind != YT_SCALAR || v->kind != YT_SCALAR) continue;
+        (*env)[(*n)++] = (kv_t){k->str, yt_is_null(v) ? NULL : v->str};
+    }
+    return 0;
+}

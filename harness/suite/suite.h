@@ -1,0 +1,105 @@
+/* suite: a suite YAML file (or the embedded default) read into a checked
+ * description of what to run: benchmarks with their configs, scales, scaling
+ * mode, repetitions, timeouts, launcher, environment and reference files.
+ * Every problem is reported as "FILE:LINE:COL: what is wrong". */
+#ifndef EXADL_HARNESS_SUITE_H
+#define EXADL_HARNESS_SUITE_H
+
+#include <stddef.h>
+
+#include "harness/util/util.h"
+
+#define SUITE_FORMAT_VERSION 1
+
+/* What this machine (or Slurm allocation) offers, for `scales: auto`. */
+typedef struct {
+    int cores;          /* online CPUs of this host */
+    int gpus;           /* NVIDIA GPUs visible (CUDA_VISIBLE_DEVICES respected) */
+    int slurm_tasks;    /* SLURM_NTASKS, 0 outside an allocation */
+    int slurm_nodes;    /* SLURM_JOB_NUM_NODES */
+    int slurm_tasks_per_node;
+} machine_t;
+void machine_detect(machine_t *m);
+/* Devices `auto` scales go up to: Slurm tasks, else GPUs, else cores. */
+int machine_devices(const machine_t *m);
+
+typedef enum { LAUNCH_LOCAL, LAUNCH_MPIRUN, LAUNCH_SRUN, LAUNCH_TEMPLATE } launcher_kind;
+typedef enum { SCALING_WEAK, SCALING_STRONG } scaling_kind;
+
+typedef struct {
+    const char *key, *value; /* value NULL: env -> unset; config -> flag alone */
+} kv_t;
+
+typedef struct {
+    const char *name;         /* unique within the suite */
+    const char *program;      /* as written */
+    const char *program_path; /* resolved; NULL when not found */
+    int optional;             /* skipped (not failed) when the program is unusable */
+    kv_t *config;
+    size_t nconfig;
+    const char *config_file;  /* resolved path, passed as --config */
+    const char **args;        /* extra arguments, as written */
+    size_t nargs;
+    scaling_kind scaling;
+    long long global_batch;   /* strong scaling: samples per step over all ranks */
+    int *scales;
+    size_t nscales;
+    int repetitions;
+    double timeout_s;
+    kv_t *env;                /* suite env, then the benchmark's own */
+    size_t nenv;
+    int line;                 /* where it was defined */
+} bench_spec_t;
+
+typedef struct {
+    const char *path;         /* file it came from; "<default suite>" when embedded */
+    const char *dir;          /* relative paths are resolved against it */
+    const char *text;         /* the suite as read (saved into the run) */
+    size_t textlen;
+    const char *name, *description;
+    launcher_kind launcher;
+    const char *launcher_command; /* mpirun / srun program */
+    const char *template_text;    /* LAUNCH_TEMPLATE */
+    const char **launcher_args;
+    size_t nlauncher_args;
+    int ranks_per_node;       /* 0: one node holds every rank (or Slurm's value) */
+    int gpu_bind;             /* bind each rank to one GPU by its local rank */
+    double kill_grace_s;      /* SIGTERM to SIGKILL */
+    const char **references;  /* resolved paths */
+    size_t nreferences;
+    double device_peak_flops; /* per device; 0: unknown (probe) */
+    kv_t *env;                /* the suite-wide env (each benchmark's env includes it) */
+    size_t nenv;
+    bench_spec_t *bench;
+    size_t nbench;
+    machine_t machine;
+    /* `model:` (docs/ablation.md): the report predicts each stemdl entry's mode */
+    int model;
+    const char *model_machine;  /* resolved path, or NULL: fit to the run */
+    const char *model_base;     /* the stemdl entry giving the single-rank step */
+    int *model_scales;          /* extra scales to predict (beyond those run) */
+    size_t nmodel_scales;
+} suite_t;
+
+/* Read and check a suite.  0, or -1 with "FILE:LINE:COL: message" in err. */
+int suite_load_file(arena_t *a, const char *path, const machine_t *m, suite_t *s, char *err,
+                    size_t errlen);
+int suite_load_text(arena_t *a, const char *text, size_t len, const char *name,
+                    const char *dir, const machine_t *m, suite_t *s, char *err, size_t errlen);
+
+/* The embedded default suite, fitted to m (CPU ranks, or one rank per GPU; the
+ * Open MPI root settings only when running as root). */
+const char *suite_default_text(arena_t *a, const machine_t *m, int as_root);
+
+/* Only the suite-wide env of a suite file (a run's saved suite.yaml), without
+ * checking the rest: `exadl check` asks stemdl --describe in the environment
+ * the run had.  0 (nothing when there is no env), -1 when unreadable. */
+int suite_read_env(arena_t *a, const char *path, kv_t **env, size_t *n);
+
+/* The valid keys, for --help and docs. */
+extern const char *const suite_top_keys[];
+extern const char *const suite_bench_keys[];
+
+const char *scaling_name(scaling_kind k);
+
+#endif
