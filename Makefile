@@ -73,28 +73,7 @@ CUDA_LIBS := $(foreach d,$(CUDA_LIBDIRS),-L$(d) -Wl,-rpath,$(d)) \
              $(call cuda_lib,cublas,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
              $(call cuda_lib,cudart,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
 
-# ---- sources ---------------------------------------------------------------
-# One module.mk per part folder adds its sources to a library (or names its
-# program); a new file in a folder needs no line here.  Every include is
-# written from the repository root ("benchmarks/common/check.h"), so -I. is
-# the one include root.
-LIBS_ALL :=
-include $(sort $(wildcard benchmarks/*/module.mk benchmarks/*/*/module.mk harness/*/module.mk))
-
-obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-cuobj = $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1))
-
-COMMON_OBJ := $(call obj,$(COMMON_SRC))
-COMM_OBJ   := $(call obj,$(COMM_SRC))
-TRAIN_OBJ  := $(call obj,$(TRAIN_SRC))
-STEMDL_OBJ := $(call obj,$(STEMDL_SRC))
-COLL_OBJ   := $(call obj,$(COLL_SRC))
-ORCH_OBJ   := $(call obj,$(ORCH_SRC))
-HARN_OBJ   := $(call obj,$(HARN_SRC))
-
 ifeq ($(GPU),1)
-TRAIN_OBJ  += $(call cuobj,$(TRAIN_CU))
-COLL_OBJ   += $(call cuobj,$(COLL_CU))
 GPU_DEFS   := -DEXADL_GPU=1
 GPU_LIBS   := $(CUDA_LIBS)
 LINK       := $(CXX)
@@ -104,19 +83,61 @@ GPU_LIBS   :=
 LINK       := $(CC)
 endif
 
+# What programs link with, by kind (a module.mk names one in PROG_ldlibs).
 BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
-STEMDL_LIBS  := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
-COLL_LIBS    := $(MPI_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
-HARN_LIBS    := $(YAML_LIBS) $(SYS_LIBS)
+TRAIN_LDLIBS := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
+MPI_LDLIBS   := $(MPI_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
+HARN_LDLIBS  := $(YAML_LIBS) $(SYS_LIBS)
 
 BIN := $(BUILD)/bin
-PROGRAMS := $(BIN)/stemdl $(BIN)/collectives $(BIN)/exadl
-# CPU benchmark tools (benchmarks/peak): the peak FLOP/s probe and the bench of
-# the fast path's convolutions, both run by benchmarks/stemdl/tools/bench_cpu.sh
-PROGRAMS += $(BIN)/peak_cpu $(BIN)/bench_conv
+obj   = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+cuobj = $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1))
+lib   = $(foreach l,$(1),$(BUILD)/lib/lib$(l).a)
+# static libraries in a group: their order does not matter
+group = -Wl,--start-group $(filter %.a,$(1)) -Wl,--end-group
 
+# ---- parts -----------------------------------------------------------------
+# One module.mk per part folder.  It adds its sources to a library
+#     LIBRARIES += NAME      NAME_src += FILES.c      NAME_cu += FILES.cu
+# and may name programs
+#     PROGRAMS += PROG       PROG_main := FILE.c      PROG_libs := LIB ...
+#     PROG_ldlibs = $(TRAIN_LDLIBS)   [PROG_objs := more FILES.c]
+# A new file in a folder needs no line anywhere; a new part is one module.mk.
+# Every include is written from the repository root
+# ("benchmarks/common/check.h"): -I. is the one include root.
+LIBRARIES :=
+PROGRAMS  :=
+include $(sort $(wildcard benchmarks/*/module.mk benchmarks/*/*/module.mk harness/*/module.mk))
+
+define library_rule
+$(call lib,$(1)): $(call obj,$($(1)_src)) $(if $(filter 1,$(GPU)),$(call cuobj,$($(1)_cu)))
+endef
+$(foreach l,$(sort $(LIBRARIES)),$(eval $(call library_rule,$(l))))
+
+define program_rule
+$(BIN)/$(1): $(call obj,$($(1)_main) $($(1)_objs)) $(call lib,$($(1)_libs))
+	@mkdir -p $$(@D)
+	$$(or $$($(1)_link),$$(LINK)) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$($(1)_ldlibs)
+endef
+$(foreach p,$(sort $(PROGRAMS)),$(eval $(call program_rule,$(p))))
+
+# Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND.
+TEST_LIBS_common  := common
+TEST_LIBS_stemdl  := $(stemdl_libs)
+TEST_LIBS_coll    := $(collectives_libs)
+TEST_LIBS_harness := $(exadl_libs)
+TEST_LDLIBS_common  := $(HARN_LDLIBS)
+TEST_LDLIBS_stemdl  := $(TRAIN_LDLIBS)
+TEST_LDLIBS_coll    := $(MPI_LDLIBS)
+TEST_LDLIBS_harness := $(HARN_LDLIBS)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+define test_rule
+$(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(TEST_LIBS_$(1)))
+	@mkdir -p $$(@D)
+	$$(LINK) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
+endef
+$(foreach k,common stemdl coll harness,$(eval $(call test_rule,$(k))))
 
 ifeq ($(SAN),1)
 # see tests/support/nodlclose.c; tests/run.sh preloads it where it exists
@@ -124,7 +145,7 @@ SAN_EXTRA := $(BUILD)/lib/libnodlclose.so
 endif
 
 .PHONY: all test test-quick clean distclean info
-all: $(PROGRAMS) $(UNIT_BIN) $(SAN_EXTRA)
+all: $(addprefix $(BIN)/,$(PROGRAMS)) $(UNIT_BIN) $(SAN_EXTRA)
 
 $(BUILD)/lib/libnodlclose.so: tests/support/nodlclose.c
 	@mkdir -p $(@D)
@@ -134,6 +155,8 @@ info:
 	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
 	@echo "CUDNN_HOME=$(CUDNN_HOME) NCCL_HOME=$(NCCL_HOME)"
 	@echo "GPU_LIBS=$(GPU_LIBS)"
+	@echo "LIBRARIES=$(sort $(LIBRARIES))"
+	@echo "PROGRAMS=$(sort $(PROGRAMS))"
 
 # ---- compile ---------------------------------------------------------------
 $(BUILD)/obj/benchmarks/%.o: benchmarks/%.c
@@ -161,62 +184,9 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -c $< -o $@
 
-# ---- libraries and programs --------------------------------------------------
-$(BUILD)/lib/libcommon.a: $(COMMON_OBJ)
-$(BUILD)/lib/libcomm.a: $(COMM_OBJ)
-$(BUILD)/lib/libtrain.a: $(TRAIN_OBJ)
-$(BUILD)/lib/libstemdl.a: $(STEMDL_OBJ)
-$(BUILD)/lib/libcoll.a: $(COLL_OBJ)
-$(BUILD)/lib/liborch.a: $(ORCH_OBJ)
-$(BUILD)/lib/libharness.a: $(HARN_OBJ)
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
-
-# a program: its main object, then its libraries in dependency order
-STEMDL_DEPS := $(BUILD)/lib/libstemdl.a $(BUILD)/lib/libtrain.a $(BUILD)/lib/libcomm.a \
-               $(BUILD)/lib/libcommon.a
-COLL_DEPS   := $(BUILD)/lib/libcoll.a $(BUILD)/lib/liborch.a $(BUILD)/lib/libcomm.a \
-               $(BUILD)/lib/libcommon.a
-HARN_DEPS   := $(BUILD)/lib/libharness.a $(BUILD)/lib/libcommon.a
-group = -Wl,--start-group $(filter %.a,$(1)) -Wl,--end-group
-
-$(BIN)/stemdl: $(call obj,$(STEMDL_MAIN)) $(STEMDL_DEPS)
-	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(STEMDL_LIBS)
-
-$(BIN)/collectives: $(call obj,$(COLL_MAIN)) $(COLL_DEPS)
-	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(COLL_LIBS)
-
-$(BIN)/peak_cpu: $(call obj,benchmarks/peak/peak_cpu.c)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS)
-
-$(BIN)/bench_conv: $(call obj,benchmarks/peak/bench_conv.c benchmarks/peak/conv_blas.c) \
-                   $(STEMDL_DEPS)
-	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(STEMDL_LIBS)
-
-$(BIN)/exadl: $(call obj,$(HARN_MAIN)) $(HARN_DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
-
-# Unit tests link the library their name starts with:
-#   test_common_* -> common, test_stemdl_* -> stemdl, test_coll_* -> collectives,
-#   test_harness_* -> harness.
-$(BUILD)/tests/test_common_%: $(BUILD)/obj/tests/unit/test_common_%.o $(BUILD)/lib/libcommon.a
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
-$(BUILD)/tests/test_stemdl_%: $(BUILD)/obj/tests/unit/test_stemdl_%.o $(STEMDL_DEPS)
-	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(STEMDL_LIBS)
-$(BUILD)/tests/test_coll_%: $(BUILD)/obj/tests/unit/test_coll_%.o $(COLL_DEPS)
-	@mkdir -p $(@D)
-	$(LINK) $(LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$^) $(COLL_LIBS)
-$(BUILD)/tests/test_harness_%: $(BUILD)/obj/tests/unit/test_harness_%.o $(HARN_DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(HARN_LIBS)
 
 # ---- tests -------------------------------------------------------------------
 # `make test` runs every test against the normal and the sanitizer build.

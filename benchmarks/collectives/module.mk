@@ -1,5 +1,10 @@
 # benchmarks/collectives: the `collectives` program; one file per operation in ops/
-COLL_MAIN := benchmarks/collectives/main.c
-COLL_SRC  += $(filter-out $(COLL_MAIN),$(wildcard benchmarks/collectives/*.c)) \
+LIBRARIES += coll
+coll_src  += $(filter-out benchmarks/collectives/main.c,$(wildcard benchmarks/collectives/*.c)) \
              $(wildcard benchmarks/collectives/ops/*.c)
-COLL_CU   += $(wildcard benchmarks/collectives/*.cu)
+coll_cu   += $(wildcard benchmarks/collectives/*.cu)
+
+PROGRAMS           += collectives
+collectives_main   := benchmarks/collectives/main.c
+collectives_libs   := coll orch comm common
+collectives_ldlibs  = $(MPI_LDLIBS)

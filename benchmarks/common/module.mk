@@ -1,2 +1,3 @@
 # benchmarks/common: the base library, MPI-free (the harness links it too)
-COMMON_SRC += $(wildcard benchmarks/common/*.c)
+LIBRARIES  += common
+common_src += $(wildcard benchmarks/common/*.c)

@@ -1,2 +1,3 @@
 # benchmarks/orchestration: the orchestration benchmark
-ORCH_SRC += $(wildcard benchmarks/orchestration/*.c)
+LIBRARIES += orch
+orch_src  += $(wildcard benchmarks/orchestration/*.c)

@@ -1,4 +1,9 @@
 # benchmarks/stemdl: the `stemdl` program and the FC-DenseNet (model/)
-STEMDL_MAIN := benchmarks/stemdl/main.c
-STEMDL_SRC  += $(filter-out $(STEMDL_MAIN),$(wildcard benchmarks/stemdl/*.c)) \
-               $(wildcard benchmarks/stemdl/model/*.c)
+LIBRARIES  += stemdl
+stemdl_src += $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl/*.c)) \
+              $(wildcard benchmarks/stemdl/model/*.c)
+
+PROGRAMS      += stemdl
+stemdl_main   := benchmarks/stemdl/main.c
+stemdl_libs   := stemdl train comm common
+stemdl_ldlibs  = $(TRAIN_LDLIBS)

@@ -1,5 +1,6 @@
 # benchmarks/train: the training runtime (loop, counted kernels, gradient
 # engine, backends) and its kernel sets (kernels/ref, kernels/fast, kernels/cuda)
-TRAIN_SRC += $(wildcard benchmarks/train/*.c benchmarks/train/gsync/*.c \
+LIBRARIES += train
+train_src += $(wildcard benchmarks/train/*.c benchmarks/train/gsync/*.c \
                benchmarks/train/kernels/*.c benchmarks/train/kernels/*/*.c)
-TRAIN_CU  += $(wildcard benchmarks/train/kernels/cuda/*.cu)
+train_cu  += $(wildcard benchmarks/train/kernels/cuda/*.cu)

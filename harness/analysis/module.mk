@@ -1,2 +1,2 @@
 # harness/analysis: see docs/architecture.md
-HARN_SRC += $(wildcard harness/analysis/*.c)
+harness_src += $(wildcard harness/analysis/*.c)

@@ -1,2 +1,2 @@
 # harness/checks: see docs/architecture.md
-HARN_SRC += $(wildcard harness/checks/*.c)
+harness_src += $(wildcard harness/checks/*.c)

@@ -1,3 +1,9 @@
-# harness/cli: the `exadl` command table (main.c) and one cmd_<verb>.c per command
-HARN_MAIN := harness/cli/main.c
-HARN_SRC  += $(filter-out $(HARN_MAIN),$(wildcard harness/cli/*.c))
+# harness/cli: `exadl`, its command table (main.c) and one cmd_<verb>.c per command
+LIBRARIES    += harness
+harness_src  += $(filter-out harness/cli/main.c,$(wildcard harness/cli/*.c))
+
+PROGRAMS     += exadl
+exadl_main   := harness/cli/main.c
+exadl_libs   := harness common
+exadl_link    = $(CC)
+exadl_ldlibs  = $(HARN_LDLIBS)

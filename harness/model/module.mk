@@ -1,2 +1,2 @@
 # harness/model: see docs/architecture.md
-HARN_SRC += $(wildcard harness/model/*.c)
+harness_src += $(wildcard harness/model/*.c)

@@ -1,2 +1,2 @@
 # harness/records: see docs/architecture.md
-HARN_SRC += $(wildcard harness/records/*.c)
+harness_src += $(wildcard harness/records/*.c)

@@ -1,2 +1,2 @@
 # harness/report: see docs/architecture.md
-HARN_SRC += $(wildcard harness/report/*.c)
+harness_src += $(wildcard harness/report/*.c)

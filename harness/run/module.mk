@@ -1,2 +1,2 @@
 # harness/run: see docs/architecture.md
-HARN_SRC += $(wildcard harness/run/*.c)
+harness_src += $(wildcard harness/run/*.c)

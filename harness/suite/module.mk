@@ -1,2 +1,2 @@
 # harness/suite: see docs/architecture.md
-HARN_SRC += $(wildcard harness/suite/*.c)
+harness_src += $(wildcard harness/suite/*.c)

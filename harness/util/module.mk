@@ -1,2 +1,2 @@
 # harness/util: see docs/architecture.md
-HARN_SRC += $(wildcard harness/util/*.c)
+harness_src += $(wildcard harness/util/*.c)

@@ -1,2 +1,3 @@
 # benchmarks/common/mpi: the MPI communicator and orchestration primitives
-COMM_SRC += $(wildcard benchmarks/common/mpi/*.c)
+LIBRARIES += comm
+comm_src  += $(wildcard benchmarks/common/mpi/*.c)

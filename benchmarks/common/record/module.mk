@@ -1,2 +1,2 @@
-# benchmarks/common/record: the result record (docs/record.md)
-COMMON_SRC += $(wildcard benchmarks/common/record/*.c)
+# benchmarks/common/record: the result record (docs/record.md), part of common
+common_src += $(wildcard benchmarks/common/record/*.c)

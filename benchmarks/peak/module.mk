@@ -1,0 +1,10 @@
+# benchmarks/peak: the CPU's measured FMA peak (peak_cpu) and the bench of the
+# fast path's convolutions (bench_conv); both run by stemdl/tools/bench_cpu.sh
+PROGRAMS        += peak_cpu bench_conv
+peak_cpu_main   := benchmarks/peak/peak_cpu.c
+peak_cpu_link    = $(CC)
+peak_cpu_ldlibs  = $(SYS_LIBS)
+bench_conv_main := benchmarks/peak/bench_conv.c
+bench_conv_objs := benchmarks/peak/conv_blas.c
+bench_conv_libs := stemdl train comm common
+bench_conv_ldlibs = $(TRAIN_LDLIBS)
