@@ -66,9 +66,17 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return 2;
 }
 
+/* the launcher list comes from harness/launchers/registry.c */
+static void print_launchers(void)
+{
+    arena_t *a = ar_new();
+    printf("\n%s", launcher_help(a));
+    ar_free(a);
+}
+
 int cmd_validate(int argc, char **argv)
 {
-    if (wants_help(argc, argv)) return fputs(help_validate, stdout), 0;
+    if (wants_help(argc, argv)) return fputs(help_validate, stdout), print_launchers(), 0;
     if (argc > 1 || (argc == 1 && argv[0][0] == '-'))
         return usage_error("validate", "give one suite file (see exadl validate --help)");
     arena_t *a = ar_new();
@@ -93,9 +101,8 @@ int cmd_validate(int argc, char **argv)
     }
     launchplan_t p;
     launchplan_build(a, &s, NULL, &p);
-    static const char *const ln[] = {"local", "mpirun", "srun", "template"};
     printf("%s: valid suite '%s', launcher %s, %zu benchmark(s), %zu launches\n", s.path, s.name,
-           ln[s.launcher], s.nbench, p.n);
+           s.launcher->name, s.nbench, p.n);
     int dev = machine_devices(&m);
     for (size_t i = 0; i < s.nbench; i++) {
         const bench_spec_t *b = &s.bench[i];

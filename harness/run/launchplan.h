@@ -3,6 +3,7 @@
 #ifndef EXADL_HARNESS_LAUNCHPLAN_H
 #define EXADL_HARNESS_LAUNCHPLAN_H
 
+#include "harness/launchers/argv.h"
 #include "harness/suite/suite.h"
 
 typedef struct {
@@ -32,12 +33,12 @@ void launchplan_build(arena_t *a, const suite_t *s, const char *rundir, launchpl
 /* The benchmark's own command (no launcher): program, options, --record. */
 char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b, int scale,
                        const char *record);
-/* Wrap a benchmark command in the suite's launcher. */
-char **launchplan_wrap(arena_t *a, const suite_t *s, char **inner, int scale, int nodes, int rpn);
+/* Wrap a benchmark command in the suite's launcher (harness/launchers/); b's
+ * variables are what the launcher carries to other nodes (b NULL: none). */
+char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char **inner,
+                      int scale, int nodes, int rpn);
 /* Ranks per node the launcher is told (0: all on one node). */
 int launchplan_ranks_per_node(const suite_t *s);
-
-/* argv as one shell-quoted line. */
-char *argv_join(arena_t *a, char *const *argv);
+/* argv_join (argv as one shell-quoted line): harness/launchers/argv.h */
 
 #endif

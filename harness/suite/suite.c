@@ -19,35 +19,21 @@ const char *const suite_bench_keys[] = {
 
 const char *scaling_name(scaling_kind k) { return k == SCALING_STRONG ? "strong" : "weak"; }
 
-/* ---- launcher ------------------------------------------------------------------- */
+/* ---- launcher: a name or a text, as harness/launchers/registry.c lists them ---------- */
 static int parse_launcher(ctx_t *c, const ytnode *n, suite_t *s)
 {
     const char *v;
     if (suite_scalar_str(c, n, "launcher", &v)) return -1;
-    if (!strcmp(v, "local")) s->launcher = LAUNCH_LOCAL;
-    else if (!strcmp(v, "mpirun")) s->launcher = LAUNCH_MPIRUN;
-    else if (!strcmp(v, "srun")) s->launcher = LAUNCH_SRUN;
-    else if (strstr(v, "{cmd}")) {
-        s->launcher = LAUNCH_TEMPLATE;
-        s->template_text = v;
-        static const char *const ph[] = {"{ranks}", "{nodes}", "{ranks_per_node}", "{cmd}",
-                                         NULL};
-        for (const char *p = strchr(v, '{'); p; p = strchr(p + 1, '{')) {
-            int ok = 0;
-            for (int i = 0; ph[i]; i++)
-                if (!strncmp(p, ph[i], strlen(ph[i]))) ok = 1;
-            if (!ok)
-                return suite_err_at(c, n, "launcher template: unknown placeholder at '%.20s' (use "
-                                    "{ranks}, {nodes}, {ranks_per_node}, {cmd})", p);
-        }
-    } else {
-        const char *const kinds[] = {"local", "mpirun", "srun", NULL};
-        const char *sug = yt_suggest(v, kinds);
+    const launcher_t *l = launcher_select(v);
+    if (!l) {
+        const char *sug = launcher_suggest(v);
         if (sug) return suite_err_at(c, n, "unknown launcher '%s' (did you mean '%s'?)", v, sug);
-        return suite_err_at(c, n, "unknown launcher '%s': use local, mpirun, srun, or a command "
-                            "template containing {cmd}", v);
+        return suite_err_at(c, n, "unknown launcher '%s': use %s", v, launcher_usage(c->a));
     }
-    return 0;
+    s->launcher = l;
+    s->template_text = l->matches ? v : NULL;
+    const char *why = launcher_check_text(c->a, l, s->template_text);
+    return why ? suite_err_at(c, n, "%s", why) : 0;
 }
 
 /* ---- model: {machine, base, scales} (every key optional) -------------------------------- */
@@ -156,11 +142,10 @@ static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t
                 return suite_err_at(c, sc, "global_batch %lld cannot be split over %d ranks",
                               b->global_batch, b->scales[i]);
     }
-    if (s->launcher == LAUNCH_LOCAL)
-        for (size_t i = 0; i < b->nscales; i++)
-            if (b->scales[i] > 1)
-                return suite_err_at(c, sc, "launcher local starts one process; scale %d needs "
-                                     "mpirun, srun or a template", b->scales[i]);
+    for (size_t i = 0; i < b->nscales; i++) {
+        const char *why = launcher_check_scale(c->a, s->launcher, b->scales[i]);
+        if (why) return suite_err_at(c, sc, "%s", why);
+    }
     if (!b->program_path && !b->optional)
         return suite_err_at(c, yt_get(n, "program"), "program '%s' not found (looked in %s%s)",
                       b->program, strchr(b->program, '/') ? "" : exadl_bindir(),
@@ -192,7 +177,7 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     }
     if ((k = yt_get(r, "description")) && suite_scalar_str(c, k, "description", &s->description))
         return -1;
-    s->launcher = LAUNCH_MPIRUN;
+    s->launcher = launcher_default();
     if ((k = yt_get(r, "launcher")) && parse_launcher(c, k, s)) return -1;
     if ((k = yt_get(r, "launcher_command")) &&
         suite_scalar_str(c, k, "launcher_command", &s->launcher_command))

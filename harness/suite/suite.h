@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "harness/launchers/launcher.h"
 #include "harness/util/util.h"
 
 #define SUITE_FORMAT_VERSION 1
@@ -23,7 +24,6 @@ void machine_detect(machine_t *m);
 /* Devices `auto` scales go up to: Slurm tasks, else GPUs, else cores. */
 int machine_devices(const machine_t *m);
 
-typedef enum { LAUNCH_LOCAL, LAUNCH_MPIRUN, LAUNCH_SRUN, LAUNCH_TEMPLATE } launcher_kind;
 typedef enum { SCALING_WEAK, SCALING_STRONG } scaling_kind;
 
 typedef struct {
@@ -57,9 +57,9 @@ typedef struct {
     const char *text;         /* the suite as read (saved into the run) */
     size_t textlen;
     const char *name, *description;
-    launcher_kind launcher;
+    const launcher_t *launcher;   /* harness/launchers/registry.c */
     const char *launcher_command; /* mpirun / srun program */
-    const char *template_text;    /* LAUNCH_TEMPLATE */
+    const char *template_text;    /* the launcher: text when a text chose the launcher */
     const char **launcher_args;
     size_t nlauncher_args;
     int ranks_per_node;       /* 0: one node holds every rank (or Slurm's value) */

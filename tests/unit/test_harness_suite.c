@@ -59,7 +59,7 @@ static void test_good_suite(void)
     int rc = load(a, good, &s);
     if (rc) ar_free(a);
     T_ASSERT(rc == 0, "good suite rejected: %s", err);
-    T_ASSERT(!strcmp(s.name, "tiny") && s.launcher == LAUNCH_MPIRUN && s.nbench == 2, "top level");
+    T_ASSERT(!strcmp(s.name, "tiny") && s.launcher == launcher_by_name("mpirun") && s.nbench == 2, "top level");
     const bench_spec_t *b = &s.bench[0];
     T_ASSERT(!strcmp(b->name, "true"), "default name from the program: %s", b->name);
     T_ASSERT(b->nscales == 3 && b->scales[0] == 1 && b->scales[2] == 4, "scales sorted");
@@ -103,12 +103,12 @@ static void test_launchers(void)
     suite_t s;
     int rc = load(a, "launcher: \"srun -A x {cmd}\"\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
     T_ASSERT(rc == 0, "template suite rejected: %s", err);
-    char **v = launchplan_wrap(a, &s, (char *[]){"prog", "a b", NULL}, 4, 2, 2);
+    char **v = launchplan_wrap(a, &s, NULL, (char *[]){"prog", "a b", NULL}, 4, 2, 2);
     char *line = argv_join(a, v);
     T_ASSERT(!strcmp(line, "/bin/sh -c 'srun -A x prog '\\''a b'\\'''"), "template: %s", line);
     rc = load(a, "launcher: srun\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
     T_ASSERT(rc == 0, "srun suite: %s", err);
-    line = argv_join(a, launchplan_wrap(a, &s, (char *[]){"prog", NULL}, 8, 2, 4));
+    line = argv_join(a, launchplan_wrap(a, &s, NULL, (char *[]){"prog", NULL}, 8, 2, 4));
     T_ASSERT(!strcmp(line, "srun --ntasks=8 --nodes=2 --ntasks-per-node=4 --kill-on-bad-exit=1 prog"),
              "srun: %s", line);
     rc = load(a, "launcher: \"env R={ranks} N={nodes} P={ranks_per_node} {cmd}\"\nranks_per_node: 2\n"
