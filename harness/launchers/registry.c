@@ -1,9 +1,9 @@
 /* The only list of launchers, and everything that loops over it. */
-#define _GNU_SOURCE
+#include "harness/launchers/launcher.h"
+
 #include <string.h>
 
 #include "benchmarks/common/ytree.h"
-#include "harness/launchers/launcher.h"
 
 /* One line per launcher, in the order help and messages list them.  X(NAME)
  * refers to `const launcher_t launcher_NAME`, defined in NAME.c of this folder

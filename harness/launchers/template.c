@@ -3,7 +3,6 @@
  * {ranks_per_node}; run through /bin/sh -c.  Chosen by the text, not by a
  * name.  The environment is the template writer's business (nothing is
  * exported). */
-#define _GNU_SOURCE
 #include <string.h>
 
 #include "harness/launchers/launcher.h"
