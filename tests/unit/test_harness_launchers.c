@@ -81,7 +81,8 @@ static void test_registry(void)
     int dflt = 0;
     for (const launcher_t *const *p = launchers; *p; p++, n++) {
         const launcher_t *l = *p;
-        T_ASSERT(l->name && l->name[0] && !strpbrk(l->name, " \t\n{}"), "launcher %zu: bad name", n);
+        T_ASSERT(l->name && l->name[0] && !strpbrk(l->name, " \t\n{}"), "launcher %zu: bad name",
+                 n);
         for (const launcher_t *const *q = launchers; q != p; q++)
             T_ASSERT(strcmp((*q)->name, l->name), "name '%s' registered twice", l->name);
         T_ASSERT(l->summary && l->summary[0] && !strchr(l->summary, '\n'),
