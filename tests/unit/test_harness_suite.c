@@ -59,7 +59,8 @@ static void test_good_suite(void)
     int rc = load(a, good, &s);
     if (rc) ar_free(a);
     T_ASSERT(rc == 0, "good suite rejected: %s", err);
-    T_ASSERT(!strcmp(s.name, "tiny") && s.launcher == launcher_by_name("mpirun") && s.nbench == 2, "top level");
+    T_ASSERT(!strcmp(s.name, "tiny") && s.launcher == launcher_by_name("mpirun") && s.nbench == 2,
+             "top level");
     const bench_spec_t *b = &s.bench[0];
     T_ASSERT(!strcmp(b->name, "true"), "default name from the program: %s", b->name);
     T_ASSERT(b->nscales == 3 && b->scales[0] == 1 && b->scales[2] == 4, "scales sorted");
