@@ -1,7 +1,7 @@
 # ExaDL: `make` builds the programs, `make test` builds the normal and the
 # sanitizer (ASan + UBSan) trees and runs every test in both.
 #
-#   make                 build/bin/{stemdl,collectives,exadl}
+#   make                 build/bin/{stemdl,collectives,orchestration,exadl}
 #   make test            tests in build/ and build-san/, last line "N passed, N failed"
 #   make SAN=1           the sanitizer build alone (build-san/)
 #   make GPU=0           leave out the CUDA path even where CUDA is found
@@ -121,14 +121,17 @@ $(BIN)/$(1): $(call obj,$($(1)_main) $($(1)_objs)) $(call lib,$($(1)_libs))
 endef
 $(foreach p,$(sort $(PROGRAMS)),$(eval $(call program_rule,$(p))))
 
-# Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND.
+# Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND (common,
+# stemdl, coll: collectives, orch: orchestration, harness).
 TEST_LIBS_common  := common
 TEST_LIBS_stemdl  := $(stemdl_libs)
 TEST_LIBS_coll    := $(collectives_libs)
+TEST_LIBS_orch    := $(orchestration_libs)
 TEST_LIBS_harness := $(exadl_libs)
 TEST_LDLIBS_common  := $(HARN_LDLIBS)
 TEST_LDLIBS_stemdl  := $(TRAIN_LDLIBS)
 TEST_LDLIBS_coll    := $(MPI_LDLIBS)
+TEST_LDLIBS_orch     = $(orchestration_ldlibs)
 TEST_LDLIBS_harness := $(HARN_LDLIBS)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -137,7 +140,7 @@ $(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(T
 	@mkdir -p $$(@D)
 	$$(LINK) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
 endef
-$(foreach k,common stemdl coll harness,$(eval $(call test_rule,$(k))))
+$(foreach k,common stemdl coll orch harness,$(eval $(call test_rule,$(k))))
 
 ifeq ($(SAN),1)
 # see tests/support/nodlclose.c; tests/run.sh preloads it where it exists

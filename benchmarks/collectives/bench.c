@@ -142,7 +142,8 @@ void coll_measure(const coll_bufs_t *b, coll_ctx_t *c, coll_row_t *row,
     stats_summarize(row->time_s, (size_t)n, &row->st);
     double bytes = (double)row->shape.bytes;
     row->algbw_GBps = bytes / row->st.median / 1e9;
-    row->busbw_GBps = row->algbw_GBps * op->busbw_factor(c->nranks);
+    row->busbw_factor = op->busbw_factor(c->nranks);
+    row->busbw_GBps = row->algbw_GBps * row->busbw_factor;
     row->latency_us = row->st.median * 1e6;
 
     /* validation: fresh data, one untimed call, every output element checked */

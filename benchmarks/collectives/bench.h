@@ -41,6 +41,7 @@ typedef struct {
     double *time_s;         /* iterations samples (s), each the maximum over ranks */
     stats_summary_t st;
     double algbw_GBps, busbw_GBps, latency_us;
+    double busbw_factor;    /* the operation's factor for this job (busbw / algbw) */
     double osu_avg_s;       /* OSU's "Avg Latency": each rank's mean over the
                                iterations, averaged over the ranks (pingpong:
                                rank 0's mean one-way time) */

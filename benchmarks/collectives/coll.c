@@ -1,27 +1,12 @@
-/* coll: what the operation files share: the registry, bandwidth factors,
- * shapes, error formatting, NCCL type mapping and size parsing. */
+/* coll: what the operation files share: bandwidth factors, shapes, error
+ * formatting and NCCL type mapping. */
 #include "benchmarks/collectives/coll.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/collectives/coll_gpu.h"
-
-const coll_op_t *const coll_ops[] = {&coll_op_allreduce, &coll_op_reduce_scatter,
-                                     &coll_op_allgather, &coll_op_broadcast,
-                                     &coll_op_reduce,    &coll_op_alltoall,
-                                     &coll_op_pingpong,  NULL};
-
-const coll_op_t *coll_op_find(const char *name)
-{
-    for (int i = 0; coll_ops[i]; i++)
-        if (!strcmp(coll_ops[i]->name, name)) return coll_ops[i];
-    return NULL;
-}
 
 double coll_factor_one(int nranks)
 {
@@ -124,26 +109,4 @@ int coll_nccl_op(coll_redop_t op)
     }
 #endif
     return -1 - (int)op;
-}
-
-int coll_parse_size(const char *s, size_t *out)
-{
-    if (!s || !isdigit((unsigned char)*s)) return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno) return -1;
-    unsigned shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10, end++; break;
-    case 'M': shift = 20, end++; break;
-    case 'G': shift = 30, end++; break;
-    default: break;
-    }
-    if (shift && *end == 'i') end++;
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end) return -1;
-    if (v > (ULLONG_MAX >> shift) || (v << shift) > (unsigned long long)SIZE_MAX / 2) return -1;
-    *out = (size_t)(v << shift);
-    return 0;
 }

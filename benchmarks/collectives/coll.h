@@ -1,11 +1,12 @@
 /* coll: the collective microbenchmarks' shared types.
  *
  * One driver (bench.c) runs every operation through a table of callbacks
- * (coll_op_t), one small file per operation (op_*.c): the buffer shapes for a
- * size, where the input goes and what every output element must be, the
- * bus-bandwidth factor, and the call itself for each backend.  Data is built
- * from a pattern (pattern.c) that keeps every reduction exact in floating
- * point, so every element of every rank is checked with ==. */
+ * (coll_op_t), one small file per operation (ops/op_*.c, listed once in
+ * ops/ops.def): the buffer shapes for a size, where the input goes and what
+ * every output element must be, the bus-bandwidth factor, and the call itself
+ * for each backend.  Data is built from a pattern (pattern.c) that keeps every
+ * reduction exact in floating point, so every element of every rank is
+ * checked with ==. */
 #ifndef EXADL_COLL_H
 #define EXADL_COLL_H
 
@@ -119,6 +120,7 @@ enum {
 
 typedef struct coll_op {
     const char *name;
+    const char *summary; /* one line for the --op help: what the call does */
     unsigned flags;
     /* Shape of a requested size: 0, or -1 with a message (a size the
      * operation cannot split over the ranks, a size under one element). */
@@ -142,12 +144,24 @@ typedef struct coll_op {
                size_t errlen);
 } coll_op_t;
 
-extern const coll_op_t coll_op_allreduce, coll_op_reduce_scatter, coll_op_allgather,
-    coll_op_broadcast, coll_op_reduce, coll_op_alltoall, coll_op_pingpong;
+/* ---- the registry (ops/ops.def, ops/registry.c) ---------------------------- */
+#define COLL_OP(name) extern const coll_op_t coll_op_##name;
+#include "benchmarks/collectives/ops/ops.def"
+#undef COLL_OP
+
+/* How many operations ops.def lists. */
+#define COLL_OP(name) +1
+enum { COLL_NOPS = 0
+#include "benchmarks/collectives/ops/ops.def"
+};
+#undef COLL_OP
 
 /* Every operation, in the order `--op all` runs them; NULL-terminated. */
 extern const coll_op_t *const coll_ops[];
 const coll_op_t *coll_op_find(const char *name);
+/* The --op help: one line per operation, "  NAME  SUMMARY", each line starting
+ * with indent spaces.  Returns the length it needed (as snprintf). */
+int coll_ops_help(char *buf, size_t len, int indent);
 
 /* ---- helpers the op files share ------------------------------------------- */
 double coll_factor_one(int nranks);
@@ -166,9 +180,5 @@ int coll_nccl_error(int result, const char *call, char *err, size_t errlen);
 int coll_nccl_type(coll_dtype_t t);
 int coll_nccl_op(coll_redop_t op);
 int coll_mpi_error(int rc, const char *call, char *err, size_t errlen);
-
-/* Parse "4", "64K", "16M", "1G" (binary multiples; an optional trailing B or
- * iB).  Returns 0, or -1 when the text is not a size. */
-int coll_parse_size(const char *s, size_t *out);
 
 #endif

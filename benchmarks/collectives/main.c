@@ -1,173 +1,22 @@
 /* collectives: MPI and NCCL collective microbenchmarks with nccl-tests' and
- * OSU's conventions, every result checked, and (--orchestration) the Horovod
- * orchestration benchmark.  docs/collectives.md is the user guide. */
+ * OSU's conventions, every result checked.  The operations are listed once,
+ * in ops/ops.def.  docs/collectives.md is the user guide. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/collectives/bench.h"
-#include "benchmarks/collectives/cli.h"
 #include "benchmarks/collectives/coll.h"
-#include "benchmarks/collectives/coll_record.h"
+#include "benchmarks/collectives/coll_cfg.h"
 #include "benchmarks/collectives/device.h"
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/mpi/mpiopt.h"
+#include "benchmarks/common/record/bench_record.h"
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/common/timer.h"
-#include "benchmarks/orchestration/orch_bench.h"
-
-#define MAX_SIZES 128
-
-typedef struct {
-    int backend;
-    int ops[16];          /* picked, indexed like coll_ops */
-    int dtypes[DT_COUNT], redops[RED_COUNT];
-    int root;
-    size_t min_bytes, max_bytes;
-    int min_given;
-    long long factor;
-    int iters, warmup;    /* -1: adaptive */
-    int inplace_mode;     /* 0 out-of-place, 1 in-place, 2 both */
-    unsigned long long seed;
-    const char *record;
-    coll_check_opts_t chk;
-} cfg_t;
-
-static const char *const inplace_names[] = {"no", "yes", "both", NULL};
-
-static void usage(void)
-{
-    printf(
-        "usage: collectives [options]          collective microbenchmarks (nccl-tests/OSU style)\n"
-        "       collectives --orchestration [options]   Horovod orchestration benchmark\n"
-        "                                               (collectives --orchestration --help)\n"
-        "  --backend mpi|mpi-cuda|nccl   host buffers over MPI; device buffers over CUDA-aware\n"
-        "                                MPI; NCCL, one GPU per rank (mpi)\n"
-        "  --op LIST|all        allreduce,reduce_scatter,allgather,broadcast,reduce,alltoall,\n"
-        "                       pingpong (all)\n"
-        "  --dtype LIST|all     float32,float64,float16,bfloat16,int32 (float32)\n"
-        "  --redop LIST|all     sum,min,max (sum); for allreduce, reduce_scatter, reduce\n"
-        "  --root R             root of broadcast and reduce (0)\n"
-        "  -b, --minbytes MIN   smallest size (4; raised to one element per rank for the\n"
-        "                       operations that split the size over the ranks)\n"
-        "  -e, --maxbytes MAX   largest size (16M); sizes take K, M, G (binary)\n"
-        "  -f, --stepfactor F   size multiplier between rows (2)\n"
-        "  -n, --iters N        timed iterations (1000 up to 8 KiB, 100 above)\n"
-        "  -w, --warmup N       untimed iterations first (100 up to 8 KiB, 10 above)\n"
-        "  --inplace yes|no|both  in-place, out-of-place or both variants (both)\n"
-        "  --seed N             data pattern seed (1)\n"
-        "  --record FILE        write the result record (YAML, docs/record.md)\n"
-        "  --help               this text\n"
-        "Output: a table per operation on stdout; time is the median over iterations of\n"
-        "the slowest rank's time (us), algbw = size/time, busbw = algbw x nccl-tests'\n"
-        "factor, #wrong = wrong output elements over all ranks.  Exit status: 0 ok,\n"
-        "1 wrong results or a failure, 2 bad arguments, 3 backend not available here.\n");
-}
-
-static void parse_plant(cfg_t *c, const char *v)
-{
-    long long r, i;
-    char *copy = strdup(v), *colon = strchr(copy, ':');
-    if (!colon) coll_usage_error("--plant-error: '%s' is not RANK:INDEX", v);
-    *colon = 0;
-    r = coll_arg_int("--plant-error", copy, 0, 1 << 30);
-    i = coll_arg_int("--plant-error", colon + 1, 0, 1LL << 62);
-    free(copy);
-    c->chk.plant = 1;
-    c->chk.plant_rank = (int)r;
-    c->chk.plant_index = (size_t)i;
-}
-
-static void parse(int argc, char **argv, cfg_t *c)
-{
-    memset(c, 0, sizeof *c);
-    c->backend = BK_MPI;
-    for (int i = 0; coll_ops[i]; i++) c->ops[i] = 1;
-    c->dtypes[DT_F32] = 1;
-    c->redops[RED_SUM] = 1;
-    c->min_bytes = 4;
-    c->max_bytes = 16u << 20;
-    c->factor = 2;
-    c->iters = c->warmup = -1;
-    c->inplace_mode = 2;
-    c->seed = 1;
-    c->chk.max_reports = 3;
-    const char *env = getenv("EXADL_COLL_PLANT_ERROR"); /* test hook, as --plant-error */
-    if (env && *env) parse_plant(c, env);
-    for (int i = 1; i < argc; i++) {
-        char *a = argv[i], *eq = NULL, name[64];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
-            exit(0);
-        }
-        if (!strncmp(a, "--", 2) && (eq = strchr(a, '='))) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-            a = name;
-            eq++;
-        }
-#define VAL() coll_arg_value(argc, argv, &i, eq)
-        if (!strcmp(a, "--backend")) {
-            c->backend = coll_arg_choice(a, VAL(), coll_backend_names);
-        } else if (!strcmp(a, "--op")) {
-            const char *names[16];
-            int k = 0;
-            for (; coll_ops[k]; k++) names[k] = coll_ops[k]->name;
-            names[k] = NULL;
-            coll_arg_choice_list(a, VAL(), names, c->ops);
-        } else if (!strcmp(a, "--dtype")) {
-            coll_arg_choice_list(a, VAL(), coll_dtype_names, c->dtypes);
-        } else if (!strcmp(a, "--redop")) {
-            coll_arg_choice_list(a, VAL(), coll_redop_names, c->redops);
-        } else if (!strcmp(a, "--root")) {
-            c->root = (int)coll_arg_int(a, VAL(), 0, 1 << 30);
-        } else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
-            c->min_bytes = coll_arg_size(a, VAL());
-            c->min_given = 1;
-        } else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
-            c->max_bytes = coll_arg_size(a, VAL());
-        } else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
-            c->factor = coll_arg_int(a, VAL(), 2, 1 << 20);
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--iters")) {
-            c->iters = (int)coll_arg_int(a, VAL(), 1, 10000000);
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--warmup")) {
-            c->warmup = (int)coll_arg_int(a, VAL(), 0, 10000000);
-        } else if (!strcmp(a, "--inplace")) {
-            c->inplace_mode = coll_arg_choice(a, VAL(), inplace_names);
-        } else if (!strcmp(a, "--seed")) {
-            c->seed = (unsigned long long)coll_arg_int(a, VAL(), 0, 1LL << 62);
-        } else if (!strcmp(a, "--record")) {
-            c->record = VAL();
-        } else if (!strcmp(a, "--plant-error")) {
-            parse_plant(c, VAL());
-        } else {
-            coll_usage_error("unknown option '%s'", argv[i]);
-        }
-#undef VAL
-    }
-    if (c->min_bytes == 0) coll_usage_error("-b: the smallest size must be at least 1 byte");
-    if (c->min_bytes > c->max_bytes)
-        coll_usage_error("-b %zu is larger than -e %zu (MIN > MAX)", c->min_bytes, c->max_bytes);
-}
-
-/* The sizes of one operation and type: MIN, MIN*F, ... <= MAX.  Without -b the
- * first size is raised so that every rank gets one element. */
-static int sizes_for(const cfg_t *c, const coll_op_t *op, coll_dtype_t t, int nranks,
-                     size_t *out)
-{
-    size_t es = coll_dtype_size(t), lo = c->min_bytes;
-    if (!c->min_given) {
-        if (lo < es) lo = es;
-        if ((op->flags & OP_SPLITS) && lo < es * (size_t)nranks) lo = es * (size_t)nranks;
-    }
-    int n = 0;
-    for (size_t s = lo; s <= c->max_bytes && n < MAX_SIZES; s *= (size_t)c->factor) {
-        out[n++] = s;
-        if (s > c->max_bytes / (size_t)c->factor) break;
-    }
-    return n;
-}
 
 static void print_header_block(const coll_op_t *op, int nranks)
 {
@@ -210,17 +59,18 @@ static void write_row(rec_t *rec, const coll_row_t *r)
     rec_kv_double(rec, "max_s", r->st.max);
     rec_kv_double(rec, "algbw_GBps", r->algbw_GBps);
     rec_kv_double(rec, "busbw_GBps", r->busbw_GBps);
+    rec_kv_double(rec, "busbw_factor", r->busbw_factor);
     rec_kv_double(rec, "latency_us", r->latency_us);
     rec_kv_double(rec, "osu_avg_s", r->osu_avg_s);
     rec_kv_int(rec, "wrong", r->wrong);
     rec_map_end(rec);
 }
 
-static void write_record(const cfg_t *cfg, const comm_t *c, const sysinfo_t *si, int argc,
+static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t *si, int argc,
                          char **argv, const char *started, const char *status, const char *error,
                          const coll_row_t *rows, int nrows, long long wrong, int gpus)
 {
-    rec_t *r = coll_report_open(cfg->record, "collectives", status, error, started, argc, argv, si);
+    rec_t *r = bench_record_open(cfg->record, "collectives", status, error, started, argc, argv, si);
     if (!r) return;
     rec_key(r, "config");
     rec_map_begin(r);
@@ -250,7 +100,7 @@ static void write_record(const cfg_t *cfg, const comm_t *c, const sysinfo_t *si,
     rec_key(r, "warmup");
     if (cfg->warmup >= 0) rec_int(r, cfg->warmup);
     else rec_str(r, "adaptive: 100 up to 8 KiB, 10 above, x10 for the first size of an operation");
-    rec_kv_str(r, "inplace", inplace_names[cfg->inplace_mode]);
+    rec_kv_str(r, "inplace", coll_inplace_names[cfg->inplace_mode]);
     rec_kv_int(r, "seed", (int64_t)cfg->seed);
     rec_map_end(r);
     rec_kv_int(r, "ranks", c->size);
@@ -279,16 +129,16 @@ static void write_record(const cfg_t *cfg, const comm_t *c, const sysinfo_t *si,
     rec_seq_begin(r);
     char detail[256];
     if (!strcmp(status, "failed")) {
-        coll_report_validation(r, "collective_results_exact", "skipped", error);
+        bench_record_validation(r, "collective_results_exact", "skipped", error);
     } else {
         snprintf(detail, sizeof detail,
                  "%d rows; every output element of every rank checked exactly after one untimed "
                  "call per row; %lld wrong",
                  nrows, wrong);
-        coll_report_validation(r, "collective_results_exact", wrong ? "fail" : "pass", detail);
+        bench_record_validation(r, "collective_results_exact", wrong ? "fail" : "pass", detail);
     }
     rec_seq_end(r);
-    coll_report_close(r);
+    bench_record_close(r);
 }
 
 int main(int argc, char **argv)
@@ -296,19 +146,13 @@ int main(int argc, char **argv)
     check_set_program("collectives");
     comm_t c;
     comm_init(&argc, &argv, &c);
-    coll_cli_set_rank(c.rank);
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--orchestration")) {
-            int rc = coll_orch_main(argc, argv, &c);
-            comm_finalize(&c);
-            return rc;
-        }
-    cfg_t cfg;
-    parse(argc, argv, &cfg);
+    mpiopt_init("collectives", c.rank);
+    coll_cfg_t cfg;
+    coll_cfg_parse(argc, argv, &cfg);
     if (cfg.root >= c.size)
-        coll_usage_error("--root %d is not a rank of this job (0 to %d)", cfg.root, c.size - 1);
+        mpiopt_usage_error("--root %d is not a rank of this job (0 to %d)", cfg.root, c.size - 1);
     if (cfg.chk.plant && cfg.chk.plant_rank >= c.size)
-        coll_usage_error("--plant-error: rank %d is not a rank of this job", cfg.chk.plant_rank);
+        mpiopt_usage_error("--plant-error: rank %d is not a rank of this job", cfg.chk.plant_rank);
 
     /* every shape first, so a bad size stops the run before any output */
     size_t es_max = 0, send_cap = 0, recv_cap = 0;
@@ -324,18 +168,18 @@ int main(int argc, char **argv)
         }
         for (int t = 0; t < DT_COUNT; t++) {
             if (!cfg.dtypes[t]) continue;
-            size_t es = coll_dtype_size((coll_dtype_t)t), sizes[MAX_SIZES];
-            int ns = sizes_for(&cfg, op, (coll_dtype_t)t, c.size, sizes);
+            size_t es = coll_dtype_size((coll_dtype_t)t), sizes[COLL_MAX_SIZES];
+            int ns = coll_cfg_sizes(&cfg, op, (coll_dtype_t)t, c.size, sizes);
             if (ns == 0)
-                coll_usage_error("%s: no size between %zu B and %zu B fits %s over %d ranks",
+                mpiopt_usage_error("%s: no size between %zu B and %zu B fits %s over %d ranks",
                                  op->name, cfg.min_bytes, cfg.max_bytes, coll_dtype_names[t], c.size);
             for (int s = 0; s < ns; s++) {
                 coll_shape_t sh;
                 char err[256];
-                if (op->shape(sizes[s], es, c.size, &sh, err, sizeof err)) coll_usage_error("%s", err);
+                if (op->shape(sizes[s], es, c.size, &sh, err, sizeof err)) mpiopt_usage_error("%s", err);
                 size_t big = sh.send_count > sh.recv_count ? sh.send_count : sh.recv_count;
                 if (cfg.backend != BK_NCCL && big > 2147483647u)
-                    coll_usage_error("%s: %zu elements exceed MPI's int counts", op->name, big);
+                    mpiopt_usage_error("%s: %zu elements exceed MPI's int counts", op->name, big);
                 if (sh.send_count * es > send_cap) send_cap = sh.send_count * es;
                 if (big * es > recv_cap) recv_cap = big * es;
             }
@@ -418,8 +262,8 @@ int main(int argc, char **argv)
                     if (ro != first) continue;
                 }
                 coll_dtype_t dt = (coll_dtype_t)t;
-                size_t sizes[MAX_SIZES];
-                int ns = sizes_for(&cfg, op, dt, c.size, sizes);
+                size_t sizes[COLL_MAX_SIZES];
+                int ns = coll_cfg_sizes(&cfg, op, dt, c.size, sizes);
                 for (int s = 0; s < ns; s++) {
                     coll_pattern_t pat;
                     int sum = (op->flags & OP_REDUCES) && ro == RED_SUM;

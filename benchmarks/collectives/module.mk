@@ -1,4 +1,5 @@
-# benchmarks/collectives: the `collectives` program; one file per operation in ops/
+# benchmarks/collectives: the `collectives` program; one file per operation in
+# ops/, listed once in ops/ops.def
 LIBRARIES += coll
 coll_src  += $(filter-out benchmarks/collectives/main.c,$(wildcard benchmarks/collectives/*.c)) \
              $(wildcard benchmarks/collectives/ops/*.c)
@@ -6,5 +7,5 @@ coll_cu   += $(wildcard benchmarks/collectives/*.cu)
 
 PROGRAMS           += collectives
 collectives_main   := benchmarks/collectives/main.c
-collectives_libs   := coll orch comm common
+collectives_libs   := coll comm common
 collectives_ldlibs  = $(MPI_LDLIBS)

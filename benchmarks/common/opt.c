@@ -1,7 +1,10 @@
 #include "benchmarks/common/opt.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,28 @@ int opt_parse_double(const char *val, double *out)
     double v = strtod(val, &end);
     if (*end || errno || !isfinite(v)) return -1;
     *out = v;
+    return 0;
+}
+
+int opt_parse_size(const char *val, size_t *out)
+{
+    if (!val || !isdigit((unsigned char)*val)) return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(val, &end, 10);
+    if (errno) return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10, end++; break;
+    case 'M': shift = 20, end++; break;
+    case 'G': shift = 30, end++; break;
+    default: break;
+    }
+    if (shift && *end == 'i') end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    if (v > (ULLONG_MAX >> shift) || (v << shift) > (unsigned long long)SIZE_MAX / 2) return -1;
+    *out = (size_t)(v << shift);
     return 0;
 }
 

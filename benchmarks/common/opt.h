@@ -16,5 +16,8 @@ int opt_choice(const char *opt, const char *val, const char *const *choices);
  * for callers that must report file:line themselves. */
 int opt_parse_int(const char *val, long long *out);
 int opt_parse_double(const char *val, double *out);
+/* A size in bytes: "4", "64K", "16M", "1G" (binary multiples; an optional
+ * trailing B or iB).  0, or -1 when the text is not a size. */
+int opt_parse_size(const char *val, size_t *out);
 
 #endif

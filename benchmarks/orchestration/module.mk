@@ -1,3 +1,9 @@
-# benchmarks/orchestration: the orchestration benchmark
+# benchmarks/orchestration: the `orchestration` program, the per-step control
+# cost of Horovod-style negotiation (docs/collectives.md)
 LIBRARIES += orch
-orch_src  += $(wildcard benchmarks/orchestration/*.c)
+orch_src  += $(filter-out benchmarks/orchestration/main.c,$(wildcard benchmarks/orchestration/*.c))
+
+PROGRAMS             += orchestration
+orchestration_main   := benchmarks/orchestration/main.c
+orchestration_libs   := orch comm common
+orchestration_ldlibs  = $(MPI_LDLIBS)

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/collectives/cli.h"
-#include "benchmarks/collectives/coll_record.h"
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/mpiopt.h"
 #include "benchmarks/common/mpi/orch.h"
+#include "benchmarks/common/record/bench_record.h"
 #include "benchmarks/common/rng.h"
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
@@ -38,7 +38,7 @@ typedef struct {
 
 static void usage(void)
 {
-    printf("usage: collectives --orchestration [options]\n"
+    printf("usage: orchestration [options]\n"
            "Per-step control cost of Horovod-style negotiation: every rank marks its tensors\n"
            "ready in its own random order, one cycle after another, until every group is\n"
            "released.  See docs/collectives.md.\n"
@@ -69,7 +69,6 @@ static void parse(int argc, char **argv, ocfg_t *o)
     o->seed = 1;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i], *eq = NULL, name[64];
-        if (!strcmp(a, "--orchestration")) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage();
             exit(0);
@@ -80,44 +79,45 @@ static void parse(int argc, char **argv, ocfg_t *o)
             eq++;
         }
         if (!strcmp(a, "--mode")) {
-            coll_arg_choice_list(a, coll_arg_value(argc, argv, &i, eq), orch_mode_names, o->modes);
+            mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_mode_names, o->modes);
         } else if (!strcmp(a, "--grouping")) {
-            coll_arg_choice_list(a, coll_arg_value(argc, argv, &i, eq), orch_grouping_names,
+            mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_grouping_names,
                                  o->groupings);
         } else if (!strcmp(a, "--groups")) {
-            o->ngroups = (int)coll_arg_int(a, coll_arg_value(argc, argv, &i, eq), 1, 1 << 20);
+            o->ngroups = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 1, 1 << 20);
         } else if (!strcmp(a, "--tensors")) {
-            const char *v = coll_arg_value(argc, argv, &i, eq);
+            const char *v = mpiopt_value(argc, argv, &i, eq);
             char *copy = strdup(v), *save = NULL;
+            CHECK(copy != NULL, "out of memory for --tensors");
             o->ncounts = 0;
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 if (o->ncounts == MAX_TENSOR_COUNTS)
-                    coll_usage_error("--tensors: more than %d counts", MAX_TENSOR_COUNTS);
-                o->tensor_counts[o->ncounts++] = (int)coll_arg_int(a, t, 1, 1 << 20);
+                    mpiopt_usage_error("--tensors: more than %d counts", MAX_TENSOR_COUNTS);
+                o->tensor_counts[o->ncounts++] = (int)mpiopt_int(a, t, 1, 1 << 20);
             }
             free(copy);
-            if (!o->ncounts) coll_usage_error("--tensors needs a value");
+            if (!o->ncounts) mpiopt_usage_error("--tensors needs a value");
         } else if (!strcmp(a, "--tensor-bytes")) {
-            o->tensor_bytes = coll_arg_size(a, coll_arg_value(argc, argv, &i, eq));
+            o->tensor_bytes = mpiopt_size(a, mpiopt_value(argc, argv, &i, eq));
         } else if (!strcmp(a, "--ready-per-cycle")) {
-            o->ready_per_cycle = (int)coll_arg_int(a, coll_arg_value(argc, argv, &i, eq), 1, 1 << 20);
+            o->ready_per_cycle = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 1, 1 << 20);
         } else if (!strcmp(a, "--steps")) {
-            o->steps = (int)coll_arg_int(a, coll_arg_value(argc, argv, &i, eq), 1, 1000000);
+            o->steps = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 1, 1000000);
         } else if (!strcmp(a, "--warmup-steps")) {
-            o->warmup_steps = (int)coll_arg_int(a, coll_arg_value(argc, argv, &i, eq), 0, 1000000);
+            o->warmup_steps = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 0, 1000000);
         } else if (!strcmp(a, "--timeout")) {
-            const char *v = coll_arg_value(argc, argv, &i, eq);
+            const char *v = mpiopt_value(argc, argv, &i, eq);
             char *end;
             o->timeout_s = strtod(v, &end);
             if (*end || end == v || !(o->timeout_s >= 0))
-                coll_usage_error("--timeout: '%s' is not a number of seconds", v);
+                mpiopt_usage_error("--timeout: '%s' is not a number of seconds", v);
         } else if (!strcmp(a, "--seed")) {
-            o->seed = (unsigned long long)coll_arg_int(a, coll_arg_value(argc, argv, &i, eq), 0,
+            o->seed = (unsigned long long)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 0,
                                                        (1LL << 62));
         } else if (!strcmp(a, "--record")) {
-            o->record = coll_arg_value(argc, argv, &i, eq);
+            o->record = mpiopt_value(argc, argv, &i, eq);
         } else {
-            coll_usage_error("unknown option '%s' for --orchestration", argv[i]);
+            mpiopt_usage_error("unknown option '%s'", argv[i]);
         }
     }
 }
@@ -145,7 +145,7 @@ static void run_row(const ocfg_t *o, comm_t *c, const coll_tensor_t *tens, int T
                         .timeout_s = o->timeout_s, .comm = c->world};
     char err[1024];
     orch_t *h = orch_create(&oc, err, sizeof err);
-    if (!h) coll_usage_error("%s", err);
+    if (!h) mpiopt_usage_error("%s", err);
     int G = orch_ngroups(h);
     int *perm = XCALLOC((size_t)T, sizeof *perm, "ready order");
     int *rel = XCALLOC((size_t)G, sizeof *rel, "released");
@@ -221,7 +221,7 @@ static void run_row(const ocfg_t *o, comm_t *c, const coll_tensor_t *tens, int T
     orch_destroy(h);
 }
 
-int coll_orch_main(int argc, char **argv, comm_t *c)
+int orch_bench_run(int argc, char **argv, comm_t *c)
 {
     ocfg_t o;
     parse(argc, argv, &o);
@@ -302,12 +302,12 @@ int coll_orch_main(int argc, char **argv, comm_t *c)
     }
     int ok = all_agree && all_once && modes_agree;
     if (c->rank == 0 && !ok)
-        fprintf(stderr, "collectives: error: orchestration validation failed:%s%s%s\n",
+        fprintf(stderr, "orchestration: error: validation failed:%s%s%s\n",
                 all_agree ? "" : " ranks released groups in different orders;",
                 all_once ? "" : " a group was not released exactly once per step;",
                 modes_agree ? "" : " coordinator and cache released different groups per cycle");
     if (c->rank == 0 && o.record) {
-        rec_t *r = coll_report_open(o.record, "orchestration", ok ? "ok" : "invalid",
+        rec_t *r = bench_record_open(o.record, "orchestration", ok ? "ok" : "invalid",
                                     ok ? NULL : "orchestration validation failed", started, argc,
                                     argv, &si);
         if (r) {
@@ -374,15 +374,15 @@ int coll_orch_main(int argc, char **argv, comm_t *c)
             rec_seq_end(r);
             rec_key(r, "validation");
             rec_seq_begin(r);
-            coll_report_validation(r, "orchestration_ranks_agree", all_agree ? "pass" : "fail",
+            bench_record_validation(r, "orchestration_ranks_agree", all_agree ? "pass" : "fail",
                                    "every rank released the same groups in the same order, every step");
-            coll_report_validation(r, "orchestration_each_group_once", all_once ? "pass" : "fail",
+            bench_record_validation(r, "orchestration_each_group_once", all_once ? "pass" : "fail",
                                    "every group released exactly once per step");
-            coll_report_validation(r, "orchestration_modes_agree",
+            bench_record_validation(r, "orchestration_modes_agree",
                                    !modes_compared ? "skipped" : modes_agree ? "pass" : "fail",
                                    "coordinator and cache released the same groups in the same cycles");
             rec_seq_end(r);
-            coll_report_close(r);
+            bench_record_close(r);
         }
     }
     for (int i = 0; i < nrows; i++) {

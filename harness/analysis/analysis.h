@@ -67,7 +67,7 @@ typedef struct {
     double bytes, count;
     size_t n;                   /* pooled samples (or launch medians) */
     stats_summary_t st;
-    double factor;              /* busbw / algbw */
+    double factor;              /* busbw / algbw: the record's busbw_factor */
     double algbw, busbw, busbw_lo, busbw_hi, latency_us, lat_lo, lat_hi;
     long long wrong;
 } cres_t;
@@ -100,8 +100,5 @@ void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
  * the threads it ran (the record's threads_per_rank, else 1). */
 void analysis_run_core_peak(arena_t *a, const outcome_t *o, size_t n, double core_peak,
                             const char *peak_source, analysis_t *out);
-
-/* nccl-tests bus-bandwidth factor of an operation over n ranks. */
-double busbw_factor(const char *op, int n);
 
 #endif

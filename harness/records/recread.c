@@ -105,6 +105,15 @@ static int read_coll(rctx_t *c, const ytnode *root, record_t *r)
             integer(c, row, "wrong", &x->wrong, 0))
             return -1;
         if (!x->op) return yt_err(c->err, c->errlen, c->d, row, "results: a row has no op");
+        /* the factor comes from the benchmark, never from the operation's name */
+        const ytnode *f = yt_get(row, "busbw_factor");
+        if (!f || yt_is_null(f))
+            return yt_err(c->err, c->errlen, c->d, row,
+                          "results: the %s row has no busbw_factor (docs/record.md)", x->op);
+        if (yt_double(c->d, f, &x->factor, c->err, c->errlen)) return -1;
+        if (!(x->factor >= 0))
+            return yt_err(c->err, c->errlen, c->d, f,
+                          "results: busbw_factor must be a number >= 0 (got %s)", f->str);
         if (!(x->bytes >= 0))
             return yt_err(c->err, c->errlen, c->d, row, "results: a row has no bytes");
         if (!x->dtype) x->dtype = "";

@@ -23,6 +23,7 @@ typedef struct {
     size_t ntime;
     double median_s, ci_lo_s, ci_hi_s, min_s, max_s;
     double algbw, busbw, latency_us;
+    double factor;    /* busbw_factor: busbw / algbw as the benchmark used it (required) */
     long long wrong;
 } crow_t;
 
@@ -46,7 +47,7 @@ typedef struct {
     size_t ntl;
 } grinfo_t;
 
-/* a row of the orchestration benchmark (collectives --orchestration) */
+/* a row of the orchestration benchmark (the `orchestration` program) */
 typedef struct {
     const char *mode, *grouping;
     long long groups, ranks, tensors;

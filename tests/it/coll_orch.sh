@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Orchestration: the orch unit tests over 2 and 3 ranks (both modes release
 # the same groups in the same cycles for random ready orders, ranks agree,
-# timeouts name the missing tensor), and `collectives --orchestration` over 1,
+# timeouts name the missing tensor), and the `orchestration` program over 1,
 # 2 and 3 ranks with its table and record.
 set -u
-bin=$EXADL_BIN/collectives
+bin=$EXADL_BIN/orchestration
 tmp=${EXADL_TMP:-$(mktemp -d)}
 for np in 2 3; do
     $EXADL_MPIRUN -np $np "$EXADL_BUILD/tests/test_coll_orch" >"$tmp/orch.out" 2>"$tmp/orch.err"
@@ -18,7 +18,7 @@ have_yaml=0
 python3 -c 'import yaml' 2>/dev/null && have_yaml=1
 for np in 1 2 3; do
     name="coll_orch benchmark np=$np"
-    $EXADL_MPIRUN -np $np "$bin" --orchestration --steps 6 --warmup-steps 1 \
+    $EXADL_MPIRUN -np $np "$bin" --steps 6 --warmup-steps 1 \
         --record "$tmp/orch.yaml" >"$tmp/orch.out" 2>"$tmp/orch.err"
     rc=$?
     rows=$(awk '!/^#/ && NF == 12' "$tmp/orch.out" | wc -l)
@@ -54,7 +54,7 @@ PY
         if [ $? -eq 0 ]; then echo "PASS: $name record"; else echo "FAIL: $name record: $msg"; fi
     fi
 done
-$EXADL_MPIRUN -np 2 "$bin" --orchestration --tensors 10,40 --grouping even --groups 3 \
+$EXADL_MPIRUN -np 2 "$bin" --tensors 10,40 --grouping even --groups 3 \
     --steps 4 --warmup-steps 1 >"$tmp/orch.out" 2>&1
 rc=$?
 rows=$(awk '!/^#/ && NF == 12' "$tmp/orch.out" | wc -l)

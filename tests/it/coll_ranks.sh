@@ -41,7 +41,10 @@ want = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "allt
 if np > 1: want.add("pingpong")
 need(ops == want, "ops %s" % sorted(ops))
 keys = ("op dtype redop root inplace bytes count iterations warmup time_s median_s ci_lo_s "
-        "ci_hi_s min_s max_s algbw_GBps busbw_GBps latency_us wrong").split()
+        "ci_hi_s min_s max_s algbw_GBps busbw_GBps busbw_factor latency_us wrong").split()
+# nccl-tests' factors (pingpong: one way, factor 1), written here independently
+factor = {"allreduce": 2 * (np - 1) / np, "allgather": (np - 1) / np, "reduce_scatter": (np - 1) / np,
+          "alltoall": (np - 1) / np, "broadcast": 1, "reduce": 1, "pingpong": 1}
 for r in rec["results"]:
     for k in keys: need(k in r, "row lacks %s" % k)
     need(r["wrong"] == 0, "wrong in %s" % r)
@@ -49,6 +52,8 @@ for r in rec["results"]:
     need(r["min_s"] <= r["median_s"] <= r["max_s"], "order of stats")
     need(abs(r["latency_us"] - r["median_s"] * 1e6) < 1e-6 * max(1, r["latency_us"]), "latency")
     need(abs(r["algbw_GBps"] - r["bytes"] / r["median_s"] / 1e9) < 1e-9 * max(1, r["algbw_GBps"]), "algbw")
+    need(abs(r["busbw_factor"] - factor[r["op"]]) < 1e-12, "busbw_factor of %s: %s" % (r["op"], r["busbw_factor"]))
+    need(abs(r["busbw_GBps"] - r["algbw_GBps"] * r["busbw_factor"]) <= 1e-12 * max(1, r["busbw_GBps"]), "busbw")
     if r["op"] in ("allreduce", "reduce_scatter", "reduce"):
         need(r["redop"] in ("sum", "min", "max"), "redop")
     else:

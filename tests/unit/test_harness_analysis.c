@@ -153,7 +153,7 @@ static void test_collectives(void)
     analysis_run(a, o, 1, NAN, NULL, &an);
     const bres_t *b = &an.b[0];
     T_ASSERT(b->nc == 3, "three rows, got %zu", b->nc);
-    /* sorted by op: allgather first; factor (n-1)/n = 0.5; 1024 B / 4 us = 0.256 GB/s */
+    /* sorted by op: allgather first; the record's factor (n-1)/n = 0.5; 1024 B / 4 us = 0.256 GB/s */
     const cres_t *g = &b->c[0], *r1 = &b->c[1], *r2 = &b->c[2];
     T_ASSERT(!strcmp(g->op, "allgather") && NEAR(g->algbw, 0.256) && NEAR(g->busbw, 0.128) &&
                  NEAR(g->latency_us, 4),
@@ -161,9 +161,7 @@ static void test_collectives(void)
     /* allreduce 1024 B: samples 1,1,2,1,1 (x 1e-5) -> median 1e-5 -> 0.1024 GB/s; factor 1 */
     T_ASSERT(r1->bytes == 1024 && r1->st.n == 5 && NEAR(r1->algbw, 0.1024) && NEAR(r1->busbw, 0.1024),
              "allreduce 1 KiB");
-    T_ASSERT(NEAR(busbw_factor("allreduce", 4), 1.5) && busbw_factor("broadcast", 8) == 1 &&
-                 NEAR(busbw_factor("alltoall", 4), 0.75),
-             "nccl-tests factors");
+    T_ASSERT(g->factor == 0.5 && r1->factor == 1 && r2->factor == 1, "factors of the record");
     mtable_t t = {0};
     mtable_from_analysis(a, &an, &t);
     int ok = 0;
@@ -171,6 +169,42 @@ static void test_collectives(void)
         if (!strcmp(t.m[i].metric, "busbw_max_GBps") && !strcmp(metric_param(&t.m[i], "op"), "allreduce"))
             ok = NEAR(t.m[i].value, r2->busbw) && NEAR(r2->busbw, 1.048576);
     T_ASSERT(ok, "busbw_max of allreduce");
+    ar_free(a);
+}
+
+/* the factors come from the records (busbw_factor), never from the names:
+ * allreduce over 4 ranks 1.5, alltoall 0.75, broadcast over 8 ranks 1, and
+ * an operation the harness does not know keeps the factor its record gives */
+static void test_collective_factors_from_records(void)
+{
+    arena_t *a = ar_new();
+    outcome_t o[2];
+    load(a, &o[0], "coll", 4, 1, SCALING_WEAK, "coll-n4.yaml");
+    load(a, &o[1], "coll", 8, 1, SCALING_WEAK, "coll-n8.yaml");
+    analysis_t an;
+    analysis_run(a, o, 2, NAN, NULL, &an);
+    const bres_t *b = &an.b[0];
+    T_ASSERT(an.nb == 1 && b->nc == 4, "four rows, got %zu", b->nc);
+    const cres_t *rows[4] = {NULL};
+    const char *ops[4] = {"allreduce", "alltoall", "broadcast", "custom_op"};
+    for (size_t i = 0; i < b->nc; i++)
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(b->c[i].op, ops[k])) rows[k] = &b->c[i];
+    T_ASSERT(rows[0] && rows[1] && rows[2] && rows[3], "every operation has its row");
+    /* allreduce: 4096 B / 2 us = 2.048 GB/s, x 1.5 */
+    T_ASSERT(rows[0]->scale == 4 && NEAR(rows[0]->factor, 1.5) && NEAR(rows[0]->algbw, 2.048) &&
+                 NEAR(rows[0]->busbw, 3.072),
+             "allreduce n=4: factor %g busbw %g", rows[0]->factor, rows[0]->busbw);
+    /* alltoall: 4096 B / 4 us = 1.024 GB/s, x 0.75 */
+    T_ASSERT(NEAR(rows[1]->factor, 0.75) && NEAR(rows[1]->busbw, 0.768), "alltoall n=4: %g",
+             rows[1]->factor);
+    /* broadcast: 8000 B / 1 us = 8 GB/s, x 1 */
+    T_ASSERT(rows[2]->scale == 8 && rows[2]->factor == 1 && NEAR(rows[2]->busbw, 8),
+             "broadcast n=8: %g", rows[2]->factor);
+    /* 1000 B / 1 us = 1 GB/s, x 0.3 as written */
+    T_ASSERT(NEAR(rows[3]->factor, 0.3) && NEAR(rows[3]->busbw, 0.3) &&
+                 NEAR(rows[3]->busbw_lo, 0.3) && NEAR(rows[3]->busbw_hi, 0.3),
+             "custom_op: factor %g busbw %g", rows[3]->factor, rows[3]->busbw);
     ar_free(a);
 }
 
@@ -206,6 +240,15 @@ static void test_bad_records(void)
         {"exadl_record: 1\n", "no status"},
         {"exadl_record: 1\nstatus: ok\nkernels: {a: 1}\n", "r.yaml:3:10: kernels must be a list"},
         {"\x01\x02garbage\xff\n", "r.yaml:1:"},
+        /* collective rows carry the factor the benchmark used */
+        {"exadl_record: 1\nstatus: ok\nresults:\n  - {op: allreduce, bytes: 8}\n",
+         "r.yaml:4:5: results: the allreduce row has no busbw_factor"},
+        {"exadl_record: 1\nstatus: ok\nresults:\n  - {op: reduce, bytes: 8, busbw_factor: null}\n",
+         "r.yaml:4:5: results: the reduce row has no busbw_factor"},
+        {"exadl_record: 1\nstatus: ok\nresults:\n  - {op: reduce, bytes: 8, busbw_factor: -1}\n",
+         "r.yaml:4:42: results: busbw_factor must be a number >= 0"},
+        {"exadl_record: 1\nstatus: ok\nresults:\n  - {op: reduce, bytes: 8, busbw_factor: .nan}\n",
+         "r.yaml:4:42: expected a finite number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         FILE *f = fopen(p, "w");
@@ -241,6 +284,7 @@ int main(void)
     T_RUN(test_strong);
     T_RUN(test_smallest_scale_base);
     T_RUN(test_collectives);
+    T_RUN(test_collective_factors_from_records);
     T_RUN(test_formatting);
     T_RUN(test_bad_records);
     T_RUN(test_peak_parse);

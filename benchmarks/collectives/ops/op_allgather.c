@@ -54,6 +54,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_allgather = {
     .name = "allgather",
+    .summary = "every rank gets all ranks' chunks, chunk r from rank r",
     .flags = OP_SPLITS,
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,

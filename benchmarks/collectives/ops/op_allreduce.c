@@ -42,6 +42,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_allreduce = {
     .name = "allreduce",
+    .summary = "every rank gets the reduction of all ranks' buffers",
     .flags = OP_REDUCES,
     .shape = shape,
     .busbw_factor = coll_factor_allreduce,

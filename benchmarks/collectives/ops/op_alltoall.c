@@ -67,6 +67,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_alltoall = {
     .name = "alltoall",
+    .summary = "chunk p of rank r to rank p, where it lands as chunk r",
     .flags = OP_SPLITS,
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,

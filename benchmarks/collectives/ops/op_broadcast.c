@@ -45,6 +45,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_broadcast = {
     .name = "broadcast",
+    .summary = "the root's buffer to every rank (--root)",
     .flags = OP_ROOTED,
     .shape = shape,
     .busbw_factor = coll_factor_one,

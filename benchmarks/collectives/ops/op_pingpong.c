@@ -72,6 +72,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_pingpong = {
     .name = "pingpong",
+    .summary = "rank 0 to rank 1 and back, one-way latency (needs 2 ranks)",
     .flags = OP_P2P,
     .shape = shape,
     .busbw_factor = coll_factor_one,

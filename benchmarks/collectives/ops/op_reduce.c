@@ -48,6 +48,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_reduce = {
     .name = "reduce",
+    .summary = "the reduction of all ranks' buffers, to the root (--root)",
     .flags = OP_REDUCES | OP_ROOTED,
     .shape = shape,
     .busbw_factor = coll_factor_one,

@@ -53,6 +53,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
 
 const coll_op_t coll_op_reduce_scatter = {
     .name = "reduce_scatter",
+    .summary = "the reduction of all ranks' buffers, chunk r to rank r",
     .flags = OP_REDUCES | OP_SPLITS,
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,

@@ -1,15 +1,19 @@
-#include "benchmarks/collectives/coll_record.h"
+#include "benchmarks/common/record/bench_record.h"
 
 #include <stdio.h>
 
-rec_t *coll_report_open(const char *path, const char *benchmark, const char *status,
-                        const char *error, const char *started_utc, int argc, char **argv,
-                        const sysinfo_t *si)
+/* the program of the record being written, for bench_record_close's message */
+static const char *g_program = "exadl";
+
+rec_t *bench_record_open(const char *path, const char *benchmark, const char *status,
+                         const char *error, const char *started_utc, int argc, char **argv,
+                         const sysinfo_t *si)
 {
     char err[512];
+    g_program = benchmark;
     rec_t *r = rec_open(path, err, sizeof err);
     if (!r) {
-        fprintf(stderr, "collectives: error: record %s\n", err);
+        fprintf(stderr, "%s: error: record %s\n", benchmark, err);
         return NULL;
     }
     rec_map_begin(r);
@@ -26,18 +30,19 @@ rec_t *coll_report_open(const char *path, const char *benchmark, const char *sta
     return r;
 }
 
-int coll_report_close(rec_t *r)
+int bench_record_close(rec_t *r)
 {
     char err[512];
     rec_map_end(r);
     if (rec_close(r, err, sizeof err)) {
-        fprintf(stderr, "collectives: error: %s\n", err);
+        fprintf(stderr, "%s: error: %s\n", g_program, err);
         return -1;
     }
     return 0;
 }
 
-void coll_report_validation(rec_t *r, const char *check, const char *outcome, const char *detail)
+void bench_record_validation(rec_t *r, const char *check, const char *outcome,
+                             const char *detail)
 {
     rec_flow_map_begin(r);
     rec_kv_str(r, "check", check);

@@ -1,0 +1,17 @@
+/* orchestration: the Horovod-style orchestration benchmark as its own
+ * program (docs/collectives.md, "The orchestration benchmark"). */
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/mpi/mpiopt.h"
+#include "benchmarks/orchestration/orch_bench.h"
+
+int main(int argc, char **argv)
+{
+    check_set_program("orchestration");
+    comm_t c;
+    comm_init(&argc, &argv, &c);
+    mpiopt_init("orchestration", c.rank);
+    int rc = orch_bench_run(argc, argv, &c);
+    comm_finalize(&c);
+    return rc;
+}
