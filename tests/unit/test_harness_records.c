@@ -430,10 +430,11 @@ static void write_text(const char *name, const char *text)
 static void test_dispatch(void)
 {
     /* every kind of kinds.def is found by its name; nothing else is */
-    size_t n = 0;
-    for (const record_kind_t *k = record_kinds; k->benchmark; k++, n++)
+    for (const record_kind_t *k = record_kinds; k->benchmark; k++)
         T_ASSERT(record_kind_find(k->benchmark) == k && k->read, "kind %s", k->benchmark);
-    T_ASSERT(n == 3 && !record_kind_find("mybench") && !record_kind_find(NULL), "%zu kinds", n);
+    T_ASSERT(record_kind_find("stemdl") && record_kind_find("collectives") &&
+                 record_kind_find("orchestration"), "a kind of this page is missing");
+    T_ASSERT(!record_kind_find("mybench") && !record_kind_find(NULL), "unlisted kinds");
     const char *body = "timing: {step_s: [1, 2]}\nresults:\n  - {op: allreduce, bytes: 8}\n";
     char text[512];
     arena_t *a = ar_new();
