@@ -13,7 +13,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/mpi/mpiopt.h"
-#include "benchmarks/common/record/bench_record.h"
+#include "benchmarks/common/record/header.h"
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/common/timer.h"
@@ -66,12 +66,9 @@ static void write_row(rec_t *rec, const coll_row_t *r)
     rec_map_end(rec);
 }
 
-static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t *si, int argc,
-                         char **argv, const char *started, const char *status, const char *error,
-                         const coll_row_t *rows, int nrows, long long wrong, int gpus)
+static void write_config(rec_t *r, const void *arg)
 {
-    rec_t *r = bench_record_open(cfg->record, "collectives", status, error, started, argc, argv, si);
-    if (!r) return;
+    const coll_cfg_t *cfg = arg;
     rec_key(r, "config");
     rec_map_begin(r);
     rec_kv_str(r, "backend", coll_backend_names[cfg->backend]);
@@ -103,14 +100,26 @@ static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t
     rec_kv_str(r, "inplace", coll_inplace_names[cfg->inplace_mode]);
     rec_kv_int(r, "seed", (int64_t)cfg->seed);
     rec_map_end(r);
-    rec_kv_int(r, "ranks", c->size);
-    rec_kv_int(r, "gpus", gpus);
-    rec_kv_str(r, "backend", coll_backend_names[cfg->backend]);
+}
+
+static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t *si, int argc,
+                         char **argv, const char *started, const char *status, const char *error,
+                         const coll_row_t *rows, int nrows, long long wrong, int gpus)
+{
     char prec[128] = "";
     for (int i = 0, n = 0; i < DT_COUNT; i++)
         if (cfg->dtypes[i])
             n += snprintf(prec + n, sizeof prec - (size_t)n, "%s%s", n ? "," : "", coll_dtype_names[i]);
-    rec_kv_str(r, "precision", prec);
+    rec_header_t h = {.benchmark = "collectives", .status = status, .error = error,
+                      .started_utc = started, .argc = argc, .argv = argv, .system = si,
+                      .config = write_config, .config_arg = cfg, .ranks = c->size, .gpus = gpus,
+                      .backend = coll_backend_names[cfg->backend], .precision = prec};
+    char err[512];
+    rec_t *r = rec_header_open(cfg->record, &h, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "collectives: error: record %s\n", err);
+        return;
+    }
     rec_key(r, "timing");
     rec_map_begin(r);
     rec_kv_str(r, "combine", "max over ranks, per iteration");
@@ -129,16 +138,16 @@ static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t
     rec_seq_begin(r);
     char detail[256];
     if (!strcmp(status, "failed")) {
-        bench_record_validation(r, "collective_results_exact", "skipped", error);
+        rec_validation(r, "collective_results_exact", "skipped", 1, error);
     } else {
         snprintf(detail, sizeof detail,
                  "%d rows; every output element of every rank checked exactly after one untimed "
                  "call per row; %lld wrong",
                  nrows, wrong);
-        bench_record_validation(r, "collective_results_exact", wrong ? "fail" : "pass", detail);
+        rec_validation(r, "collective_results_exact", wrong ? "fail" : "pass", 1, detail);
     }
     rec_seq_end(r);
-    bench_record_close(r);
+    if (rec_header_close(r, err, sizeof err)) fprintf(stderr, "collectives: error: %s\n", err);
 }
 
 int main(int argc, char **argv)

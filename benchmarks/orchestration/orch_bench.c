@@ -7,7 +7,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/mpiopt.h"
 #include "benchmarks/common/mpi/orch.h"
-#include "benchmarks/common/record/bench_record.h"
+#include "benchmarks/common/record/header.h"
 #include "benchmarks/common/rng.h"
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
@@ -221,6 +221,38 @@ static void run_row(const ocfg_t *o, comm_t *c, const coll_tensor_t *tens, int T
     orch_destroy(h);
 }
 
+/* docs/collectives.md "The orchestration benchmark": every option that ran */
+static void write_config(rec_t *r, const void *arg)
+{
+    const ocfg_t *o = arg;
+    rec_key(r, "config");
+    rec_map_begin(r);
+    rec_key(r, "modes");
+    rec_flow_seq_begin(r);
+    for (int m = 0; m < 2; m++)
+        if (o->modes[m]) rec_str(r, orch_mode_names[m]);
+    rec_seq_end(r);
+    rec_key(r, "groupings");
+    rec_flow_seq_begin(r);
+    for (int g = 0; g < 3; g++)
+        if (o->groupings[g]) rec_str(r, orch_grouping_names[g]);
+    rec_seq_end(r);
+    rec_kv_int(r, "groups", o->ngroups);
+    rec_kv_str(r, "tensor_set", o->ncounts ? "synthetic" : "gb2019");
+    if (o->ncounts) {
+        int64_t tc[MAX_TENSOR_COUNTS];
+        for (int i = 0; i < o->ncounts; i++) tc[i] = o->tensor_counts[i];
+        rec_kv_ints(r, "tensors", tc, (size_t)o->ncounts);
+        rec_kv_int(r, "tensor_bytes", (int64_t)o->tensor_bytes);
+    }
+    rec_kv_int(r, "ready_per_cycle", o->ready_per_cycle);
+    rec_kv_int(r, "steps", o->steps);
+    rec_kv_int(r, "warmup_steps", o->warmup_steps);
+    rec_kv_double(r, "timeout_s", o->timeout_s);
+    rec_kv_int(r, "seed", (int64_t)o->seed);
+    rec_map_end(r);
+}
+
 int orch_bench_run(int argc, char **argv, comm_t *c)
 {
     ocfg_t o;
@@ -307,40 +339,15 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
                 all_once ? "" : " a group was not released exactly once per step;",
                 modes_agree ? "" : " coordinator and cache released different groups per cycle");
     if (c->rank == 0 && o.record) {
-        rec_t *r = bench_record_open(o.record, "orchestration", ok ? "ok" : "invalid",
-                                    ok ? NULL : "orchestration validation failed", started, argc,
-                                    argv, &si);
+        rec_header_t h = {.benchmark = "orchestration", .status = ok ? "ok" : "invalid",
+                          .error = ok ? NULL : "orchestration validation failed",
+                          .started_utc = started, .argc = argc, .argv = argv, .system = &si,
+                          .config = write_config, .config_arg = &o, .ranks = c->size, .gpus = 0,
+                          .backend = "mpi", .precision = "fp16"};
+        char err[512];
+        rec_t *r = rec_header_open(o.record, &h, err, sizeof err);
+        if (!r) fprintf(stderr, "orchestration: error: record %s\n", err);
         if (r) {
-            rec_key(r, "config");
-            rec_map_begin(r);
-            rec_key(r, "modes");
-            rec_flow_seq_begin(r);
-            for (int m = 0; m < 2; m++)
-                if (o.modes[m]) rec_str(r, orch_mode_names[m]);
-            rec_seq_end(r);
-            rec_key(r, "groupings");
-            rec_flow_seq_begin(r);
-            for (int g = 0; g < 3; g++)
-                if (o.groupings[g]) rec_str(r, orch_grouping_names[g]);
-            rec_seq_end(r);
-            rec_kv_int(r, "groups", o.ngroups);
-            rec_kv_str(r, "tensor_set", o.ncounts ? "synthetic" : "gb2019");
-            if (o.ncounts) {
-                int64_t tc[MAX_TENSOR_COUNTS];
-                for (int i = 0; i < o.ncounts; i++) tc[i] = o.tensor_counts[i];
-                rec_kv_ints(r, "tensors", tc, (size_t)o.ncounts);
-                rec_kv_int(r, "tensor_bytes", (int64_t)o.tensor_bytes);
-            }
-            rec_kv_int(r, "ready_per_cycle", o.ready_per_cycle);
-            rec_kv_int(r, "steps", o.steps);
-            rec_kv_int(r, "warmup_steps", o.warmup_steps);
-            rec_kv_double(r, "timeout_s", o.timeout_s);
-            rec_kv_int(r, "seed", (int64_t)o.seed);
-            rec_map_end(r);
-            rec_kv_int(r, "ranks", c->size);
-            rec_kv_int(r, "gpus", 0);
-            rec_kv_str(r, "backend", "mpi");
-            rec_kv_str(r, "precision", "fp16");
             rec_key(r, "timing");
             rec_map_begin(r);
             rec_kv_str(r, "combine", "max over ranks");
@@ -374,15 +381,16 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
             rec_seq_end(r);
             rec_key(r, "validation");
             rec_seq_begin(r);
-            bench_record_validation(r, "orchestration_ranks_agree", all_agree ? "pass" : "fail",
-                                   "every rank released the same groups in the same order, every step");
-            bench_record_validation(r, "orchestration_each_group_once", all_once ? "pass" : "fail",
-                                   "every group released exactly once per step");
-            bench_record_validation(r, "orchestration_modes_agree",
-                                   !modes_compared ? "skipped" : modes_agree ? "pass" : "fail",
-                                   "coordinator and cache released the same groups in the same cycles");
+            rec_validation(r, "orchestration_ranks_agree", all_agree ? "pass" : "fail", 1,
+                           "every rank released the same groups in the same order, every step");
+            rec_validation(r, "orchestration_each_group_once", all_once ? "pass" : "fail", 1,
+                           "every group released exactly once per step");
+            rec_validation(r, "orchestration_modes_agree",
+                           !modes_compared ? "skipped" : modes_agree ? "pass" : "fail", 1,
+                           "coordinator and cache released the same groups in the same cycles");
             rec_seq_end(r);
-            bench_record_close(r);
+            if (rec_header_close(r, err, sizeof err))
+                fprintf(stderr, "orchestration: error: %s\n", err);
         }
     }
     for (int i = 0; i < nrows; i++) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/record/header.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/stats.h"
 
@@ -181,52 +182,37 @@ static void write_results(const srec_t *s, rec_t *w)
 
     rec_key(w, "validation");
     rec_seq_begin(w);
-    for (int i = 0; i < r->nchecks; i++) {
-        rec_flow_map_begin(w);
-        rec_kv_str(w, "check", r->checks[i].check);
-        rec_kv_str(w, "outcome", r->checks[i].outcome);
-        rec_kv_bool(w, "decides_status", r->checks[i].decides);
-        rec_kv_str(w, "detail", r->checks[i].detail);
-        rec_map_end(w);
-    }
+    for (int i = 0; i < r->nchecks; i++)
+        rec_validation(w, r->checks[i].check, r->checks[i].outcome, r->checks[i].decides,
+                       r->checks[i].detail);
     rec_seq_end(w);
 }
 
+static void write_config(rec_t *w, const void *cfg) { cfg_write(cfg, w); }
+
 int srec_write(const srec_t *s, const char *path, char *err, size_t errlen)
 {
-    rec_t *w = rec_open(path, err, errlen);
-    if (!w) return -1;
     const cfg_t *c = &s->plan->cfg;
-    const char *status = s->error ? "failed" : (s->result && s->result->invalid ? "invalid" : "ok");
-    rec_map_begin(w);
-    rec_kv_int(w, "exadl_record", RECORD_FORMAT_VERSION);
-    rec_kv_str(w, "benchmark", "stemdl");
-    rec_kv_str(w, "status", status);
-    if (s->error) {
-        rec_kv_str(w, "error", s->error);
-    } else if (s->result && s->result->invalid) {
-        char why[320] = "validation failed";
+    char why[320] = "validation failed";
+    const char *error = s->error;
+    if (!error && s->result && s->result->invalid) {
         for (int i = 0; i < s->result->nchecks; i++)
             if (s->result->checks[i].decides && !strcmp(s->result->checks[i].outcome, "fail"))
                 snprintf(why, sizeof why, "%s: %s", s->result->checks[i].check, s->result->checks[i].detail);
-        rec_kv_str(w, "error", why);
-    } else {
-        rec_key(w, "error");
-        rec_null(w);
+        error = why;
     }
-    rec_kv_str(w, "started_utc", s->started_utc);
-    rec_key(w, "command");
-    rec_flow_seq_begin(w);
-    for (int i = 0; i < s->argc; i++) rec_str(w, s->argv[i]);
-    rec_seq_end(w);
-    sysinfo_write(s->sys, w);
-    cfg_write(c, w);
-    rec_kv_int(w, "ranks", s->comm->size);
-    rec_kv_int(w, "gpus", s->backend ? s->backend->gpus : 0);
-    rec_kv_str(w, "backend", c->backend);
+    rec_header_t h = {
+        .benchmark = "stemdl",
+        .status = s->error ? "failed" : (s->result && s->result->invalid ? "invalid" : "ok"),
+        .error = error, .started_utc = s->started_utc, .argc = s->argc, .argv = s->argv,
+        .system = s->sys, .config = write_config, .config_arg = c, .ranks = s->comm->size,
+        .gpus = s->backend ? s->backend->gpus : 0, .backend = c->backend,
+        .precision = c->precision,
+    };
+    rec_t *w = rec_header_open(path, &h, err, errlen);
+    if (!w) return -1;
     rec_kv_str(w, "kernels_impl", c->kernels);
     rec_kv_int(w, "threads_per_rank", s->backend ? s->backend->threads : 0);
-    rec_kv_str(w, "precision", c->precision);
     if (s->backend) backend_write_record(s->backend, w);
     rec_key(w, "network");
     rec_flow_map_begin(w);
@@ -236,8 +222,7 @@ int srec_write(const srec_t *s, const char *path, char *err, size_t errlen)
     rec_kv_int(w, "parameters", s->plan->params);
     rec_map_end(w);
     if (s->result) write_results(s, w);
-    rec_map_end(w);
-    return rec_close(w, err, errlen);
+    return rec_header_close(w, err, errlen);
 }
 
 void srec_print_summary(const srec_t *s, const char *record_path)

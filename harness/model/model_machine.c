@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "benchmarks/common/record/read.h"
 #include "benchmarks/common/ytree.h"
 
 typedef struct {
@@ -13,6 +14,7 @@ typedef struct {
     char *err;
     size_t errlen;
     const ytnode *sources; /* short name -> citation */
+    rd_t rd;
 } mctx_t;
 
 static const char *const top_keys[] = {"exadl_machine", "name", "description", "sources", "device",
@@ -27,13 +29,6 @@ static const char *const neg_keys[] = {"coordinator_base_s", "coordinator_per_ra
                                        "bitvector_per_level_s", NULL};
 static const char *const fig_keys[] = {"value", "source", "assumption", "fit", "unit", "note",
                                        NULL};
-
-static int text(mctx_t *c, const ytnode *n, const char **out)
-{
-    if (n->kind != YT_SCALAR) return yt_err(c->err, c->errlen, c->d, n, "expected text");
-    *out = n->str;
-    return 0;
-}
 
 /* a figure: a number, or {value, source | assumption, fit, unit, note} */
 static int figure(mctx_t *c, const ytnode *map, const char *key, const char *path, mfig_t *f,
@@ -50,15 +45,15 @@ static int figure(mctx_t *c, const ytnode *map, const char *key, const char *pat
         if (yt_check_keys(c->d, n, fig_keys, c->err, c->errlen)) return -1;
         v = yt_get(n, "value");
         if (!v) return yt_err(c->err, c->errlen, c->d, n, "%s: a figure needs value:", path);
-        const ytnode *x;
-        if ((x = yt_get(n, "source")) && text(c, x, &f->source)) return -1;
+        if (rd_str(&c->rd, n, "source", NULL, &f->source)) return -1;
         const ytnode *cite = f->source ? yt_get(c->sources, f->source) : NULL;
         if (cite && cite->kind == YT_SCALAR)
             f->source = ar_printf(c->a, "%s (%s)", cite->str, f->source);
-        if ((x = yt_get(n, "assumption")) && text(c, x, &f->assumption)) return -1;
-        if ((x = yt_get(n, "fit")) && yt_bool(c->d, x, &f->fit, c->err, c->errlen)) return -1;
+        if (rd_str(&c->rd, n, "assumption", NULL, &f->assumption) ||
+            rd_bool(&c->rd, n, "fit", 0, &f->fit))
+            return -1;
     }
-    if (yt_double(c->d, v, &f->value, c->err, c->errlen)) return -1;
+    if (rd_num_node(&c->rd, v, RD_FINITE, &f->value)) return -1;
     if (!isfinite(f->value) || f->value < lo || (positive && f->value <= 0))
         return yt_err(c->err, c->errlen, c->d, v, "%s: %g is out of range (%s %g)", path, f->value,
                       positive ? "must be above" : "at least", lo);
@@ -94,8 +89,7 @@ static int link_block(mctx_t *c, const ytnode *root, const char *key, mfig_t *la
         figure(c, n, "reduce_Bps", rp, red, 0, 1) || figure(c, n, "rails", ap, rails, 1, 1))
         return -1;
     if (need(c, n, lat) || need(c, n, bw)) return -1;
-    const ytnode *t = yt_get(n, "topology");
-    if (t && topology && text(c, t, topology)) return -1;
+    if (topology && rd_str(&c->rd, n, "topology", NULL, topology)) return -1;
     return 0;
 }
 
@@ -106,7 +100,7 @@ int mfile_load(arena_t *a, const char *path, mfile_t *m, char *err, size_t errle
     ytdoc *d = yt_load_file(path, err, errlen);
     if (!d) return -1;
     ar_defer(a, (void (*)(void *))yt_free, d);
-    mctx_t c = {a, d, err, errlen, NULL};
+    mctx_t c = {a, d, err, errlen, NULL, {d, err, errlen, NULL, NULL}};
     const ytnode *root = d->root, *n;
     if (!root) return yt_err(err, errlen, d, NULL, "the machine file is empty");
     if (yt_expect(d, root, YT_MAP, "a machine file", err, errlen) ||
@@ -119,10 +113,10 @@ int mfile_load(arena_t *a, const char *path, mfile_t *m, char *err, size_t errle
     if (ver != MACHINE_FORMAT_VERSION)
         return yt_err(err, errlen, d, n, "machine file format %lld; this exadl reads %d", ver,
                       MACHINE_FORMAT_VERSION);
-    m->name = path_basename(m->path);
-    if ((n = yt_get(root, "name")) && text(&c, n, &m->name)) return -1;
-    if ((n = yt_get(root, "description")) && text(&c, n, &m->description)) return -1;
-    if ((n = yt_get(root, "device")) && text(&c, n, &m->device)) return -1;
+    if (rd_str(&c.rd, root, "name", path_basename(m->path), &m->name) ||
+        rd_str(&c.rd, root, "description", NULL, &m->description) ||
+        rd_str(&c.rd, root, "device", NULL, &m->device))
+        return -1;
     if ((n = yt_get(root, "sources")) && !yt_is_null(n)) {
         if (yt_expect(d, n, YT_MAP, "sources", err, errlen)) return -1;
         c.sources = n;
@@ -136,16 +130,13 @@ int mfile_load(arena_t *a, const char *path, mfile_t *m, char *err, size_t errle
         m->ranks_per_node.value != floor(m->ranks_per_node.value))
         return yt_err(err, errlen, d, yt_get(root, "nodes"),
                       "nodes and ranks_per_node must be whole numbers");
-    m->hierarchical = 0;
-    if ((n = yt_get(root, "hierarchical")) && yt_bool(d, n, &m->hierarchical, err, errlen))
-        return -1;
+    if (rd_bool(&c.rd, root, "hierarchical", 0, &m->hierarchical)) return -1;
     m->algo = AR_AUTO;
-    if ((n = yt_get(root, "allreduce"))) {
-        const char *s = NULL;
-        if (text(&c, n, &s)) return -1;
-        if (ar_algo_parse(s, &m->algo))
-            return yt_err(err, errlen, d, n, "allreduce: '%s' is not auto, ring, tree or rd", s);
-    }
+    const char *s;
+    if (rd_str(&c.rd, root, "allreduce", NULL, &s)) return -1;
+    if (s && ar_algo_parse(s, &m->algo))
+        return yt_err(err, errlen, d, yt_get(root, "allreduce"),
+                      "allreduce: '%s' is not auto, ring, tree or rd", s);
     if (!yt_get(root, "intra_node"))
         return yt_err(err, errlen, d, root, "intra_node: {latency_s, bandwidth_Bps} is required");
     if (link_block(&c, root, "intra_node", &m->intra_latency, &m->intra_bandwidth,

@@ -1,124 +1,61 @@
+/* Records: the core reader (recread.h): the file, the common header, then the
+ * reader of the record's kind (kinds.def). */
 #define _GNU_SOURCE
 #include "harness/records/recread.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct {
-    arena_t *a;
-    const ytdoc *d;
-    char *err;
-    size_t errlen;
-} rctx_t;
+#include "benchmarks/common/record/read.h"
+#include "benchmarks/common/record/record.h"
+#include "harness/records/kinds.h"
 
-/* number at map[key]: NaN when absent or null */
-static int num(rctx_t *c, const ytnode *map, const char *key, double *out)
+const record_kind_t record_kinds[] = {
+#define RECORD_KIND(name, fn) {name, fn},
+#include "harness/records/kinds.def"
+#undef RECORD_KIND
+    {NULL, NULL},
+};
+
+const record_kind_t *record_kind_find(const char *benchmark)
 {
-    *out = NAN;
-    const ytnode *n = yt_get(map, key);
-    if (!n || yt_is_null(n)) return 0;
-    if (n->kind == YT_SCALAR && n->plain &&
-        (!strcmp(n->str, ".nan") || !strcmp(n->str, ".NaN") || !strcmp(n->str, ".inf")))
-        return 0;
-    return yt_double(c->d, n, out, c->err, c->errlen);
+    for (const record_kind_t *k = record_kinds; benchmark && k->benchmark; k++)
+        if (!strcmp(k->benchmark, benchmark)) return k;
+    return NULL;
 }
 
-static int integer(rctx_t *c, const ytnode *map, const char *key, long long *out, long long dflt)
+/* A record of a kind kinds.def does not list (another program's, or one that
+ * names none) is read as every record was before the table: with the blocks
+ * stemdl's and collectives' readers know, so a program that writes them is
+ * analysed like those benchmarks. */
+static int read_unlisted(const rd_t *c, const ytnode *root, record_t *r)
 {
-    *out = dflt;
-    const ytnode *n = yt_get(map, key);
-    if (!n || yt_is_null(n)) return 0;
-    return yt_int(c->d, n, out, c->err, c->errlen);
+    return record_read_stemdl(c, root, r) || record_read_coll(c, root, r) ? -1 : 0;
 }
 
-static int text(rctx_t *c, const ytnode *map, const char *key, const char **out)
-{
-    *out = NULL;
-    const ytnode *n = yt_get(map, key);
-    if (!n || yt_is_null(n)) return 0;
-    if (n->kind != YT_SCALAR) return yt_err(c->err, c->errlen, c->d, n, "%s must be text", key);
-    *out = n->str;
-    return 0;
-}
+static void *arena_alloc(void *arena, size_t bytes) { return ar_alloc(arena, bytes); }
 
-static int numlist(rctx_t *c, const ytnode *map, const char *key, double **out, size_t *n)
+/* docs/record.md "Keys common to every benchmark" */
+static int read_header(const rd_t *c, const ytnode *root, record_t *r)
 {
-    *out = NULL;
-    *n = 0;
-    const ytnode *s = yt_get(map, key);
-    if (!s || yt_is_null(s)) return 0;
-    if (s->kind != YT_SEQ)
-        return yt_err(c->err, c->errlen, c->d, s, "%s must be a list of numbers", key);
-    *out = ar_alloc(c->a, (s->n + 1) * sizeof **out);
-    for (size_t i = 0; i < s->n; i++)
-        if (yt_double(c->d, s->items[i], &(*out)[i], c->err, c->errlen)) return -1;
-    *n = s->n;
-    return 0;
-}
-
-static int read_kernels(rctx_t *c, const ytnode *root, record_t *r)
-{
-    const ytnode *ks = yt_get(root, "kernels");
-    if (!ks || yt_is_null(ks)) return 0;
-    if (ks->kind != YT_SEQ) return yt_err(c->err, c->errlen, c->d, ks, "kernels must be a list");
-    r->k = ar_alloc(c->a, (ks->n + 1) * sizeof *r->k);
-    for (size_t i = 0; i < ks->n; i++) {
-        const ytnode *row = ks->items[i];
-        if (row->kind != YT_MAP)
-            return yt_err(c->err, c->errlen, c->d, row, "kernels: each row must be a mapping");
-        krow_t *k = &r->k[r->nk++];
-        if (text(c, row, "kernel", &k->kernel) || text(c, row, "layer", &k->layer) ||
-            num(c, row, "calls", &k->calls) || num(c, row, "flops", &k->flops) ||
-            num(c, row, "time_s", &k->time_s))
-            return -1;
-        if (!k->kernel) k->kernel = "unnamed";
+    if (rd_int(c, root, "exadl_record", -1, &r->version)) return -1;
+    if (r->version != RECORD_FORMAT_VERSION) {
+        const ytnode *v = yt_get(root, "exadl_record");
+        if (r->version < 0) return rd_err(c, v ? v : root, "not an ExaDL record (no exadl_record: 1)");
+        return rd_err(c, v, "record format version %lld; this exadl reads %d", r->version,
+                      RECORD_FORMAT_VERSION);
     }
-    return 0;
-}
-
-static int read_coll(rctx_t *c, const ytnode *root, record_t *r)
-{
-    const ytnode *rs = yt_get(root, "results");
-    if (!rs || yt_is_null(rs)) return 0;
-    if (rs->kind != YT_SEQ) return yt_err(c->err, c->errlen, c->d, rs, "results must be a list");
-    r->c = ar_alloc(c->a, (rs->n + 1) * sizeof *r->c);
-    for (size_t i = 0; i < rs->n; i++) {
-        const ytnode *row = rs->items[i];
-        if (row->kind != YT_MAP)
-            return yt_err(c->err, c->errlen, c->d, row, "results: each row must be a mapping");
-        crow_t *x = &r->c[r->nc++];
-        const ytnode *ip = yt_get(row, "inplace");
-        x->inplace = 0;
-        if (ip && !yt_is_null(ip) && yt_bool(c->d, ip, &x->inplace, c->err, c->errlen)) {
-            long long v; /* 0/1 is fine too */
-            if (yt_int(c->d, ip, &v, c->err, c->errlen)) return -1;
-            x->inplace = v != 0;
-        }
-        if (text(c, row, "op", &x->op) || text(c, row, "dtype", &x->dtype) ||
-            text(c, row, "redop", &x->redop) || integer(c, row, "root", &x->root, -1) ||
-            num(c, row, "bytes", &x->bytes) || num(c, row, "count", &x->count) ||
-            numlist(c, row, "time_s", &x->time_s, &x->ntime) ||
-            num(c, row, "median_s", &x->median_s) || num(c, row, "ci_lo_s", &x->ci_lo_s) ||
-            num(c, row, "ci_hi_s", &x->ci_hi_s) || num(c, row, "min_s", &x->min_s) ||
-            num(c, row, "max_s", &x->max_s) || num(c, row, "algbw_GBps", &x->algbw) ||
-            num(c, row, "busbw_GBps", &x->busbw) || num(c, row, "latency_us", &x->latency_us) ||
-            integer(c, row, "wrong", &x->wrong, 0))
-            return -1;
-        if (!x->op) return yt_err(c->err, c->errlen, c->d, row, "results: a row has no op");
-        /* the factor comes from the benchmark, never from the operation's name */
-        const ytnode *f = yt_get(row, "busbw_factor");
-        if (!f || yt_is_null(f))
-            return yt_err(c->err, c->errlen, c->d, row,
-                          "results: the %s row has no busbw_factor (docs/record.md)", x->op);
-        if (yt_double(c->d, f, &x->factor, c->err, c->errlen)) return -1;
-        if (!(x->factor >= 0))
-            return yt_err(c->err, c->errlen, c->d, f,
-                          "results: busbw_factor must be a number >= 0 (got %s)", f->str);
-        if (!(x->bytes >= 0))
-            return yt_err(c->err, c->errlen, c->d, row, "results: a row has no bytes");
-        if (!x->dtype) x->dtype = "";
-        if (!x->redop) x->redop = "";
-    }
+    if (rd_str(c, root, "benchmark", "unknown", &r->benchmark) ||
+        rd_str(c, root, "status", NULL, &r->status) || rd_str(c, root, "error", NULL, &r->error) ||
+        rd_str(c, root, "started_utc", NULL, &r->started_utc) ||
+        rd_str(c, root, "backend", NULL, &r->backend) ||
+        rd_str(c, root, "precision", NULL, &r->precision) ||
+        rd_int(c, root, "ranks", 1, &r->ranks) || rd_int(c, root, "gpus", 0, &r->gpus))
+        return -1;
+    if (!r->status) return rd_err(c, root, "the record has no status");
+    r->system = yt_get(root, "system");
+    r->config = yt_get(root, "config");
+    r->validation = yt_get(root, "validation");
     return 0;
 }
 
@@ -130,71 +67,17 @@ int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t err
     if (!d) return -1;
     ar_defer(a, (void (*)(void *))yt_free, d);
     r->doc = d;
-    rctx_t c = {a, d, err, errlen};
+    const rd_t c = {d, err, errlen, arena_alloc, a};
     const ytnode *root = d->root;
-    if (!root) return yt_err(err, errlen, d, NULL, "the record is empty");
-    if (root->kind != YT_MAP) return yt_err(err, errlen, d, root, "a record must be a mapping");
-    if (integer(&c, root, "exadl_record", &r->version, -1)) return -1;
-    if (r->version != 1)
-        return yt_err(err, errlen, d, yt_get(root, "exadl_record") ? yt_get(root, "exadl_record")
-                                                                   : root,
-                      r->version < 0 ? "not an ExaDL record (no exadl_record: 1)"
-                                     : "record format version %lld; this exadl reads 1",
-                      r->version);
-    if (text(&c, root, "benchmark", &r->benchmark) || text(&c, root, "status", &r->status) ||
-        text(&c, root, "error", &r->error) || text(&c, root, "started_utc", &r->started_utc) ||
-        text(&c, root, "backend", &r->backend) || text(&c, root, "precision", &r->precision) ||
-        integer(&c, root, "ranks", &r->ranks, 1) || integer(&c, root, "gpus", &r->gpus, 0))
-        return -1;
-    if (!r->benchmark) r->benchmark = "unknown";
-    if (!r->status) return yt_err(err, errlen, d, root, "the record has no status");
-    r->system = yt_get(root, "system");
-    r->config = yt_get(root, "config");
-    r->validation = yt_get(root, "validation");
-    const ytnode *t = yt_get(root, "timing");
-    if (t && t->kind == YT_MAP) {
-        if (numlist(&c, t, "step_s", &r->step_s, &r->nstep) ||
-            numlist(&c, t, "warmup_s", &r->warmup_s, &r->nwarmup) ||
-            num(&c, t, "samples_per_step", &r->samples_per_step))
-            return -1;
-    } else {
-        r->samples_per_step = NAN;
-    }
-    const ytnode *f = yt_get(root, "flops");
-    double nan = NAN;
-    r->exec_per_step = r->exec_per_sample = r->conv_per_sample = r->conv_per_step = nan;
-    r->fwd_conv_per_sample = r->conv_weights = r->parameters = r->memory_bytes = nan;
-    r->kernels_steps = r->device_peak_flops = r->threads_per_rank = nan;
-    if (f && f->kind == YT_MAP &&
-        (num(&c, f, "executed_per_step", &r->exec_per_step) ||
-         num(&c, f, "executed_per_sample", &r->exec_per_sample) ||
-         num(&c, f, "convention_per_sample", &r->conv_per_sample) ||
-         num(&c, f, "convention_per_step", &r->conv_per_step) ||
-         num(&c, f, "forward_conv_per_sample", &r->fwd_conv_per_sample)))
-        return -1;
-    const ytnode *nw = yt_get(root, "network");
-    if (nw && nw->kind == YT_MAP &&
-        (num(&c, nw, "conv_weights", &r->conv_weights) ||
-         num(&c, nw, "parameters", &r->parameters)))
-        return -1;
-    const ytnode *mem = yt_get(root, "memory");
-    if (mem && mem->kind == YT_MAP && num(&c, mem, "rank0_bytes", &r->memory_bytes)) return -1;
-    if (num(&c, root, "kernels_steps", &r->kernels_steps)) return -1;
-    if (num(&c, root, "device_peak_flops", &r->device_peak_flops)) return -1;
-    if (num(&c, root, "threads_per_rank", &r->threads_per_rank)) return -1;
-    int orch = !strcmp(r->benchmark, "orchestration");
-    if (read_kernels(&c, root, r) || (orch ? record_read_orch(a, d, root, r, err, errlen)
-                                           : read_coll(&c, root, r)) ||
-        record_read_gr(a, d, root, r, err, errlen))
-        return -1;
-    /* derived where the record leaves them out */
-    if (isnan(r->conv_per_sample) && !isnan(r->fwd_conv_per_sample))
-        r->conv_per_sample = 3 * r->fwd_conv_per_sample;
-    if (isnan(r->conv_per_step) && !isnan(r->conv_per_sample) && r->samples_per_step > 0)
-        r->conv_per_step = r->conv_per_sample * r->samples_per_step;
-    if (isnan(r->exec_per_sample) && !isnan(r->exec_per_step) && r->samples_per_step > 0)
-        r->exec_per_sample = r->exec_per_step / r->samples_per_step;
-    return 0;
+    if (!root) return rd_err(&c, NULL, "the record is empty");
+    if (root->kind != YT_MAP) return rd_err(&c, root, "a record must be a mapping");
+    if (read_header(&c, root, r)) return -1;
+    r->samples_per_step = r->exec_per_step = r->exec_per_sample = NAN;
+    r->conv_per_sample = r->conv_per_step = r->fwd_conv_per_sample = NAN;
+    r->conv_weights = r->parameters = r->memory_bytes = NAN;
+    r->device_peak_flops = r->threads_per_rank = r->kernels_steps = NAN;
+    const record_kind_t *k = record_kind_find(r->benchmark);
+    return k ? k->read(&c, root, r) : read_unlisted(&c, root, r);
 }
 
 const char *record_config(const record_t *r, const char *key)

@@ -1,6 +1,12 @@
 /* recread: a benchmark's result record (docs/record.md) read into numbers the
- * analysis needs.  Read defensively: a missing block leaves NaN or nothing; a
- * value of the wrong type is an error naming FILE:LINE:COL. */
+ * analysis needs.  record_load reads the common header, then the blocks of
+ * the record's kind with that kind's reader (harness/records/kinds.def lists
+ * them, read_<kind>.c reads one kind).  Read defensively: a missing block
+ * leaves NaN or nothing; a value of the wrong type is an error naming
+ * FILE:LINE:COL; numbers follow the one rule of benchmarks/common/record/read.h.
+ *
+ * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t),
+ *          record_load, record_config. */
 #ifndef EXADL_HARNESS_RECREAD_H
 #define EXADL_HARNESS_RECREAD_H
 
@@ -27,7 +33,7 @@ typedef struct {
     long long wrong;
 } crow_t;
 
-/* stemdl's gradient_reduction block (docs/record.md), read by recread_gr.c */
+/* stemdl's gradient_reduction block (docs/record.md), read by read_stemdl_gr.c */
 typedef struct {
     const char *name;
     double bytes;
@@ -47,7 +53,7 @@ typedef struct {
     size_t ntl;
 } grinfo_t;
 
-/* a row of the orchestration benchmark (the `orchestration` program) */
+/* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
     const char *mode, *grouping;
     long long groups, ranks, tensors;
@@ -88,13 +94,6 @@ typedef struct {
 /* 0, or -1 with "FILE:LINE:COL: problem" (or "FILE: problem") in err.  The
  * document stays alive as long as the arena. */
 int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t errlen);
-
-/* The gradient_reduction block and orchestration rows (recread_gr.c); called
- * by record_load.  0, or -1 with a positioned message. */
-int record_read_gr(arena_t *a, const ytdoc *d, const ytnode *root, record_t *r, char *err,
-                   size_t errlen);
-int record_read_orch(arena_t *a, const ytdoc *d, const ytnode *root, record_t *r, char *err,
-                     size_t errlen);
 
 /* A scalar of the config block as text (NULL when absent). */
 const char *record_config(const record_t *r, const char *key);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/common/record/read.h"
 #include "harness/report/results.h"
 
 typedef struct {
@@ -11,23 +12,8 @@ typedef struct {
     const ytdoc *d;
     char *err;
     size_t errlen;
+    rd_t rd;
 } lctx_t;
-
-static const char *str_at(const ytnode *m, const char *k)
-{
-    const ytnode *n = yt_get(m, k);
-    return n && n->kind == YT_SCALAR && !yt_is_null(n) ? n->str : NULL;
-}
-
-static int num_at(lctx_t *c, const ytnode *m, const char *k, double *out)
-{
-    const ytnode *n = yt_get(m, k);
-    *out = NAN;
-    if (!n || yt_is_null(n)) return 0;
-    if (n->kind == YT_SCALAR && n->plain && (!strcmp(n->str, ".nan") || !strcmp(n->str, ".inf")))
-        return 0;
-    return yt_double(c->d, n, out, c->err, c->errlen);
-}
 
 /* keys a collective row sets itself */
 static int row_key(const char *k)
@@ -35,19 +21,22 @@ static int row_key(const char *k)
     return !strcmp(k, "op") || !strcmp(k, "bytes") || !strcmp(k, "dtype") || !strcmp(k, "inplace");
 }
 
-/* scalar config of every benchmark, by name */
-static const ytnode *bench_config(const ytnode *root, const char *name, const ytnode **bench)
+/* scalar config of every benchmark, by name; -1 when a name is not text */
+static int bench_config(lctx_t *c, const ytnode *root, const char *name, const ytnode **bench,
+                        const ytnode **cfg)
 {
     const ytnode *bs = yt_get(root, "benchmarks");
+    *bench = *cfg = NULL;
     for (size_t i = 0; bs && bs->kind == YT_SEQ && i < bs->n; i++) {
-        const char *n = str_at(bs->items[i], "name");
+        const char *n;
+        if (rd_str(&c->rd, bs->items[i], "name", NULL, &n)) return -1;
         if (n && !strcmp(n, name)) {
             *bench = bs->items[i];
-            return yt_get(bs->items[i], "config");
+            *cfg = yt_get(bs->items[i], "config");
+            return 0;
         }
     }
-    *bench = NULL;
-    return NULL;
+    return 0;
 }
 
 static int load_metrics(lctx_t *c, const ytnode *root, results_t *r)
@@ -59,24 +48,24 @@ static int load_metrics(lctx_t *c, const ytnode *root, results_t *r)
         const ytnode *x = ms->items[i];
         if (yt_expect(c->d, x, YT_MAP, "a metric row", c->err, c->errlen)) return -1;
         metric_t m = {0};
-        m.bench = str_at(x, "benchmark");
-        m.metric = str_at(x, "metric");
+        if (rd_str(&c->rd, x, "benchmark", NULL, &m.bench) ||
+            rd_str(&c->rd, x, "metric", NULL, &m.metric))
+            return -1;
         if (!m.bench || !m.metric)
             return yt_err(c->err, c->errlen, c->d, x, "a metric row needs benchmark and metric");
         double sc;
-        if (num_at(c, x, "scale", &sc) || num_at(c, x, "value", &m.value) ||
-            num_at(c, x, "ci_lo", &m.lo) || num_at(c, x, "ci_hi", &m.hi) ||
-            num_at(c, x, "n", &m.n))
+        if (rd_num(&c->rd, x, "scale", RD_ANY, &sc) || rd_num(&c->rd, x, "value", RD_ANY, &m.value) ||
+            rd_num(&c->rd, x, "ci_lo", RD_ANY, &m.lo) || rd_num(&c->rd, x, "ci_hi", RD_ANY, &m.hi) ||
+            rd_num(&c->rd, x, "n", RD_ANY, &m.n) || rd_str(&c->rd, x, "unit", "", &m.unit))
             return -1;
         m.scale = isfinite(sc) ? (int)sc : 0;
-        m.unit = str_at(x, "unit");
-        if (!m.unit) m.unit = "";
         const metric_info_t *mi = metric_info(m.metric);
         m.better = mi ? mi->better : 0;
-        const ytnode *b;
-        const ytnode *cfg = bench_config(root, m.bench, &b);
-        m.program = b ? str_at(b, "program") : NULL;
-        m.kind = b ? str_at(b, "kind") : NULL;
+        const ytnode *b, *cfg;
+        if (bench_config(c, root, m.bench, &b, &cfg) ||
+            rd_str(&c->rd, b, "program", NULL, &m.program) ||
+            rd_str(&c->rd, b, "kind", NULL, &m.kind))
+            return -1;
         const ytnode *row = yt_get(x, "row");
         size_t np = (cfg && cfg->kind == YT_MAP ? cfg->n : 0) +
                     (row && row->kind == YT_MAP ? row->n : 0);
@@ -103,25 +92,23 @@ static int load_checks(lctx_t *c, const ytnode *root, results_t *r)
         if (yt_expect(c->d, x, YT_MAP, "a check", c->err, c->errlen)) return -1;
         check_t k = {0};
         double sc;
-        k.reference = str_at(x, "reference");
-        k.kind = str_at(x, "kind");
-        k.metric = str_at(x, "metric");
-        k.where = str_at(x, "where");
-        k.bench = str_at(x, "benchmark");
-        k.unit = str_at(x, "unit");
-        k.source = str_at(x, "source");
-        k.detail = str_at(x, "detail");
-        if (num_at(c, x, "scale", &sc) || num_at(c, x, "measured", &k.measured) ||
-            num_at(c, x, "expected", &k.expected) || num_at(c, x, "lower_bound", &k.lo) ||
-            num_at(c, x, "upper_bound", &k.hi))
+        const char *o;
+        const rd_t *rd = &c->rd;
+        if (rd_str(rd, x, "reference", NULL, &k.reference) || rd_str(rd, x, "kind", "?", &k.kind) ||
+            rd_str(rd, x, "metric", NULL, &k.metric) || rd_str(rd, x, "where", "", &k.where) ||
+            rd_str(rd, x, "benchmark", NULL, &k.bench) || rd_str(rd, x, "unit", NULL, &k.unit) ||
+            rd_str(rd, x, "source", NULL, &k.source) || rd_str(rd, x, "detail", NULL, &k.detail) ||
+            rd_str(rd, x, "outcome", NULL, &o))
+            return -1;
+        if (rd_num(rd, x, "scale", RD_ANY, &sc) || rd_num(rd, x, "measured", RD_ANY, &k.measured) ||
+            rd_num(rd, x, "expected", RD_ANY, &k.expected) ||
+            rd_num(rd, x, "lower_bound", RD_ANY, &k.lo) ||
+            rd_num(rd, x, "upper_bound", RD_ANY, &k.hi))
             return -1;
         k.scale = isfinite(sc) ? (int)sc : 0;
-        const char *o = str_at(x, "outcome");
         k.outcome = o && !strcmp(o, "PASS") ? CK_PASS : o && !strcmp(o, "FAIL") ? CK_FAIL : CK_NA;
         if (!k.reference || !k.metric)
             return yt_err(c->err, c->errlen, c->d, x, "a check needs reference and metric");
-        if (!k.kind) k.kind = "?";
-        if (!k.where) k.where = "";
         AR_GROW(c->a, r->checks.c, r->checks.n, r->checks.cap);
         r->checks.c[r->checks.n++] = k;
     }
@@ -140,7 +127,7 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
     ytdoc *d = yt_load_file(path, err, errlen);
     if (!d) return -1;
     ar_defer(a, (void (*)(void *))yt_free, d);
-    lctx_t c = {a, d, err, errlen};
+    lctx_t c = {a, d, err, errlen, {d, err, errlen, NULL, NULL}};
     const ytnode *root = d->root;
     if (!root || root->kind != YT_MAP || !yt_get(root, "exadl_results"))
         return yt_err(err, errlen, d, root, "not an ExaDL results file (no exadl_results: 1)");
@@ -152,16 +139,15 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
     r->path = ar_strdup(a, path);
     r->dir = path_dirname(a, path_abs(a, path));
     const ytnode *ri = yt_get(root, "run");
-    r->name = str_at(ri, "name");
-    if (!r->name) r->name = path_basename(r->dir);
-    r->suite = str_at(ri, "suite");
-    r->started_utc = str_at(ri, "started_utc");
-    r->host = str_at(ri, "host");
-    r->status = str_at(ri, "status");
     double v;
-    if (num_at(&c, ri, "launches", &v)) return -1;
+    if (rd_str(&c.rd, ri, "name", path_basename(r->dir), &r->name) ||
+        rd_str(&c.rd, ri, "suite", NULL, &r->suite) ||
+        rd_str(&c.rd, ri, "started_utc", NULL, &r->started_utc) ||
+        rd_str(&c.rd, ri, "host", NULL, &r->host) || rd_str(&c.rd, ri, "status", NULL, &r->status))
+        return -1;
+    if (rd_num(&c.rd, ri, "launches", RD_ANY, &v)) return -1;
     r->launches = isfinite(v) ? (int)v : 0;
-    if (num_at(&c, ri, "launches_failed", &v)) return -1;
+    if (rd_num(&c.rd, ri, "launches_failed", RD_ANY, &v)) return -1;
     r->launches_failed = isfinite(v) ? (int)v : 0;
     r->system = yt_get(root, "system");
     const ytnode *refs = yt_get(root, "references");

@@ -1,6 +1,7 @@
 /* record: documents written with rec_* read back with ytree, value for value;
- * doubles exactly; and the atomic write: PATH is replaced whole or not at all,
- * and no temporary file is ever left behind. */
+ * doubles exactly; the atomic write: PATH is replaced whole or not at all,
+ * and no temporary file is ever left behind; and the common header
+ * (record/header.h) written in the documented order, byte for byte. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "benchmarks/common/record/header.h"
 #include "benchmarks/common/record/record.h"
+#include "benchmarks/common/sysinfo.h"
 #include "benchmarks/common/ytree.h"
 #include "tests/unit/tap.h"
 
@@ -437,6 +440,95 @@ static void test_close_fails_write(void)
     T_ASSERT(tmp_files() == 0, "failed write left a temporary file");
 }
 
+/* ---- the common header ------------------------------------------------------ */
+
+static void write_test_config(rec_t *r, const void *arg)
+{
+    rec_key(r, "config");
+    rec_map_begin(r);
+    rec_kv_int(r, "batch", *(const int *)arg);
+    rec_map_end(r);
+}
+
+/* docs/record.md's order, every key, byte for byte: what stemdl, collectives
+ * and orchestration records start with */
+static void test_header(void)
+{
+    sysinfo_t si;
+    memset(&si, 0, sizeof si);
+    snprintf(si.cpu_model, sizeof si.cpu_model, "Test CPU");
+    si.cpu_cores = 2;
+    snprintf(si.os, sizeof si.os, "Linux 6.1.0 x86_64");
+    char *hosts[] = {"node01", "node02"};
+    sysinfo_set_hosts(&si, hosts, 2);
+    sysinfo_set_version(&si, "mpi", "Open MPI v4.1.4");
+    sysinfo_set_version(&si, "nccl", NULL);
+    char *argv[] = {"bench", "--steps", "3", "--record", "r.yaml"};
+    int batch = 2;
+    rec_header_t h = {.benchmark = "stemdl", .status = "invalid", .error = "loss_finite: NaN",
+                      .started_utc = "2025-01-02T03:04:05Z", .argc = 5, .argv = argv,
+                      .system = &si, .config = write_test_config, .config_arg = &batch,
+                      .ranks = 4, .gpus = 0, .backend = "cpu", .precision = "fp32"};
+    const char *path = in_dir("header.yaml");
+    rec_t *r = rec_header_open(path, &h, err, sizeof err);
+    T_ASSERT(r != NULL, "rec_header_open: %s", err);
+    rec_kv_int(r, "own_key", 7);
+    rec_key(r, "validation");
+    rec_seq_begin(r);
+    rec_validation(r, "loss_finite", "fail", 1, "step 2: NaN");
+    rec_validation(r, "loss_trend", "skipped", 0, NULL);
+    rec_seq_end(r);
+    T_ASSERT(rec_header_close(r, err, sizeof err) == 0, "rec_header_close: %s", err);
+    const char *want =
+        "---\n"
+        "exadl_record: 1\n"
+        "benchmark: stemdl\n"
+        "status: invalid\n"
+        "error: 'loss_finite: NaN'\n"
+        "started_utc: 2025-01-02T03:04:05Z\n"
+        "command: [bench, --steps, \"3\", --record, r.yaml]\n"
+        "system:\n"
+        "  hosts: [node01, node02]\n"
+        "  cpu:\n"
+        "    model: Test CPU\n"
+        "    cores: 2\n"
+        "  os: Linux 6.1.0 x86_64\n"
+        "  gpu:\n"
+        "    model: null\n"
+        "    count: 0\n"
+        "    driver: null\n"
+        "    compute_capability: null\n"
+        "    memory_bytes: null\n"
+        "  versions:\n"
+        "    mpi: Open MPI v4.1.4\n"
+        "    nccl: null\n"
+        "config:\n"
+        "  batch: 2\n"
+        "ranks: 4\n"
+        "gpus: 0\n"
+        "backend: cpu\n"
+        "precision: fp32\n"
+        "own_key: 7\n"
+        "validation:\n"
+        "- {check: loss_finite, outcome: fail, decides_status: true, detail: 'step 2: NaN'}\n"
+        "- {check: loss_trend, outcome: skipped, decides_status: false, detail: null}\n";
+    const char *got = read_text(path);
+    T_ASSERT(!strcmp(got, want), "header written as\n%s\nwant\n%s", got, want);
+
+    /* status ok: error is null; no config callback: an empty mapping */
+    h = (rec_header_t){.benchmark = "collectives", .status = "ok", .system = &si, .ranks = 1,
+                       .backend = "mpi", .precision = "float32"};
+    r = rec_header_open(path, &h, err, sizeof err);
+    T_ASSERT(r != NULL && rec_header_close(r, err, sizeof err) == 0, "second header: %s", err);
+    got = read_text(path);
+    T_ASSERT(strstr(got, "\nerror: null\nstarted_utc: null\ncommand: []\n") &&
+                 strstr(got, "\nconfig: {}\nranks: 1\n"),
+             "ok header:\n%s", got);
+    /* a record that cannot be created: NULL and the reason */
+    r = rec_header_open(in_dir("no/such/dir/r.yaml"), &h, err, sizeof err);
+    T_ASSERT(r == NULL && strstr(err, "cannot create"), "unwritable: %s", err);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/exadl-rec-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -453,6 +545,7 @@ int main(void)
     T_RUN(test_unwritable_dir);
     T_RUN(test_close_fails_rename);
     T_RUN(test_close_fails_write);
+    T_RUN(test_header);
     yt_free(doc);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

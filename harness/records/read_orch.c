@@ -1,0 +1,31 @@
+/* Records: the orchestration kind (docs/collectives.md "The orchestration
+ * benchmark"): one row per mode and grouping. */
+#define _GNU_SOURCE
+#include <math.h>
+
+#include "harness/records/kinds.h"
+
+int record_read_orch(const rd_t *c, const ytnode *root, record_t *r)
+{
+    const ytnode *rs;
+    if (rd_list(c, root, "results", &rs)) return -1;
+    if (!rs) return 0;
+    r->o = rd_alloc(c, (rs->n + 1) * sizeof *r->o);
+    for (size_t i = 0; i < rs->n; i++) {
+        const ytnode *row = rs->items[i];
+        if (row->kind != YT_MAP) return rd_err(c, row, "results: each row must be a mapping");
+        orow_t *o = &r->o[r->no++];
+        if (rd_str(c, row, "mode", NULL, &o->mode) ||
+            rd_str(c, row, "grouping", NULL, &o->grouping) ||
+            rd_int(c, row, "groups", -1, &o->groups) || rd_int(c, row, "ranks", -1, &o->ranks) ||
+            rd_int(c, row, "tensors", -1, &o->tensors) ||
+            rd_num(c, row, "cycles", RD_ANY, &o->cycles) ||
+            rd_num(c, row, "median_s", RD_ANY, &o->median_s) ||
+            rd_num(c, row, "per_cycle_s", RD_ANY, &o->per_cycle_s))
+            return -1;
+        if (!o->mode) return rd_err(c, row, "results: an orchestration row has no mode");
+        if (o->ranks < 1) o->ranks = r->ranks;
+        if (isnan(o->per_cycle_s) && o->cycles > 0) o->per_cycle_s = o->median_s / o->cycles;
+    }
+    return 0;
+}
