@@ -8,7 +8,7 @@
 #include "harness/report/summary.h"
 #include "harness/run/launch.h"
 
-const char help_check[] =
+static const char help_check[] =
     "usage: exadl check RUN [--reference FILE]...\n"
     "\n"
     "Evaluate reference files against a finished run (a run folder or its\n"
@@ -23,7 +23,7 @@ const char help_check[] =
     "\n"
     "Exit status: 0 when no check failed, 1 when one did, 2 on bad input.\n";
 
-int cmd_check(int argc, char **argv)
+static int cmd_check(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_check, stdout), 0;
     const char *run = NULL, *refs[64];
@@ -86,3 +86,11 @@ int cmd_check(int argc, char **argv)
     ar_free(a);
     return f ? 1 : 0;
 }
+
+const command_t command_check = {
+    .name = "check",
+    .run = cmd_check,
+    .help = help_check,
+    .synopsis = "check RUN",
+    .summary = "evaluate reference files: PASS/FAIL per check",
+};

@@ -11,7 +11,7 @@
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
 
-const char help_model[] =
+static const char help_model[] =
     "usage: exadl model RUN [options]\n"
     "       exadl model --network PRESET --gpu-flops RATE --machine FILE [options]\n"
     "\n"
@@ -323,7 +323,7 @@ static int run_model(arena_t *a, const mopts_t *o, int argc, char **argv)
     return fail ? 1 : 0;
 }
 
-int cmd_model(int argc, char **argv)
+static int cmd_model(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_model, stdout), 0;
     mopts_t o;
@@ -334,3 +334,11 @@ int cmd_model(int argc, char **argv)
     ar_free(a);
     return rc;
 }
+
+const command_t command_model = {
+    .name = "model",
+    .run = cmd_model,
+    .help = help_model,
+    .synopsis = "model RUN|--network P",
+    .summary = "predict step time and efficiency at any GPU count",
+};

@@ -16,7 +16,7 @@
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
 
-const char help_run[] =
+static const char help_run[] =
     "usage: exadl run [SUITE.yaml] [--out DIR] [--reference FILE]... [--dry-run]\n"
     "\n"
     "Run a suite: every benchmark at every scale and repetition, through the suite's\n"
@@ -68,7 +68,7 @@ static int load_refs(arena_t *a, const suite_t *s, const char **extra, size_t ne
     return 0;
 }
 
-int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_run, stdout), 0;
     double t0 = timer_now_s();
@@ -237,3 +237,12 @@ int cmd_run(int argc, char **argv)
     ar_free(a);
     return status;
 }
+
+const command_t command_run = {
+    .name = "run",
+    .run = cmd_run,
+    .help = help_run,
+    .synopsis = "run [SUITE.yaml]",
+    .summary = "run a suite (default: the embedded one) and write\n"
+               "results/<time>-<host>-<suite>/ with report.md",
+};
