@@ -58,12 +58,11 @@ static int cmd_check(int argc, char **argv)
         ar_free(a);
         return 2;
     }
-    kv_t *env; /* stemdl --describe runs in the environment the run had */
+    kv_t *env; /* describe answers (stemdl --describe) come in the environment the run had */
     size_t nenv;
     if (suite_read_env(a, path_join(a, r.dir, "suite.yaml"), &env, &nenv) == 0)
         launch_set_probe_env(env, nenv);
     checks_t ck = {0};
-    const char *stemdl = path_join(a, exadl_bindir(), "stemdl");
     for (size_t i = 0; i < nfiles; i++) {
         reference_t ref;
         if (reference_load(a, files[i], &ref, err, sizeof err)) {
@@ -72,7 +71,7 @@ static int cmd_check(int argc, char **argv)
             ar_free(a);
             return 2;
         }
-        reference_evaluate(a, &ref, &r.t, stemdl, &ck);
+        reference_evaluate(a, &ref, &r.t, exadl_bindir(), &ck);
     }
     printf("run %s (suite %s, host %s)\n", r.name, r.suite ? r.suite : "?", r.host ? r.host : "?");
     checks_print(stdout, &ck);

@@ -10,6 +10,7 @@
 #include "harness/model/model_out.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
+#include "harness/workloads/workload.h"
 
 static const char help_model[] =
     "usage: exadl model RUN [options]\n"
@@ -191,13 +192,18 @@ static char *describe_text(arena_t *a, const mopts_t *o, char *err, size_t errle
         free(t);
         return r;
     }
-    char *stemdl = path_join(a, exadl_bindir(), "stemdl");
-    char *argv[] = {stemdl, "--describe", o->preset ? "--preset" : "--config",
+    const workload_t *w = workload_describer(NULL);
+    if (!w) {
+        snprintf(err, errlen, "no workload can describe a network: give --describe-file");
+        return NULL;
+    }
+    char *prog = path_join(a, exadl_bindir(), w->program);
+    char *argv[] = {prog, (char *)w->describe, o->preset ? "--preset" : "--config",
                     (char *)(o->preset ? o->preset : o->config), NULL};
     char why[256];
     char *t = spawn_capture(argv, 60, why, sizeof why);
     if (!t) {
-        snprintf(err, errlen, "%s --describe failed: %s", stemdl, why);
+        snprintf(err, errlen, "%s %s failed: %s", prog, w->describe, why);
         return NULL;
     }
     char *r = ar_strdup(a, t);

@@ -190,8 +190,7 @@ static int cmd_run(int argc, char **argv)
     ablation_build(a, &s, ri.o, ri.no, &an, &ab);
     ablation_metrics(a, &ab, &t);
     checks_t ck = {0};
-    const char *stemdl = path_join(a, exadl_bindir(), "stemdl");
-    for (size_t i = 0; i < nrefs; i++) reference_evaluate(a, &refs[i], &t, stemdl, &ck);
+    for (size_t i = 0; i < nrefs; i++) reference_evaluate(a, &refs[i], &t, exadl_bindir(), &ck);
     double t2 = timer_now_s();
     plots_t pl;
     const char *pdir = path_join(a, dir, "plots");

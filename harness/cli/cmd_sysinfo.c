@@ -9,6 +9,7 @@
 #include "benchmarks/common/sysinfo.h"
 #include "harness/cli/cmds.h"
 #include "harness/run/launch.h"
+#include "harness/workloads/workload.h"
 
 static const char help_sysinfo[] =
     "usage: exadl sysinfo\n"
@@ -22,10 +23,12 @@ static int cmd_sysinfo(int argc, char **argv)
     if (wants_help(argc, argv)) return fputs(help_sysinfo, stdout), 0;
     if (argc) return usage_error("sysinfo", "takes no arguments");
     arena_t *a = ar_new();
-    char *stemdl = path_join(a, exadl_bindir(), "stemdl");
-    char *sv[] = {stemdl, "--sysinfo", NULL};
+    const workload_t *wl = workloads; /* the first workload that prints a system block */
+    while (wl->name && !wl->sysinfo) wl++;
+    char *prog = wl->name ? path_join(a, exadl_bindir(), wl->program) : NULL;
+    char *sv[] = {prog, "--sysinfo", NULL};
     char why[256] = "not built";
-    char *out = path_is_exec(stemdl) ? spawn_capture(sv, 60, why, sizeof why) : NULL;
+    char *out = prog && path_is_exec(prog) ? spawn_capture(sv, 60, why, sizeof why) : NULL;
     if (out && strstr(out, "system:")) {
         fputs(out, stdout);
         free(out);
@@ -33,8 +36,9 @@ static int cmd_sysinfo(int argc, char **argv)
         return 0;
     }
     free(out);
-    fprintf(stderr, "exadl sysinfo: stemdl --sysinfo unavailable (%s); exadl's own view "
-                    "follows (library versions other than MPI's unknown)\n", why);
+    fprintf(stderr, "exadl sysinfo: %s --sysinfo unavailable (%s); exadl's own view "
+                    "follows (library versions other than MPI's unknown)\n",
+            wl->name ? wl->program : "no workload's", why);
     sysinfo_t si;
     sysinfo_collect(&si);
     char *host = (char *)check_host();

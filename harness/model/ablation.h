@@ -11,7 +11,7 @@
 #include "harness/model/model_out.h"
 
 typedef struct {
-    const char *bench;
+    const char *bench, *kind;  /* suite entry; its records' benchmark */
     const char *mode_name;   /* "bitvector+layer" (from the records) */
     mmode_t mode;
     int scale, nok;
