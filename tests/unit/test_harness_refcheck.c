@@ -173,7 +173,8 @@ static void test_published_and_describe(void)
         if (strstr(ck2.c[i].where, "gb2019")) pass += ck2.c[i].outcome == CK_PASS;
         else fail += ck2.c[i].outcome == CK_FAIL; /* bench256: the stand-in exits 3 */
     }
-    const char *src = ck2.n ? ck2.c[0].source : "";
+    char src[64]; /* the source lives in the arena */
+    snprintf(src, sizeof src, "%s", ck2.n ? ck2.c[0].source : "");
     ar_free(a);
     T_ASSERT(pass == 3 && fail == 3, "gb2019 via --describe: %d pass; bench256: %d fail", pass, fail);
     T_ASSERT(!strcmp(src, "stemdl --describe"), "source %s", src);
