@@ -9,19 +9,6 @@
 
 #include "harness/analysis/analysis_parts.h"
 
-const char *lstatus_name(lstatus_t s)
-{
-    switch (s) {
-    case LS_OK: return "ok";
-    case LS_FAILED: return "failed";
-    case LS_INVALID: return "invalid";
-    case LS_TIMEOUT: return "timeout";
-    case LS_INTERRUPTED: return "interrupted";
-    case LS_NOTRUN: return "not_run";
-    }
-    return "?";
-}
-
 static bres_t *bench_of(arena_t *a, analysis_t *an, size_t *cap, const outcome_t *o)
 {
     for (size_t i = 0; i < an->nb; i++)

@@ -1,3 +1,4 @@
+/* Reference files read and evaluated (refcheck.h). */
 #define _GNU_SOURCE
 #include "harness/checks/refcheck.h"
 
@@ -7,6 +8,7 @@
 
 #include "benchmarks/common/ytree.h"
 #include "harness/run/launch.h"
+#include "harness/workloads/workload.h"
 
 const char *ck_name(ck_outcome o) { return o == CK_PASS ? "PASS" : o == CK_FAIL ? "FAIL" : "N/A"; }
 
@@ -174,25 +176,23 @@ static char *argv_text(arena_t *a, char **argv)
     return k;
 }
 
-/* network metrics from `stemdl --describe` lines "name  value ..." */
-static double describe(arena_t *a, const refspec_t *s, const char *stemdl, const char **why,
-                       checks_t *cache)
+/* network metrics nothing measured, from the workload's describe answer:
+ * lines "name  value ..." (`stemdl --describe --preset gb2019`) */
+static double describe(arena_t *a, const refspec_t *s, const char *bindir, const char **why,
+                       const char **source, checks_t *cache)
 {
-    static const char *const net[] = {"forward_conv_flops_per_sample",
-                                      "convention_flops_per_sample", "conv_weights",
-                                      "parameters", NULL};
-    int is_net = 0;
-    for (int i = 0; net[i]; i++) is_net |= !strcmp(net[i], s->metric);
-    const char *bn = where_get(s, "benchmark");
-    if (!is_net || (bn && strcmp(bn, "stemdl"))) return NAN;
-    if (!stemdl || !path_is_exec(stemdl)) {
-        *why = "stemdl is not built, so --describe cannot answer";
+    const workload_t *w = workload_describer(where_get(s, "benchmark"));
+    if (!w || !workload_describes(w, s->metric)) return NAN;
+    const char *prog = bindir ? path_join(a, bindir, w->program) : NULL;
+    if (!prog || !path_is_exec(prog)) {
+        *why = ar_printf(a, "%s is not built, so %s cannot answer", w->program, w->describe);
         return NAN;
     }
+    *source = ar_printf(a, "%s %s", w->program, w->describe);
     char *argv[64];
     size_t n = 0;
-    argv[n++] = (char *)stemdl;
-    argv[n++] = "--describe";
+    argv[n++] = (char *)prog;
+    argv[n++] = (char *)w->describe;
     for (size_t i = 0; i < s->nwhere && n < 60; i++) {
         if (!strcmp(s->where[i].key, "benchmark") || !strcmp(s->where[i].key, "scale")) continue;
         char *o = ar_printf(a, "--%s", s->where[i].key);
@@ -215,7 +215,7 @@ static double describe(arena_t *a, const refspec_t *s, const char *stemdl, const
         cache->d[cache->nd++] = (describe_answer_t){key, out};
     }
     if (out[0] == '\x01') {
-        *why = ar_printf(a, "stemdl --describe failed: %s", out + 1);
+        *why = ar_printf(a, "%s failed: %s", *source, out + 1);
         return NAN;
     }
     out = ar_strdup(a, out); /* strtok writes into it */
@@ -231,7 +231,7 @@ static double describe(arena_t *a, const refspec_t *s, const char *stemdl, const
             fwd = strtod(line + lf + strspn(line + lf, " \t:"), NULL);
     }
     if (isnan(v) && !strcmp(s->metric, "convention_flops_per_sample")) v = 3 * fwd;
-    if (isnan(v)) *why = ar_printf(a, "stemdl --describe printed no %s line", s->metric);
+    if (isnan(v)) *why = ar_printf(a, "%s printed no %s line", *source, s->metric);
     return v;
 }
 
@@ -268,7 +268,7 @@ static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t
 }
 
 void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
-                        const char *stemdl_bin, checks_t *out)
+                        const char *bindir, checks_t *out)
 {
     for (size_t i = 0; i < r->n; i++) {
         const refspec_t *s = &r->c[i];
@@ -297,10 +297,10 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
             add(a, out, r, s, m, m->value, "run", NULL);
         }
         if (found) continue;
-        const char *why = NULL;
-        double v = want < 0 ? describe(a, s, stemdl_bin, &why, out) : NAN;
+        const char *why = NULL, *source = NULL;
+        double v = want < 0 ? describe(a, s, bindir, &why, &source, out) : NAN;
         if (!isnan(v)) {
-            add(a, out, r, s, NULL, v, "stemdl --describe", NULL);
+            add(a, out, r, s, NULL, v, source, NULL);
             continue;
         }
         /* nothing measured: for published numbers say what this run has instead */

@@ -2,7 +2,8 @@
  * a run's metric table.  Bounds are fractions of the expected value, ReFrame
  * style: PASS when value*(1+lower) <= measured <= value*(1+upper), a null
  * bound being open.  Network metrics no run measured (gb2019 FLOP counts on a
- * machine that ran `tiny`) are taken from `stemdl --describe`. */
+ * machine that ran `tiny`) are taken from the workload's describe answer
+ * (`stemdl --describe`, harness/workloads/registry.c). */
 #ifndef EXADL_HARNESS_REFCHECK_H
 #define EXADL_HARNESS_REFCHECK_H
 
@@ -36,7 +37,7 @@ typedef struct {
     double measured;         /* NaN: nothing measured */
     ck_outcome outcome;
     const char *detail;      /* why FAIL or N/A; context for published values */
-    const char *source;      /* "run" or "stemdl --describe" */
+    const char *source;      /* "run", "none", or the describe command ("stemdl --describe") */
 } check_t;
 
 typedef struct {
@@ -46,17 +47,18 @@ typedef struct {
 typedef struct {
     check_t *c;
     size_t n, cap;
-    describe_answer_t *d; /* `stemdl --describe` answers, asked once per configuration */
+    describe_answer_t *d; /* describe answers, asked once per configuration */
     size_t nd, dcap;
 } checks_t;
 
 /* 0, or -1 with "FILE:LINE:COL: problem". */
 int reference_load(arena_t *a, const char *path, reference_t *r, char *err, size_t errlen);
 
-/* Evaluate every check of r against t; stemdl_bin (may be NULL) answers
- * network metrics nothing measured.  Appends to out. */
-void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
-                        const char *stemdl_bin, checks_t *out);
+/* Evaluate every check of r against t; the workloads' programs in bindir
+ * (exadl's bin/; NULL: ask none) answer network metrics nothing measured.
+ * Appends to out. */
+void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t, const char *bindir,
+                        checks_t *out);
 
 /* Counts by outcome. */
 void checks_count(const checks_t *c, int *pass, int *fail, int *na);

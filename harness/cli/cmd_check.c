@@ -8,7 +8,7 @@
 #include "harness/report/summary.h"
 #include "harness/run/launch.h"
 
-const char help_check[] =
+static const char help_check[] =
     "usage: exadl check RUN [--reference FILE]...\n"
     "\n"
     "Evaluate reference files against a finished run (a run folder or its\n"
@@ -23,7 +23,7 @@ const char help_check[] =
     "\n"
     "Exit status: 0 when no check failed, 1 when one did, 2 on bad input.\n";
 
-int cmd_check(int argc, char **argv)
+static int cmd_check(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_check, stdout), 0;
     const char *run = NULL, *refs[64];
@@ -58,12 +58,11 @@ int cmd_check(int argc, char **argv)
         ar_free(a);
         return 2;
     }
-    kv_t *env; /* stemdl --describe runs in the environment the run had */
+    kv_t *env; /* describe answers (stemdl --describe) come in the environment the run had */
     size_t nenv;
     if (suite_read_env(a, path_join(a, r.dir, "suite.yaml"), &env, &nenv) == 0)
         launch_set_probe_env(env, nenv);
     checks_t ck = {0};
-    const char *stemdl = path_join(a, exadl_bindir(), "stemdl");
     for (size_t i = 0; i < nfiles; i++) {
         reference_t ref;
         if (reference_load(a, files[i], &ref, err, sizeof err)) {
@@ -72,7 +71,7 @@ int cmd_check(int argc, char **argv)
             ar_free(a);
             return 2;
         }
-        reference_evaluate(a, &ref, &r.t, stemdl, &ck);
+        reference_evaluate(a, &ref, &r.t, exadl_bindir(), &ck);
     }
     printf("run %s (suite %s, host %s)\n", r.name, r.suite ? r.suite : "?", r.host ? r.host : "?");
     checks_print(stdout, &ck);
@@ -86,3 +85,11 @@ int cmd_check(int argc, char **argv)
     ar_free(a);
     return f ? 1 : 0;
 }
+
+const command_t command_check = {
+    .name = "check",
+    .run = cmd_check,
+    .help = help_check,
+    .synopsis = "check RUN",
+    .summary = "evaluate reference files: PASS/FAIL per check",
+};

@@ -9,7 +9,7 @@
 #include "harness/cli/cmds.h"
 #include "harness/report/results.h"
 
-const char help_compare[] =
+static const char help_compare[] =
     "usage: exadl compare RUN_A RUN_B [--threshold PCT] [--metric NAME]... [--all]\n"
     "\n"
     "Compare two runs (run folders or their results.yaml) metric by metric: A, B,\n"
@@ -26,7 +26,7 @@ const char help_compare[] =
     "sustained_flops, sustained_flops_per_device, fraction_of_peak, busbw_max_GBps.\n"
     "Exit status: 0 no regression, 1 a regression, 2 bad input.\n";
 
-int cmd_compare(int argc, char **argv)
+static int cmd_compare(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_compare, stdout), 0;
     const char *run[2] = {NULL, NULL}, *only[64];
@@ -86,3 +86,11 @@ int cmd_compare(int argc, char **argv)
     ar_free(a);
     return reg ? 1 : 0;
 }
+
+const command_t command_compare = {
+    .name = "compare",
+    .run = cmd_compare,
+    .help = help_compare,
+    .synopsis = "compare RUN_A RUN_B",
+    .summary = "side by side with % change; exit 1 on a regression",
+};

@@ -12,7 +12,7 @@
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
 
-const char help_history[] =
+static const char help_history[] =
     "usage: exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N]\n"
     "                            [--op OP] [--bytes B] [--out DIR]\n"
     "\n"
@@ -44,7 +44,7 @@ static const metric_t *pick(const mtable_t *t, const char *metric, const char *b
     return best;
 }
 
-int cmd_history(int argc, char **argv)
+static int cmd_history(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_history, stdout), 0;
     const char *runs[512], *metric = "throughput_samples_per_s", *bench = NULL, *out = NULL;
@@ -164,3 +164,11 @@ int cmd_history(int argc, char **argv)
     ar_free(a);
     return 0;
 }
+
+const command_t command_history = {
+    .name = "history",
+    .run = cmd_history,
+    .help = help_history,
+    .synopsis = "history RUN...",
+    .summary = "one metric across many runs, tabulated and plotted",
+};

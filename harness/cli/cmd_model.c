@@ -10,8 +10,9 @@
 #include "harness/model/model_out.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
+#include "harness/workloads/workload.h"
 
-const char help_model[] =
+static const char help_model[] =
     "usage: exadl model RUN [options]\n"
     "       exadl model --network PRESET --gpu-flops RATE --machine FILE [options]\n"
     "\n"
@@ -191,13 +192,18 @@ static char *describe_text(arena_t *a, const mopts_t *o, char *err, size_t errle
         free(t);
         return r;
     }
-    char *stemdl = path_join(a, exadl_bindir(), "stemdl");
-    char *argv[] = {stemdl, "--describe", o->preset ? "--preset" : "--config",
+    const workload_t *w = workload_describer(NULL);
+    if (!w) {
+        snprintf(err, errlen, "no workload can describe a network: give --describe-file");
+        return NULL;
+    }
+    char *prog = path_join(a, exadl_bindir(), w->program);
+    char *argv[] = {prog, (char *)w->describe, o->preset ? "--preset" : "--config",
                     (char *)(o->preset ? o->preset : o->config), NULL};
     char why[256];
     char *t = spawn_capture(argv, 60, why, sizeof why);
     if (!t) {
-        snprintf(err, errlen, "%s --describe failed: %s", stemdl, why);
+        snprintf(err, errlen, "%s %s failed: %s", prog, w->describe, why);
         return NULL;
     }
     char *r = ar_strdup(a, t);
@@ -323,7 +329,7 @@ static int run_model(arena_t *a, const mopts_t *o, int argc, char **argv)
     return fail ? 1 : 0;
 }
 
-int cmd_model(int argc, char **argv)
+static int cmd_model(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_model, stdout), 0;
     mopts_t o;
@@ -334,3 +340,11 @@ int cmd_model(int argc, char **argv)
     ar_free(a);
     return rc;
 }
+
+const command_t command_model = {
+    .name = "model",
+    .run = cmd_model,
+    .help = help_model,
+    .synopsis = "model RUN|--network P",
+    .summary = "predict step time and efficiency at any GPU count",
+};

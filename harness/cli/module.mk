@@ -1,4 +1,4 @@
-# harness/cli: `exadl`, its command table (main.c) and one cmd_<verb>.c per command
+# harness/cli: `exadl`: main.c (the command table, EXADL_COMMANDS of cmds.h), one cmd_<verb>.c per command
 LIBRARIES    += harness
 harness_src  += $(filter-out harness/cli/main.c,$(wildcard harness/cli/*.c))
 

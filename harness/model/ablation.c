@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/workloads/workload.h"
+
 static const sres_t *scale_of(const analysis_t *an, const char *bench, int scale)
 {
     for (size_t i = 0; i < an->nb; i++)
@@ -130,6 +132,7 @@ void ablation_build(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
         abrow_t *r = &out->r[out->n++];
         memset(r, 0, sizeof *r);
         r->bench = o[i].bench;
+        r->kind = o[i].rec->benchmark;
         r->scale = o[i].scale;
         mode_of(g, &r->mode);
         char buf[64];
@@ -145,7 +148,9 @@ void ablation_build(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
     for (size_t k = 0; k < out->n; k++) multi |= out->r[k].scale > 1;
     out->active = out->n && (out->model || (entries >= 2 && multi));
     if (out->active && out->model) predict(a, s, o, n, out);
-    else if (out->model) out->model_note = "no stemdl record with a gradient_reduction block";
+    else if (out->model)
+        out->model_note = ar_printf(a, "no %s record with a gradient_reduction block",
+                                    workload_trainer() ? workload_trainer()->name : "training");
 }
 
 void ablation_metrics(arena_t *a, const ablation_t *ab, mtable_t *t)
@@ -160,7 +165,8 @@ void ablation_metrics(arena_t *a, const ablation_t *ab, mtable_t *t)
         for (int k = 0; k < 3; k++) {
             if (!isfinite(v[k])) continue;
             const metric_info_t *mi = metric_info(names[k]);
-            metric_t m = {.bench = r->bench, .program = "stemdl", .kind = "stemdl",
+            const workload_t *w = workload_of_kind(r->kind);
+            metric_t m = {.bench = r->bench, .program = w ? w->program : r->kind, .kind = r->kind,
                           .scale = r->scale, .metric = names[k], .value = v[k], .lo = NAN,
                           .hi = NAN, .n = NAN, .unit = mi ? mi->unit : "",
                           .better = mi ? mi->better : 0, .params = p, .nparams = 1};

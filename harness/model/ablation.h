@@ -11,7 +11,7 @@
 #include "harness/model/model_out.h"
 
 typedef struct {
-    const char *bench;
+    const char *bench, *kind;  /* suite entry; its records' benchmark */
     const char *mode_name;   /* "bitvector+layer" (from the records) */
     mmode_t mode;
     int scale, nok;
@@ -39,14 +39,9 @@ typedef struct {
 
 void ablation_build(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
                     const analysis_t *an, ablation_t *out);
-/* Rows exposed_comm_s, negotiation_s and model_efficiency for results.yaml. */
+/* Rows exposed_comm_s, negotiation_s and model_efficiency for results.yaml.
+ * The report's section (plots, Markdown, model.yaml) is
+ * harness/report/sections/gradient_reduction.c. */
 void ablation_metrics(arena_t *a, const ablation_t *ab, mtable_t *t);
-/* plots/ablation_efficiency (measured and predicted) and plots/model_efficiency. */
-void ablation_plots(arena_t *a, const char *dir, const ablation_t *ab, plots_t *pl);
-/* The report's section (Markdown). */
-void ablation_section(sb_t *o, const ablation_t *ab, const plots_t *pl);
-/* model.yaml in the run folder (nothing when there is no prediction). */
-void ablation_write_model(arena_t *a, const char *rundir, const ablation_t *ab,
-                          const char *command);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/workloads/workload.h"
+
 static int cmp_str(const void *x, const void *y)
 {
     return strcmp(*(char *const *)x, *(char *const *)y);
@@ -71,10 +73,12 @@ size_t model_load_run(arena_t *a, const char *run, outcome_t **out, char *err, s
     return n;
 }
 
+/* a training record (workload.h: trains) with the gradient-reduction timeline */
 static int usable(const outcome_t *x)
 {
-    return x->status == LS_OK && x->rec && x->rec->gr && x->rec->gr->ntl > 0 &&
-           x->rec->gr->nt > 0 && x->rec->nstep > 0 && !strcmp(x->rec->benchmark, "stemdl");
+    const workload_t *w = x->rec ? workload_of_kind(x->rec->benchmark) : NULL;
+    return x->status == LS_OK && w && w->trains && x->rec->gr && x->rec->gr->ntl > 0 &&
+           x->rec->gr->nt > 0 && x->rec->nstep > 0;
 }
 
 static int fine_grained(const outcome_t *x)
@@ -150,8 +154,10 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
                 pick = &o[i];
         }
     if (!pick) {
-        snprintf(err, errlen, "no usable stemdl record%s%s (status ok, with the gradient_reduction "
-                 "timeline)", base ? " of benchmark " : "", base ? base : "");
+        const workload_t *w = workload_trainer();
+        snprintf(err, errlen, "no usable %s record%s%s (status ok, with the gradient_reduction "
+                 "timeline)", w ? w->name : "training", base ? " of benchmark " : "",
+                 base ? base : "");
         return -1;
     }
     const grinfo_t *g0 = pick->rec->gr;

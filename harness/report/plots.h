@@ -1,16 +1,14 @@
 /* plots: gnuplot figures of a run, PNG and SVG, with the .dat and .gp files
- * beside them so a user can re-plot (`cd plots && gnuplot NAME.gp`).
- *   <bench>_throughput   samples/s against scale, with the ideal line
- *   <bench>_efficiency   efficiency against scale, Summit's published 0.93 marked
- *   <bench>_flops        sustained and peak FLOP/s against scale
- *   <bench>_kernels      STEMDL time per step by kernel kind, per scale
- *   <bench>_<op>_busbw   bus bandwidth against message size, one line per scale
- *   <bench>_<op>_latency latency against message size
+ * beside them so a user can re-plot (`cd plots && gnuplot NAME.gp`), all drawn
+ * in one gnuplot pass.  The report sections make them (report/sections/:
+ * training <bench>_throughput, _efficiency, _flops, _kernels; collectives
+ * <bench>_<op>_busbw, _latency; gradient_reduction ablation_efficiency,
+ * ablation_modes, model_efficiency); `exadl model` its own.
  * The PNG terminal is pngcairo where gnuplot has it, else png. */
 #ifndef EXADL_HARNESS_PLOTS_H
 #define EXADL_HARNESS_PLOTS_H
 
-#include "harness/analysis/analysis.h"
+#include "harness/util/util.h"
 
 typedef struct {
     const char *name;  /* file base name in plots/ */
@@ -24,17 +22,14 @@ typedef struct {
     const char *note;  /* why plots were not drawn (no gnuplot, gnuplot failed) */
 } plots_t;
 
-/* Write the .dat and .gp files into dir (created) and draw them.  Returns the
- * number of plots that could not be drawn (0 when all were). */
-int plots_make(arena_t *a, const char *dir, const analysis_t *an, plots_t *out);
-
-/* The same in two steps, so that other modules can add figures to the same
- * gnuplot run: prepare writes the .dat and .gp files of the analysis (0, or -1
- * with out->note when dir cannot be made); draw draws every registered plot. */
-int plots_prepare(arena_t *a, const char *dir, const analysis_t *an, plots_t *out);
+/* Start the figures of dir (created): 0, or -1 with out->note when dir cannot
+ * be made. */
+int plots_begin(arena_t *a, const char *dir, plots_t *out);
+/* Draw every registered plot; returns how many could not be drawn (out->note
+ * says why). */
 int plots_draw(arena_t *a, const char *dir, plots_t *out);
 
-/* For other modules' figures: register a plot whose data (dat) and script
+/* Register a plot whose data (dat) and script
  * (gp) are written to dir/NAME.dat and dir/NAME.gp; a script starts with
  * plots_gp_header (terminals, title, axis labels; output outbase.png) and
  * ends with plots_gp_footer (the SVG). */
@@ -43,6 +38,8 @@ int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const
 const char *plots_gp_header(arena_t *a, const char *name, const char *title, const char *xl,
                             const char *yl);
 extern const char *const plots_gp_footer;
+/* " VALUE" of a .dat row; NaN is gnuplot's missing value. */
+void plots_datum(sb_t *b, double v);
 
 /* Summit's published weak-scaling efficiency at 27,600 GPUs, marked on plots. */
 #define SUMMIT_EFFICIENCY 0.93

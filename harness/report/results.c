@@ -1,3 +1,4 @@
+/* results.yaml written (results.h). */
 #define _GNU_SOURCE
 #include "harness/report/results.h"
 
@@ -5,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/report/runctx.h"
 #include "harness/run/launch.h"
 
 static void kv_num(rec_t *w, const char *k, double v)
@@ -191,9 +193,12 @@ static void write_checks(rec_t *w, const checks_t *ck)
     rec_seq_end(w);
 }
 
-int results_write(const char *path, const runinfo_t *ri, const analysis_t *an,
-                  const mtable_t *t, const checks_t *ck, char *err, size_t errlen)
+int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
 {
+    const runinfo_t *ri = &c->ri;
+    const analysis_t *an = &c->an;
+    const mtable_t *t = &c->t;
+    const checks_t *ck = &c->ck;
     rec_t *w = rec_open(path, err, errlen);
     if (!w) return -1;
     int pass, fail, na, nfail = 0;

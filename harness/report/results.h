@@ -1,6 +1,7 @@
 /* results: a run's results.yaml, written atomically (every derived metric,
  * every launch with how it ended, the checks) and read back by `exadl check`,
- * `compare`, `history` and `summary`. */
+ * `compare`, `history` and `summary` (results_load.c).
+ * defines: results_write, results_t, results_load, results_copy_node */
 #ifndef EXADL_HARNESS_RESULTS_H
 #define EXADL_HARNESS_RESULTS_H
 
@@ -9,27 +10,11 @@
 
 #define RESULTS_FORMAT_VERSION 1
 
-typedef struct {
-    const char *name;        /* benchmark skipped */
-    const char *reason;
-} skipped_t;
+typedef struct runctx runctx_t; /* report/runctx.h */
 
-typedef struct {
-    const char *dir, *name;  /* run folder and its base name */
-    const char *suite, *suite_file, *started_utc, *finished_utc, *host, *command;
-    int interrupted, exit_status;
-    outcome_t *o;
-    size_t no;
-    skipped_t *skipped;
-    size_t nskipped;
-    const char **references; /* paths relative to the run folder */
-    size_t nreferences;
-    double wall_s, launches_s, probe_s, analysis_s, plots_s, report_s;
-    const char *plots_note;  /* why plots are missing, or NULL */
-} runinfo_t;
-
-int results_write(const char *path, const runinfo_t *ri, const analysis_t *an,
-                  const mtable_t *t, const checks_t *ck, char *err, size_t errlen);
+/* results.yaml of a finished `exadl run` (c->ri: the run and harness_cost
+ * blocks; the analysis, metric table and checks).  0, or -1 with err. */
+int results_write(const runctx_t *c, const char *path, char *err, size_t errlen);
 
 typedef struct {
     const char *path, *dir, *name;

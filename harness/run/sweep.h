@@ -7,9 +7,9 @@
 
 #include <stdio.h>
 
-#include "harness/analysis/analysis.h"
 #include "harness/run/launch.h"
 #include "harness/run/launchplan.h"
+#include "harness/run/outcome.h"
 
 /* Judge one finished launch: fills status, error, rec and log_tail of o from
  * the spawn result and the record file at l->record. */

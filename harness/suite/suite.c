@@ -7,6 +7,7 @@
 
 #include "benchmarks/common/ytree.h"
 #include "harness/suite/suite_values.h"
+#include "harness/workloads/workload.h"
 
 const char *const suite_top_keys[] = {
     "exadl_suite", "name", "description", "launcher", "launcher_command", "launcher_args",
@@ -87,7 +88,8 @@ static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t
     size_t envcap = defaults->nenv + 1;
     const ytnode *k;
     if (!(k = yt_get(n, "program")))
-        return suite_err_at(c, n, "a benchmark needs program: (stemdl, collectives, or a path)");
+        return suite_err_at(c, n, "a benchmark needs program: (%s, or a path)",
+                            workload_programs(c->a));
     if (suite_scalar_str(c, k, "program", &b->program)) return -1;
     b->program_path = resolve_program(c, b->program);
     if ((k = yt_get(n, "name"))) {

@@ -1,9 +1,15 @@
-/* The ablation's plots, report section and model.yaml (ablation.h). */
+/* Report section: the gradient-reduction modes side by side (docs/ablation.md):
+ * per entry with a gradient_reduction block and scale, the measured engine
+ * numbers beside the scaling model's prediction (harness/model/ablation.c
+ * builds the rows and their metrics exposed_comm_s, negotiation_s,
+ * model_efficiency); the figures ablation_efficiency, ablation_modes and
+ * model_efficiency; model.yaml in the run folder. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
 
 #include "harness/model/ablation.h"
+#include "harness/report/runctx.h"
 
 static void g4(sb_t *o, double v)
 {
@@ -36,8 +42,10 @@ static const abrow_t *row(const ablation_t *ab, const char *bench, int scale)
     return NULL;
 }
 
-void ablation_plots(arena_t *a, const char *dir, const ablation_t *ab, plots_t *pl)
+static void plots(const runctx_t *c, const void *self, const char *dir, plots_t *pl)
 {
+    const ablation_t *ab = self;
+    arena_t *a = c->a;
     if (!ab->active) return;
     const char *names[64];
     size_t ne = entries(ab, names, 64);
@@ -125,8 +133,10 @@ static void link(sb_t *o, const plots_t *pl, const char *name)
     }
 }
 
-void ablation_section(sb_t *o, const ablation_t *ab, const plots_t *pl)
+static void md(sb_t *o, const runctx_t *c, const void *self)
 {
+    const ablation_t *ab = self;
+    const plots_t *pl = &c->pl;
     if (!ab->active) return;
     sb_puts(o, "\n## Gradient reduction: modes side by side\n\n"
                "One row per stemdl entry and scale. Efficiency as above (against the entry's "
@@ -196,12 +206,31 @@ void ablation_section(sb_t *o, const ablation_t *ab, const plots_t *pl)
     link(o, pl, "model_efficiency");
 }
 
-void ablation_write_model(arena_t *a, const char *rundir, const ablation_t *ab,
-                          const char *command)
+static void files(const runctx_t *c, const void *self)
 {
+    const ablation_t *ab = self;
     if (!ab->active || !ab->model || ab->model_note || !ab->ext.nseries) return;
     char err[512];
-    if (model_write_yaml(path_join(a, rundir, "model.yaml"), &ab->ext, command, NULL, err,
-                         sizeof err))
+    if (model_write_yaml(path_join(c->a, c->ri.dir, "model.yaml"), &ab->ext, c->ri.command, NULL,
+                         err, sizeof err))
         fprintf(stderr, "exadl: warning: model.yaml: %s\n", err);
 }
+
+static void *build(const runctx_t *c)
+{
+    ablation_t *ab = ar_alloc(c->a, sizeof *ab);
+    ablation_build(c->a, &c->s, c->ri.o, c->ri.no, &c->an, ab);
+    return ab;
+}
+
+static void metrics(const runctx_t *c, const void *self, mtable_t *t)
+{
+    ablation_metrics(c->a, self, t);
+}
+
+const section_t section_gradient_reduction = {.name = "gradient_reduction",
+                                              .build = build,
+                                              .metrics = metrics,
+                                              .plots = plots,
+                                              .md = md,
+                                              .files = files};

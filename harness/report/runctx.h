@@ -1,0 +1,47 @@
+/* runctx: one `exadl run` as its stages fill it (harness/cli/cmd_run.c) and
+ * the report, results.yaml and the sections read it: the suite and its
+ * reference files, the plan, the run folder with its times and outcomes
+ * (runinfo_t: results.yaml's run and harness_cost blocks), the analysis, the
+ * metric table, the checks, the plots, and each report section's numbers.
+ * defines: skipped_t, runinfo_t, runctx_t */
+#ifndef EXADL_HARNESS_RUNCTX_H
+#define EXADL_HARNESS_RUNCTX_H
+
+#include "harness/checks/refcheck.h"
+#include "harness/report/section.h"
+#include "harness/run/launchplan.h"
+
+typedef struct {
+    const char *name;        /* benchmark skipped */
+    const char *reason;
+} skipped_t;
+
+typedef struct {
+    const char *dir, *name;  /* run folder and its base name */
+    const char *suite, *suite_file, *started_utc, *finished_utc, *host, *command;
+    int interrupted, exit_status;
+    outcome_t *o;
+    size_t no;
+    skipped_t *skipped;
+    size_t nskipped;
+    const char **references; /* paths relative to the run folder */
+    size_t nreferences;
+    double wall_s, launches_s, probe_s, analysis_s, plots_s, report_s;
+    const char *plots_note;  /* why plots are missing, or NULL */
+} runinfo_t;
+
+struct runctx {
+    arena_t *a;                /* everything below lives in it */
+    suite_t s;
+    reference_t *refs;         /* the suite's and --reference's, loaded */
+    size_t nrefs;
+    launchplan_t plan;
+    runinfo_t ri;
+    analysis_t an;
+    mtable_t t;                /* analysis metrics, then the sections' rows */
+    checks_t ck;
+    plots_t pl;
+    const void *section[REPORT_NSECTIONS]; /* section_t.build's, in report_sections order */
+};
+
+#endif

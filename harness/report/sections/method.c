@@ -1,0 +1,31 @@
+/* Report section: how the numbers were made (launch order, how times combine
+ * across ranks and repetitions, the confidence intervals, the device peak). */
+#include <math.h>
+
+#include "harness/report/runctx.h"
+
+static void md(sb_t *o, const runctx_t *c, const void *self)
+{
+    (void)self;
+    sb_puts(o, "\n## Method\n\n"
+               "- Each benchmark ran at every scale (MPI ranks; one rank per GPU where GPUs "
+               "are used) the suite names, repeated as it says; launches ran one at a time in "
+               "the order benchmark, repetition, scale.\n"
+               "- Step and call times are the maximum over ranks, as the benchmarks record "
+               "them; warm-up steps are excluded.\n"
+               "- The timed steps of all repetitions at a scale are **pooled**; the median "
+               "and its non-parametric 95% confidence interval (Hoefler & Belli, SC15: ranks "
+               "floor((n-1.96 sqrt n)/2) and ceil(1+(n+1.96 sqrt n)/2); the whole range when "
+               "n <= 5) come from the pooled samples; each launch's own median is listed "
+               "too.\n"
+               "- Throughput and efficiency confidence intervals follow from the step-time "
+               "intervals; rates are never averaged arithmetically.\n");
+    sb_puts(o, "- Device peak: ");
+    const analysis_t *an = &c->an;
+    if (isfinite(an->device_peak))
+        report_si(o, an->device_peak, "FLOP/s"),
+            sb_printf(o, " per %s (%s).\n", an->peak_per_core ? "core" : "device", an->peak_source);
+    else sb_printf(o, "unknown (%s); fractions of peak are not given.\n", an->peak_source);
+}
+
+const section_t section_method = {.name = "method", .md = md};

@@ -1,0 +1,37 @@
+/* Report section: the title, the run's status and command, and the summary
+ * table (report/summary.c, the one `exadl run` ends with). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness/report/runctx.h"
+#include "harness/report/summary.h"
+
+static void md(sb_t *o, const runctx_t *c, const void *self)
+{
+    (void)self;
+    const runinfo_t *ri = &c->ri;
+    int nfail = 0, p, f, na;
+    for (size_t i = 0; i < ri->no; i++) nfail += ri->o[i].status != LS_OK;
+    checks_count(&c->ck, &p, &f, &na);
+    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->host);
+    sb_printf(o, "Run `%s`, started %s, finished %s. ", ri->name, ri->started_utc,
+              ri->finished_utc);
+    if (ri->interrupted) sb_puts(o, "Status: **interrupted** (the sweep was stopped). ");
+    else if (nfail || f)
+        sb_printf(o, "Status: **FAILED** (%d of %zu launches failed, %d checks failed). ", nfail,
+                  ri->no, f);
+    else sb_printf(o, "Status: **ok** (%zu launches, %d checks passed). ", ri->no, p);
+    sb_printf(o, "\n\nCommand: `%s`\n\n## Summary\n\n", ri->command);
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *mem = open_memstream(&buf, &blen);
+    if (mem) {
+        summary_print(mem, &c->t, &c->ck, 1);
+        fclose(mem);
+        sb_putn(o, buf, blen);
+        free(buf);
+    }
+}
+
+const section_t section_summary = {.name = "summary", .md = md};

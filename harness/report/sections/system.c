@@ -1,0 +1,44 @@
+/* Report section: the machine, from the system block of the first
+ * successful record. */
+#include <string.h>
+
+#include "harness/report/runctx.h"
+
+static const char *sys_str(const ytnode *sys, const char *a, const char *b)
+{
+    const ytnode *n = yt_get(sys, a);
+    if (b) n = yt_get(n, b);
+    return n && n->kind == YT_SCALAR && !yt_is_null(n) ? n->str : "n/a";
+}
+
+static void md(sb_t *o, const runctx_t *c, const void *self)
+{
+    (void)self;
+    sb_puts(o, "\n## System\n\n");
+    const ytnode *s = c->an.first_ok ? c->an.first_ok->system : NULL;
+    if (!s) {
+        sb_puts(o, "No launch wrote a usable record, so nothing is known about the system "
+                   "beyond the host name; `exadl sysinfo` prints it.\n");
+        return;
+    }
+    sb_puts(o, "As rank 0 of the first successful launch recorded it.\n\n| | |\n|---|---|\n");
+    const ytnode *h = yt_get(s, "hosts");
+    sb_puts(o, "| hosts | ");
+    for (size_t i = 0; h && h->kind == YT_SEQ && i < h->n && i < 16; i++)
+        sb_printf(o, "%s%s", i ? ", " : "", h->items[i]->kind == YT_SCALAR ? h->items[i]->str : "?");
+    if (h && h->kind == YT_SEQ && h->n > 16) sb_printf(o, " ... (%zu hosts)", h->n);
+    sb_puts(o, " |\n");
+    sb_printf(o, "| CPU | %s, %s cores |\n", sys_str(s, "cpu", "model"), sys_str(s, "cpu", "cores"));
+    sb_printf(o, "| OS | %s |\n", sys_str(s, "os", NULL));
+    sb_printf(o, "| GPU | %s x %s (driver %s, compute capability %s) |\n",
+              sys_str(s, "gpu", "model"), sys_str(s, "gpu", "count"), sys_str(s, "gpu", "driver"),
+              sys_str(s, "gpu", "compute_capability"));
+    const ytnode *v = yt_get(s, "versions");
+    for (size_t i = 0; v && v->kind == YT_MAP && i < v->n; i++) {
+        const ytnode *k = yt_key(v, i), *x = yt_val(v, i);
+        if (k->kind == YT_SCALAR && x->kind == YT_SCALAR && !yt_is_null(x))
+            sb_printf(o, "| %s | %s |\n", k->str, x->str);
+    }
+}
+
+const section_t section_system = {.name = "system", .md = md};

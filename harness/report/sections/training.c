@@ -1,0 +1,213 @@
+/* Report section, per benchmark: step time, throughput and scaling; FLOP
+ * rates; the network's counts; time per kernel kind; and their figures
+ * (<bench>_throughput, _efficiency, _flops, _kernels).  For records with timed
+ * steps (stemdl's). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <string.h>
+
+#include "harness/report/runctx.h"
+
+static void g(sb_t *b, double v)
+{
+    if (isfinite(v)) sb_printf(b, "%.4g", v);
+    else sb_puts(b, "n/a");
+}
+
+static void md(sb_t *o, const runctx_t *c, const bres_t *b)
+{
+    int any = 0;
+    for (size_t k = 0; k < b->ns; k++) any |= b->s[k].n > 0;
+    if (!any) return;
+    sb_puts(o, "\n### Step time, throughput, scaling\n\n"
+               "| scale | devices | launches ok | timed steps | median step | 95% CI | min | max "
+               "| per-launch medians | samples/s [95% CI] | efficiency [95% CI] |\n"
+               "|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|\n");
+    for (size_t i = 0; i < b->ns; i++) {
+        const sres_t *s = &b->s[i];
+        sb_printf(o, "| %d | %d | %d/%d | %zu | ", s->scale, s->devices, s->nok, s->nlaunch, s->n);
+        if (!s->n) {
+            sb_puts(o, "- | - | - | - | - | - | - |\n");
+            continue;
+        }
+        sb_printf(o, "%.4g s | [%.4g, %.4g]%s | %.4g | %.4g | ", s->st.median, s->st.ci_lo,
+                  s->st.ci_hi, s->st.ci_exact ? "" : " (min..max, n<=5)", s->st.min, s->st.max);
+        for (size_t k = 0; k < s->nlm; k++) sb_printf(o, "%s%.4g", k ? ", " : "", s->launch_median[k]);
+        sb_puts(o, " | ");
+        g(o, s->thr);
+        sb_puts(o, " ["), g(o, s->thr_lo), sb_puts(o, ", "), g(o, s->thr_hi), sb_puts(o, "] | ");
+        g(o, s->eff);
+        sb_puts(o, " ["), g(o, s->eff_lo), sb_puts(o, ", "), g(o, s->eff_hi), sb_puts(o, "] |\n");
+    }
+    sb_printf(o, "\nEfficiency is %s scaling against the smallest scale run (n=%d): %s.\n",
+              scaling_name(b->scaling), b->ns ? b->s[0].scale : 0,
+              b->scaling == SCALING_WEAK ? "E(N) = X(N) N0 / (N X(N0)), X the samples/s at a "
+                                           "fixed batch per rank"
+                                         : "E(N) = T(N0) N0 / (N T(N)), T the median step time "
+                                           "at a fixed global batch");
+    sb_puts(o, "\n### FLOP rates (executed FLOPs: every kernel of a step)\n\n"
+               "| scale | FLOP/step | sustained | peak | sustained/device | peak/device "
+               "| convention sustained | fraction of device peak |\n"
+               "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < b->ns; i++) {
+        const sres_t *s = &b->s[i];
+        if (!s->n) continue;
+        double d = s->devices > 0 ? s->devices : s->scale;
+        sb_printf(o, "| %d | ", s->scale);
+        report_si(o, s->exec_per_step, "FLOP"), sb_puts(o, " | ");
+        report_si(o, s->sustained, "FLOP/s"), sb_puts(o, " | ");
+        report_si(o, s->peak, "FLOP/s"), sb_puts(o, " | ");
+        report_si(o, s->sustained / d, "FLOP/s"), sb_puts(o, " | ");
+        report_si(o, s->peak / d, "FLOP/s"), sb_puts(o, " | ");
+        report_si(o, s->conv_sustained, "FLOP/s"), sb_puts(o, " | ");
+        if (isfinite(s->frac_peak)) sb_printf(o, "%.1f%% |\n", 100 * s->frac_peak);
+        else sb_puts(o, "unknown |\n");
+    }
+    sb_puts(o, "\nSustained: executed FLOPs of all timed steps / their total time. Peak: "
+               "executed FLOPs of one step / the fastest step. Convention: 3 x forward conv "
+               "FLOPs, as the published STEMDL figures count.\n");
+    sb_puts(o, "\nNetwork, per sample: forward conv ");
+    report_si(o, b->fwd_conv_per_sample, "FLOP");
+    sb_puts(o, ", convention (3x) ");
+    report_si(o, b->conv_per_sample, "FLOP");
+    sb_puts(o, ", executed ");
+    report_si(o, b->exec_per_sample, "FLOP");
+    sb_puts(o, "; conv weights ");
+    if (isfinite(b->conv_weights)) sb_printf(o, "%.0f", b->conv_weights);
+    else sb_puts(o, "n/a");
+    sb_puts(o, ", parameters ");
+    if (isfinite(b->parameters)) sb_printf(o, "%.0f", b->parameters);
+    else sb_puts(o, "n/a");
+    sb_puts(o, ".\n");
+    const sres_t *k = NULL;
+    for (size_t i = 0; i < b->ns; i++)
+        if (b->s[i].nkinds) k = &b->s[i];
+    if (k) {
+        double tot = 0;
+        for (size_t j = 0; j < k->nkinds; j++) tot += k->kinds[j].time_s;
+        sb_printf(o, "\n### Time per kernel kind (n=%d, rank 0, per step)\n\n"
+                     "| kernel | calls | FLOPs | time | share | FLOP/s |\n"
+                     "|---|---:|---:|---:|---:|---:|\n", k->scale);
+        for (size_t j = 0; j < k->nkinds; j++) {
+            const kkind_t *x = &k->kinds[j];
+            sb_printf(o, "| %s | %.4g | ", x->kind, x->calls);
+            report_si(o, x->flops, "FLOP");
+            sb_printf(o, " | %.4g ms | %.1f%% | ", x->time_s * 1e3, tot > 0 ? 100 * x->time_s / tot : 0);
+            report_si(o, x->time_s > 0 ? x->flops / x->time_s : NAN, "FLOP/s");
+            sb_puts(o, " |\n");
+        }
+    }
+    static const char *const figs[] = {"throughput", "efficiency", "flops", "kernels"};
+    for (int i = 0; i < 4; i++)
+        report_plot_link(o, &c->pl, ar_printf(c->a, "%s_%s", b->name, figs[i]));
+}
+
+static void scale_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *out)
+{
+    const sres_t *base = NULL;
+    for (size_t i = 0; i < b->ns && !base; i++)
+        if (isfinite(b->s[i].thr)) base = &b->s[i];
+    if (!base) return;
+    sb_t t = {0}, e = {0}, f = {0};
+    sb_puts(&t, "# scale  throughput_samples_per_s  ci_lo  ci_hi  ideal\n");
+    sb_puts(&e, "# scale  efficiency  ci_lo  ci_hi\n");
+    sb_puts(&f, "# scale  sustained_flops  peak_flops  convention_sustained_flops  "
+                "sustained_per_device\n");
+    for (size_t i = 0; i < b->ns; i++) {
+        const sres_t *s = &b->s[i];
+        if (!s->n) continue;
+        sb_printf(&t, "%d", s->scale);
+        plots_datum(&t, s->thr), plots_datum(&t, s->thr_lo), plots_datum(&t, s->thr_hi);
+        plots_datum(&t, base->thr * s->scale / base->scale);
+        sb_puts(&t, "\n");
+        sb_printf(&e, "%d", s->scale);
+        plots_datum(&e, s->eff), plots_datum(&e, s->eff_lo), plots_datum(&e, s->eff_hi);
+        sb_puts(&e, "\n");
+        sb_printf(&f, "%d", s->scale);
+        plots_datum(&f, s->sustained), plots_datum(&f, s->peak), plots_datum(&f, s->conv_sustained);
+        plots_datum(&f, s->sustained / (s->devices > 0 ? s->devices : s->scale));
+        sb_puts(&f, "\n");
+    }
+    const char *xl = "scale (ranks; one per GPU where GPUs are used)";
+    const char *logx = b->s[b->ns - 1].scale > 8 ? "set logscale x 2\n" : "";
+    char *name = ar_printf(a, "%s_throughput", b->name);
+    char *title = ar_printf(a, "%s: throughput (%s scaling)", b->name, scaling_name(b->scaling));
+    char *gp = ar_printf(a,
+                         "%s%sset xtics 1\nset format y '%%.3s%%c'\n"
+                         "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
+                         "title 'measured (median, 95%% CI)', \\\n"
+                         "     '%s.dat' using 1:5 with lines dt 2 lw 2 title 'ideal (linear "
+                         "from the smallest scale)'\n%s",
+                         plots_gp_header(a, name, title, xl, "samples/s"), logx, name, name,
+                         plots_gp_footer);
+    plots_add(a, dir, out, name, title, &t, gp);
+    name = ar_printf(a, "%s_efficiency", b->name);
+    title = ar_printf(a, "%s: %s scaling efficiency", b->name, scaling_name(b->scaling));
+    gp = ar_printf(a, "%s%sset xtics 1\nset yrange [0:1.2]\nset key bottom left\n"
+                      "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 title "
+                      "'measured (95%% CI)', \\\n"
+                      "     1 with lines dt 2 lc rgb 'gray40' title 'ideal', \\\n"
+                      "     %.2f with lines dt 3 lw 2 lc rgb 'red' title 'Summit 2019, 27,600 "
+                      "V100 (published)'\n%s",
+                   plots_gp_header(a, name, title, xl, "efficiency"), logx, name, SUMMIT_EFFICIENCY,
+                   plots_gp_footer);
+    plots_add(a, dir, out, name, title, &e, gp);
+    name = ar_printf(a, "%s_flops", b->name);
+    title = ar_printf(a, "%s: FLOP rate (executed FLOPs)", b->name);
+    gp = ar_printf(a,
+                   "%s%sset xtics 1\nset format y '%%.2s%%cFLOP/s'\n"
+                   "plot '%s.dat' using 1:2 with linespoints lw 2 pt 7 title 'sustained', \\\n"
+                   "     '%s.dat' using 1:3 with linespoints lw 2 pt 5 title 'peak (fastest "
+                   "step)', \\\n"
+                   "     '%s.dat' using 1:5 with linespoints lw 1 pt 6 title 'sustained per "
+                   "device'\n%s",
+                   plots_gp_header(a, name, title, xl, "FLOP/s"), logx, name, name, name,
+                   plots_gp_footer);
+    plots_add(a, dir, out, name, title, &f, gp);
+    sb_free(&t), sb_free(&e), sb_free(&f);
+}
+
+static void kernel_plot(arena_t *a, const char *dir, const bres_t *b, plots_t *out)
+{
+    const sres_t *top = NULL; /* kinds in the order of the largest scale that has them */
+    size_t ncol = 0;
+    for (size_t i = 0; i < b->ns; i++)
+        if (b->s[i].nkinds) top = &b->s[i], ncol++;
+    if (!top) return;
+    sb_t k = {0};
+    sb_puts(&k, "kernel");
+    for (size_t i = 0; i < b->ns; i++)
+        if (b->s[i].nkinds) sb_printf(&k, " n=%d", b->s[i].scale);
+    sb_puts(&k, "\n");
+    for (size_t j = 0; j < top->nkinds; j++) {
+        sb_puts(&k, sanitize_name(a, top->kinds[j].kind));
+        for (size_t i = 0; i < b->ns; i++) {
+            const sres_t *s = &b->s[i];
+            if (!s->nkinds) continue;
+            double v = NAN;
+            for (size_t x = 0; x < s->nkinds; x++)
+                if (!strcmp(s->kinds[x].kind, top->kinds[j].kind)) v = s->kinds[x].time_s * 1e3;
+            plots_datum(&k, v);
+        }
+        sb_puts(&k, "\n");
+    }
+    char *name = ar_printf(a, "%s_kernels", b->name);
+    char *title = ar_printf(a, "%s: time per step by kernel kind (rank 0)", b->name);
+    char *gp = ar_printf(a,
+                         "%sset style data histograms\nset style histogram clustered gap 1\n"
+                         "set style fill solid 0.8 border -1\nset xtics rotate by -35\n"
+                         "set key top right\nset yrange [0:*]\n"
+                         "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)\n%s",
+                         plots_gp_header(a, name, title, "kernel kind", "ms per step"), ncol + 1,
+                         name, plots_gp_footer);
+    plots_add(a, dir, out, name, title, &k, gp);
+    sb_free(&k);
+}
+
+static void plots(const runctx_t *c, const bres_t *b, const char *dir, plots_t *pl)
+{
+    scale_plots(c->a, dir, b, pl);
+    kernel_plot(c->a, dir, b, pl);
+}
+
+const bsection_t bsection_training = {.name = "training", .plots = plots, .md = md};

@@ -1,0 +1,96 @@
+/* The workload table (workload.h): the one place the harness names its
+ * benchmark programs.  A new workload is one entry here; a report section of
+ * its own is one file in harness/report/sections/ and one line in
+ * sections.h. */
+#include "harness/workloads/workload.h"
+
+#include <string.h>
+
+static const char *const stemdl_describes[] = {"forward_conv_flops_per_sample",
+                                               "convention_flops_per_sample", "conv_weights",
+                                               "parameters", NULL};
+static const char *const training_sections[] = {"training", NULL};
+static const char *const collective_sections[] = {"collectives", NULL};
+static const char *const no_sections[] = {NULL};
+
+const workload_t workloads[] = {
+    {
+        .name = "stemdl",
+        .program = "stemdl",
+        .kind = "stemdl",
+        .describe = "--describe",
+        .describe_metrics = stemdl_describes,
+        .exact_reference = "reference/stemdl-exact.yaml",
+        .sysinfo = 1,
+        .trains = 1,
+        .sections = training_sections,
+    },
+    {
+        .name = "collectives",
+        .program = "collectives",
+        .kind = "collectives",
+        .sections = collective_sections,
+    },
+    {
+        /* the orchestration benchmark: its rows feed the scaling model's
+         * negotiation costs, no table of their own */
+        .name = "orchestration",
+        .program = "orchestration",
+        .kind = "orchestration",
+        .sections = no_sections,
+    },
+    {.name = NULL},
+};
+
+const workload_t *workload_of_kind(const char *kind)
+{
+    for (const workload_t *w = workloads; kind && w->name; w++)
+        if (!strcmp(w->kind, kind)) return w;
+    return NULL;
+}
+
+const workload_t *workload_named(const char *name)
+{
+    for (const workload_t *w = workloads; name && w->name; w++)
+        if (!strcmp(w->name, name) || !strcmp(w->kind, name) || !strcmp(w->program, name))
+            return w;
+    return NULL;
+}
+
+const workload_t *workload_describer(const char *bench)
+{
+    if (bench) {
+        const workload_t *w = workload_named(bench);
+        return w && w->describe ? w : NULL;
+    }
+    for (const workload_t *w = workloads; w->name; w++)
+        if (w->describe) return w;
+    return NULL;
+}
+
+const workload_t *workload_trainer(void)
+{
+    for (const workload_t *w = workloads; w->name; w++)
+        if (w->trains) return w;
+    return NULL;
+}
+
+int workload_describes(const workload_t *w, const char *metric)
+{
+    for (const char *const *m = w && w->describe_metrics ? w->describe_metrics : NULL; m && *m; m++)
+        if (!strcmp(*m, metric)) return 1;
+    return 0;
+}
+
+const char *workload_programs(arena_t *a)
+{
+    sb_t b = {0};
+    for (const workload_t *w = workloads; w->name; w++) {
+        int seen = 0;
+        for (const workload_t *v = workloads; v < w; v++) seen |= !strcmp(v->program, w->program);
+        if (!seen) sb_printf(&b, "%s%s", b.len ? ", " : "", w->program);
+    }
+    char *r = ar_strdup(a, b.len ? sb_str(&b) : "");
+    sb_free(&b);
+    return r;
+}
