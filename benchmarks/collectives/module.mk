@@ -6,5 +6,5 @@ coll_cu   += $(wildcard benchmarks/collectives/*.cu)
 
 PROGRAMS           += collectives
 collectives_main   := benchmarks/collectives/main.c
-collectives_libs   := coll orch comm common
+collectives_libs   := coll orch stemdl train comm common
 collectives_ldlibs  = $(MPI_LDLIBS)
