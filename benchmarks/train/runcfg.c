@@ -18,9 +18,12 @@ static int grouping_valid(const char *text)
 
 #define F(x) offsetof(runcfg_t, x)
 #define SZ(x) sizeof(((runcfg_t *)0)->x)
-#define INT(name, lo, hi, text) {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
-#define DBL(name, lo, hi, text) {.key = #name, .type = KT_DOUBLE, .off = F(name), .min = lo, .max = hi, .help = text}
-#define CHOICE(name, list, text) {.key = #name, .type = KT_CHOICE, .off = F(name), .aux = SZ(name), .choices = list, .help = text}
+#define INT(name, lo, hi, text) \
+    {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
+#define DBL(name, lo, hi, text) \
+    {.key = #name, .type = KT_DOUBLE, .off = F(name), .min = lo, .max = hi, .help = text}
+#define CHOICE(name, list, text) \
+    {.key = #name, .type = KT_CHOICE, .off = F(name), .aux = SZ(name), .choices = list, .help = text}
 #define BIG 1e9
 const kt_key runcfg_keys[] = {
     INT(batch, 1, 1 << 20, "samples per rank per step"),
@@ -37,10 +40,11 @@ const kt_key runcfg_keys[] = {
     INT(threads, 0, 4096, "threads per rank (0: cores / ranks on the node)"),
     {.key = "kernel_timing", .type = KT_BOOL, .off = F(kernel_timing),
      .help = "time every kernel (false: step time only)"},
-    CHOICE(orchestration, orchestrations, "gradient negotiation: coordinator | bitvector (response cache)"),
+    CHOICE(orchestration, orchestrations,
+           "gradient negotiation: coordinator | bitvector (response cache)"),
     INT(cache_capacity, 0, BIG, "response cache, tensors (0: no cache, i.e. coordinator)"),
-    {.key = "grouping", .type = KT_WORD, .off = F(grouping), .aux = SZ(grouping), .valid = grouping_valid,
-     .what = "none, layer or a number of groups",
+    {.key = "grouping", .type = KT_WORD, .off = F(grouping), .aux = SZ(grouping),
+     .valid = grouping_valid, .what = "none, layer or a number of groups",
      .help = "none | layer (graph-aware) | N groups of similar bytes"},
     INT(fusion_bytes, 4, 1 << 30, "largest fused reduction, bytes"),
     DBL(cycle_ms, 0, 1000, "gradient-engine cycle time, ms"),

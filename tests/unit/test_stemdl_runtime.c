@@ -97,7 +97,8 @@ static void *tiny_create(const void *model, const kern_ops *ops, void *ctx, int 
     n->dout = grab(n, plane, &failed);
     n->params = grab(n, pb, &failed);
     n->grads = grab(n, pb, &failed);
-    n->wc = ops->act_bytes == sizeof(float) ? n->params : grab(n, (size_t)m->params * ops->act_bytes, &failed);
+    n->wc = ops->act_bytes == sizeof(float) ? n->params
+                                             : grab(n, (size_t)m->params * ops->act_bytes, &failed);
     if (failed) {
         snprintf(err, errlen, "a buffer of the tiny network could not be allocated");
         tiny_release(n);
@@ -163,7 +164,8 @@ static void tiny_facts(const void *model, net_facts *f)
     const tiny_model *m = model;
     f->layers = 2;
     f->params = m->params;
-    f->fwd_conv_flops = flops_conv_fwd(1, m->c_in, m->mid, 3, m->h, m->w) + flops_conv_fwd(1, m->mid, 1, 1, m->h, m->w);
+    f->fwd_conv_flops =
+        flops_conv_fwd(1, m->c_in, m->mid, 3, m->h, m->w) + flops_conv_fwd(1, m->mid, 1, 1, m->h, m->w);
     f->convention_flops = 3 * f->fwd_conv_flops;
 }
 
@@ -240,7 +242,8 @@ static void tiny_init_params(void *inst, uint64_t seed)
     float *w = XCALLOC((size_t)m->params, sizeof *w, "weights");
     rng_t r = rng_stream(seed, 1, 2, 3);
     for (int64_t i = m->off_w1; i < m->off_b1; i++) w[i] = (float)(rng_normal(&r) / sqrt(9.0 * m->c_in));
-    for (int64_t i = m->off_w2; i < m->off_b2; i++) w[i] = (float)(rng_normal(&r) / sqrt((double)m->mid));
+    for (int64_t i = m->off_w2; i < m->off_b2; i++)
+        w[i] = (float)(rng_normal(&r) / sqrt((double)m->mid));
     tiny_set_params(n, w);
     free(w);
 }
@@ -299,11 +302,14 @@ static tiny_model model;
 static int64_t expected_step_flops(const tiny_model *m, int batch)
 {
     int64_t n = batch, hw = (int64_t)m->h * m->w, hid = n * m->mid * hw, out = n * hw;
-    return flops_conv_fwd(n, m->c_in, m->mid, 3, m->h, m->w) + flops_bias_fwd(hid) + flops_relu_fwd(hid) +
-           flops_conv_fwd(n, m->mid, 1, 1, m->h, m->w) + flops_bias_fwd(out) + flops_l1_fwd(out) +
-           flops_l1_bwd(out) + flops_bias_bwd(out) + flops_conv_bwd_weights(n, m->mid, 1, 1, m->h, m->w) +
-           flops_conv_bwd_data(n, m->mid, 1, 1, m->h, m->w) + flops_relu_bwd(hid) + flops_bias_bwd(hid) +
-           flops_conv_bwd_weights(n, m->c_in, m->mid, 3, m->h, m->w) + flops_adam(m->params);
+    int64_t fwd = flops_conv_fwd(n, m->c_in, m->mid, 3, m->h, m->w) + flops_bias_fwd(hid) +
+                  flops_relu_fwd(hid) + flops_conv_fwd(n, m->mid, 1, 1, m->h, m->w) +
+                  flops_bias_fwd(out) + flops_l1_fwd(out);
+    int64_t bwd = flops_l1_bwd(out) + flops_bias_bwd(out) +
+                  flops_conv_bwd_weights(n, m->mid, 1, 1, m->h, m->w) +
+                  flops_conv_bwd_data(n, m->mid, 1, 1, m->h, m->w) + flops_relu_bwd(hid) +
+                  flops_bias_bwd(hid) + flops_conv_bwd_weights(n, m->c_in, m->mid, 3, m->h, m->w);
+    return fwd + bwd + flops_adam(m->params);
 }
 
 static void test_dry_count_is_the_formulas(void)
@@ -349,10 +355,12 @@ static void train_case(const char *kernels)
     int bad_row = -1;
     for (int i = 0; i < dry.n; i++) {
         ktab_row *x = ktab_row_for(&r.kernels, dry.rows[i].kernel, dry.rows[i].layer);
-        if (x->calls != dry.rows[i].calls * run.steps || x->flops != dry.rows[i].flops * run.steps) bad_row = i;
+        if (x->calls != dry.rows[i].calls * run.steps || x->flops != dry.rows[i].flops * run.steps)
+            bad_row = i;
     }
     char bad[96] = "";
-    if (bad_row >= 0) snprintf(bad, sizeof bad, "%s/%s", dry.rows[bad_row].kernel, dry.rows[bad_row].layer);
+    if (bad_row >= 0)
+        snprintf(bad, sizeof bad, "%s/%s", dry.rows[bad_row].kernel, dry.rows[bad_row].layer);
     ktab_free(&dry);
 
     /* the runtime's record parts with this network */
@@ -388,7 +396,8 @@ static void train_case(const char *kernels)
     T_ASSERT(real == dry_flops, "%s: real step %lld FLOPs, dry step %lld", kernels, (long long)real,
              (long long)dry_flops);
     T_ASSERT(bad_row < 0, "%s: kernel row %s differs from steps x the dry step", kernels, bad);
-    T_ASSERT(rec_exec == dry_flops, "%s: record says %lld executed FLOPs per rank step", kernels, rec_exec);
+    T_ASSERT(rec_exec == dry_flops, "%s: record says %lld executed FLOPs per rank step", kernels,
+             rec_exec);
     T_ASSERT(rec_fwd == f.fwd_conv_flops, "%s: record forward conv %lld", kernels, rec_fwd);
 }
 

@@ -7,9 +7,12 @@
 #include "benchmarks/train/keytab.h"
 
 #define F(x) offsetof(cfg_t, x)
-#define INT(name, lo, hi, text) {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
-#define LIST(name, text) \
-    {.key = #name, .type = KT_LIST, .off = F(name), .aux = F(n##name), .cap = CFG_MAX_LEVELS, .min = 1, .max = BIG, .help = text}
+#define INT(name, lo, hi, text) \
+    {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
+/* a list and its length field n<name>, one entry per level */
+#define LIST(name, text)                                                                 \
+    {.key = #name, .type = KT_LIST, .off = F(name), .aux = F(n##name), .cap = CFG_MAX_LEVELS, \
+     .min = 1, .max = BIG, .help = text}
 #define BIG 1e9
 /* the FC-DenseNet's keys, in record order; the run keys follow (runcfg.h) */
 static const kt_key keys[] = {

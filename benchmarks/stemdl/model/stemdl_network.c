@@ -24,7 +24,8 @@ static int slices(const void *model, net_slice **out)
     net_slice *s = XCALLOC((size_t)p->n, sizeof *s, "parameter slices");
     for (int i = 0; i < p->n; i++) {
         const plan_layer *l = &p->layers[i];
-        s[i] = (net_slice){.name = l->name, .off = l->off_w, .count = l->weights + (l->bias ? l->c_out : 0)};
+        int64_t count = l->weights + (l->bias ? l->c_out : 0);
+        s[i] = (net_slice){.name = l->name, .off = l->off_w, .count = count};
     }
     *out = s;
     return p->n;
