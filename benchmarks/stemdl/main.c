@@ -10,6 +10,7 @@
 #include "benchmarks/common/timer.h"
 #include "benchmarks/stemdl/args.h"
 #include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/stemdl/model/stemdl_network.h"
 #include "benchmarks/stemdl/srec.h"
 #include "benchmarks/train/backend.h"
 #include "benchmarks/train/train.h"
@@ -18,8 +19,8 @@ static int describe(const args_t *a, const comm_t *comm)
 {
     plan_t p;
     plan_build(&p, &a->cfg);
-    int64_t executed = train_dry_flops(&p, a->cfg.batch, NULL);
-    if (comm->rank == 0) plan_print(&p, stdout, executed, a->cfg.batch);
+    int64_t executed = train_dry_flops(&stemdl_network, &p, a->cfg.run.batch, NULL);
+    if (comm->rank == 0) stemdl_network.describe(&p, stdout, executed, a->cfg.run.batch);
     plan_free(&p);
     return 0;
 }
@@ -28,7 +29,7 @@ static int print_sysinfo(sysinfo_t *si, const args_t *a, comm_t *comm)
 {
     char err[512];
     backend_t be;
-    if (backend_open(&be, &a->cfg, comm, si, err, sizeof err)) check_usage("%s", err);
+    if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
     if (comm->rank == 0) {
         rec_t *w = rec_open("-", err, sizeof err);
         CHECK(w != NULL, "%s", err);
@@ -73,15 +74,16 @@ int main(int argc, char **argv)
         plan_t p;
         plan_build(&p, &a.cfg);
         backend_t be;
-        if (backend_open(&be, &a.cfg, &comm, &si, err, sizeof err)) check_usage("%s", err);
+        if (backend_open(&be, &a.cfg.run, &comm, &si, err, sizeof err)) check_usage("%s", err);
         train_result r;
-        srec_t s = {.args = &a, .plan = &p, .backend = &be, .comm = &comm, .sys = &si,
-                    .argc = argc, .argv = argv, .started_utc = started};
+        train_job job = {.net = &stemdl_network, .model = &p, .run = &a.cfg.run, .backend = &be,
+                         .comm = &comm, .quiet = a.quiet, .dump_weights = a.dump_weights};
+        srec_t s = {.args = &a, .job = &job, .sys = &si, .argc = argc, .argv = argv,
+                    .started_utc = started};
         if (comm.rank == 0 && !a.quiet)
             printf("stemdl: %d rank(s), %d thread(s) per rank, kernels: %s\n", comm.size, be.threads,
                    be.library);
-        train_opts topt = {.quiet = a.quiet, .dump_weights = a.dump_weights};
-        if (train_run(&p, &be, &comm, &topt, &r, err, sizeof err)) {
+        if (train_run(&job, &r, err, sizeof err)) {
             /* say why in the record too, so that a sweep keeps the reason */
             s.error = err;
             if (comm.rank == 0) {

@@ -1,19 +1,16 @@
-/* srec: the stemdl result record (docs/record.md) and the human summary. */
+/* srec: the stemdl result record (docs/record.md) and the human summary:
+ * the record kind and the `config` block here, everything else from the
+ * runtime (benchmarks/train/trec.h) and the network's own block. */
 #ifndef STEMDL_SREC_H
 #define STEMDL_SREC_H
 
-#include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/stemdl/args.h"
-#include "benchmarks/stemdl/model/plan.h"
-#include "benchmarks/train/backend.h"
 #include "benchmarks/train/train.h"
 
 typedef struct {
     const args_t *args;
-    const plan_t *plan;
-    const backend_t *backend;
-    const comm_t *comm;
+    const train_job *job;       /* the network, its model, run parameters, backend, ranks */
     const sysinfo_t *sys;
     const train_result *result; /* NULL when the run failed before training */
     const char *error;          /* status failed: why */

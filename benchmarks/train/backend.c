@@ -33,7 +33,7 @@ enum { PEAK_SIZE = 8192, PEAK_WARMUP = 3, PEAK_REPS = 10 };
 
 /* --backend cuda: one rank per GPU (local rank % devices), the CUDA kernel
  * set, NCCL between ranks, the device's facts and measured peak. */
-static int cuda_open(backend_t *b, const cfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
+static int cuda_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
                      size_t errlen)
 {
     char why[256] = "", msg[512] = "";
@@ -109,7 +109,7 @@ static int cuda_open(backend_t *b, const cfg_t *c, comm_t *comm, sysinfo_t *si, 
 }
 #endif
 
-int backend_open(backend_t *b, const cfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
+int backend_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
                  size_t errlen)
 {
     memset(b, 0, sizeof *b);

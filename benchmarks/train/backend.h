@@ -8,9 +8,9 @@
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/sysinfo.h"
-#include "benchmarks/stemdl/model/config.h"
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/runcfg.h"
 
 typedef struct {
     const kern_ops *ops;
@@ -27,9 +27,10 @@ typedef struct {
     double peak_flops, peak_bf16_flops, peak_fp16_flops;
 } backend_t;
 
-/* Open the backend the configuration names; fills the system block's GPU and
- * version fields.  0, or -1 with one line in err. */
-int backend_open(backend_t *b, const cfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
+/* Open the backend the run parameters name (backend, kernels, threads,
+ * precision); fills the system block's GPU and version fields.  0, or -1
+ * with one line in err. */
+int backend_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
                  size_t errlen);
 void backend_close(backend_t *b);
 

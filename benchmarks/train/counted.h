@@ -1,4 +1,4 @@
-/* counted: the one place every STEMDL kernel call goes through.  Each call
+/* counted: the one place every kernel call of a network goes through.  Each call
  * adds its FLOPs (flops.h) and its elapsed time to a row (kernel, layer) of
  * the step's table.  In dry mode nothing runs and only FLOPs are added, which
  * is how --describe knows a step's executed FLOPs without allocating. */

@@ -1,5 +1,7 @@
-# benchmarks/train: the training runtime (loop, counted kernels, gradient
-# engine, backends) and its kernel sets (kernels/ref, kernels/fast, kernels/cuda)
+# benchmarks/train: the training runtime behind the network interface
+# (network.h): loop, optimizer, run parameters and key tables, record parts,
+# counted kernels, gradient engine, backends, and its kernel sets
+# (kernels/ref, kernels/fast, kernels/cuda)
 LIBRARIES += train
 train_src += $(wildcard benchmarks/train/*.c benchmarks/train/gsync/*.c \
                benchmarks/train/kernels/*.c benchmarks/train/kernels/*/*.c)

@@ -8,28 +8,32 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
-#include "benchmarks/stemdl/model/data.h"
-#include "benchmarks/stemdl/model/net.h"
 #include "benchmarks/train/gsync/gsync.h"
+#include "benchmarks/train/optim.h"
 
 /* Rows of a kernel table: each layer uses a handful of kernels. */
-static int table_rows(const plan_t *p) { return 16 * p->n + 64; }
+static int table_rows(const net_facts *f) { return 16 * f->layers + 64; }
 
-int64_t train_dry_flops(const plan_t *p, int batch, ktab_t *table)
+int64_t train_dry_flops(const network_t *net, const void *model, int batch, ktab_t *table)
 {
     char err[256];
     ktab_t own;
     ktab_t *t = table ? table : &own;
-    ktab_init(t, table_rows(p));
-    net_t *n = net_create(p, kern_ref_ops(), NULL, batch, 1, err, sizeof err);
+    net_facts f;
+    net->facts(model, &f);
+    ktab_init(t, table_rows(&f));
+    void *n = net->create(model, kern_ref_ops(), NULL, batch, 1, err, sizeof err);
     CHECK(n != NULL, "%s", err);
+    optim_t *opt = optim_create(net, model, n, kern_ref_ops(), NULL, 1, err, sizeof err);
+    CHECK(opt != NULL, "%s", err);
     kc_t kc = {.ops = kern_ref_ops(), .tab = t, .dry = 1};
     adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
-    net_forward(n, &kc, NULL, NULL);
-    net_backward(n, &kc, NULL, NULL);
-    net_update(n, &kc, &h);
+    net->forward(n, &kc);
+    net->backward(n, &kc, NULL, NULL);
+    optim_step(opt, &kc, &h);
     int64_t flops = ktab_total_flops(t);
-    net_free(n);
+    optim_free(opt);
+    net->release(n);
     if (!table) ktab_free(&own);
     return flops;
 }
@@ -60,18 +64,19 @@ static uint64_t hash_bytes(const void *p, size_t n)
     return h;
 }
 
-static void validate(const plan_t *p, net_t *n, comm_t *comm, train_result *r)
+static void validate(const train_job *j, void *n, int64_t params, train_result *r)
 {
+    comm_t *comm = j->comm;
     int finite = 1;
     for (int i = 0; i < r->steps; i++) finite &= isfinite(r->loss[i]);
     add_check(r, "loss_finite", finite, 1, "%s", finite ? "every step's loss is a finite number"
                                                        : "a step's loss is NaN or infinite");
 
-    float *w = XMALLOC((size_t)p->params * sizeof *w, "weights for validation");
-    net_get_params(n, w);
-    uint64_t mine = hash_bytes(w, (size_t)p->params * sizeof *w);
+    float *w = XMALLOC((size_t)params * sizeof *w, "weights for validation");
+    j->net->get_params(n, w);
+    uint64_t mine = hash_bytes(w, (size_t)params * sizeof *w);
     int wfinite = 1;
-    for (int64_t i = 0; i < p->params; i++) wfinite &= isfinite(w[i]);
+    for (int64_t i = 0; i < params; i++) wfinite &= isfinite(w[i]);
     free(w);
     uint64_t *all = XMALLOC((size_t)comm->size * sizeof *all, "weight hashes");
     CHECK_MPI(MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm->world));
@@ -82,7 +87,7 @@ static void validate(const plan_t *p, net_t *n, comm_t *comm, train_result *r)
     if (same)
         add_check(r, "weights_identical_across_ranks", 1, 1,
                   "FNV-1a hash of all %lld weights equal on %d rank(s): %016llx",
-                  (long long)p->params, comm->size, (unsigned long long)mine);
+                  (long long)params, comm->size, (unsigned long long)mine);
     else
         add_check(r, "weights_identical_across_ranks", 0, 1,
                   "rank %d holds different weights than rank 0 after %d steps", first_bad,
@@ -100,15 +105,14 @@ static void validate(const plan_t *p, net_t *n, comm_t *comm, train_result *r)
 }
 
 /* Raw fp32 weights of this rank, for tests that compare ranks and runs bit for bit. */
-static int dump_weights(const plan_t *p, net_t *n, const char *path, int rank, char *err,
-                        size_t errlen)
+static int dump_weights(const train_job *j, void *n, int64_t params, char *err, size_t errlen)
 {
     char name[4096];
-    snprintf(name, sizeof name, "%s.%d", path, rank);
-    float *w = XMALLOC((size_t)p->params * sizeof *w, "weights to dump");
-    net_get_params(n, w);
+    snprintf(name, sizeof name, "%s.%d", j->dump_weights, j->comm->rank);
+    float *w = XMALLOC((size_t)params * sizeof *w, "weights to dump");
+    j->net->get_params(n, w);
     FILE *f = fopen(name, "wb");
-    int ok = f && fwrite(w, sizeof *w, (size_t)p->params, f) == (size_t)p->params;
+    int ok = f && fwrite(w, sizeof *w, (size_t)params, f) == (size_t)params;
     if (f && fclose(f) != 0) ok = 0;
     free(w);
     if (!ok) snprintf(err, errlen, "--dump-weights: cannot write %s", name);
@@ -117,22 +121,18 @@ static int dump_weights(const plan_t *p, net_t *n, const char *path, int rank, c
 
 /* The gradient-reduction engine of the configuration; its description and
  * room for its per-step times go into r. */
-static gsync_t *open_gsync(const plan_t *p, backend_t *be, comm_t *comm, net_t *n, train_result *r,
-                           char *err, size_t errlen)
+static gsync_t *open_gsync(const train_job *j, void *n, int nlayers, train_result *r, char *err,
+                           size_t errlen)
 {
-    const cfg_t *c = &p->cfg;
     gsync_cfg g;
-    gsync_cfg_default(&g);
-    g.orchestration = strcmp(c->orchestration, "coordinator") ? GS_BITVECTOR : GS_COORDINATOR;
-    g.cache_capacity = c->cache_capacity;
-    CHECK(gsync_parse_grouping(&g, c->grouping) == 0, "grouping '%s'", c->grouping);
-    g.fusion_bytes = c->fusion_bytes;
-    g.cycle_ms = c->cycle_ms;
-    g.timeout_s = c->comm_timeout;
+    runcfg_gsync(j->run, &g);
     r->gcfg = g;
     gsync_tensor *t;
-    int nt = gsync_tensors_of_plan(p, &t);
-    gsync_t *gs = gsync_create(&g, comm, be->transport, t, nt, p->n, net_grads(n), err, errlen);
+    int nt = j->net->tensors(j->model, &t);
+    net_params np;
+    j->net->params(n, &np);
+    gsync_t *gs = gsync_create(&g, j->comm, j->backend->transport, t, nt, nlayers, np.grads, err,
+                               errlen);
     if (!gs) {
         free(t);
         return NULL;
@@ -149,7 +149,7 @@ static gsync_t *open_gsync(const plan_t *p, backend_t *be, comm_t *comm, net_t *
         snprintf(r->group_label[k], sizeof r->group_label[k], "%s", gsync_group_label(gs, k));
         r->group_bytes[k] = gsync_group_bytes(gs, k);
     }
-    size_t steps = (size_t)c->steps;
+    size_t steps = (size_t)j->run->steps;
     r->exposed_s = XCALLOC(steps, sizeof(double), "exposed times");
     r->negotiation_s = XCALLOC(steps, sizeof(double), "negotiation times");
     r->backward_end_s = XCALLOC(steps, sizeof(double), "backward times");
@@ -173,10 +173,47 @@ static void add_reduction_rows(const gsync_t *gs, ktab_t *tab)
     }
 }
 
-int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o, train_result *r,
-              char *err, size_t errlen)
+/* The instance and its optimizer on every rank, all ranks starting from rank
+ * 0's weights; -1 with err when some rank runs out of memory. */
+static int open_instance(const train_job *j, const net_facts *f, void **inst, optim_t **opt,
+                         char *err, size_t errlen)
 {
-    const cfg_t *c = &p->cfg;
+    const network_t *net = j->net;
+    const runcfg_t *c = j->run;
+    backend_t *be = j->backend;
+    char why[256] = "";
+    *opt = NULL;
+    *inst = net->create(j->model, be->ops, be->ctx, c->batch, 0, why, sizeof why);
+    if (*inst) *opt = optim_create(net, j->model, *inst, be->ops, be->ctx, 0, why, sizeof why);
+    int ok = *opt != NULL, all_ok;
+    CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm->world));
+    if (!all_ok) {
+        if (ok) {
+            snprintf(err, errlen, "another rank ran out of memory allocating the network");
+        } else {
+            size_t need = net->bytes_needed(j->model, be->ops, c->batch) + optim_bytes(f->params);
+            snprintf(err, errlen, "out of memory: %s; the network needs %.3g GB at batch %d (%s)", why,
+                     (double)need / 1e9, c->batch, net->oom_hint);
+        }
+        optim_free(*opt);
+        if (*inst) net->release(*inst);
+        return -1;
+    }
+    net->init_params(*inst, c->seed);
+    /* every rank starts from rank 0's weights, whatever its arithmetic */
+    float *w0 = XMALLOC((size_t)f->params * sizeof *w0, "initial weights");
+    net->get_params(*inst, w0);
+    for (int64_t off = 0; off < f->params; off += 1 << 28) {
+        int cnt = (int)(f->params - off < (1 << 28) ? f->params - off : (1 << 28));
+        CHECK_MPI(MPI_Bcast(w0 + off, cnt, MPI_FLOAT, 0, j->comm->world));
+    }
+    net->set_params(*inst, w0);
+    free(w0);
+    return 0;
+}
+
+static void alloc_result(const runcfg_t *c, const net_facts *f, train_result *r)
+{
     memset(r, 0, sizeof *r);
     r->steps = c->steps;
     r->warmup = c->warmup;
@@ -186,41 +223,58 @@ int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o,
     r->loss = XCALLOC((size_t)c->steps, sizeof(double), "losses");
     r->warm_s = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up times");
     r->warm_loss = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up losses");
-    ktab_init(&r->kernels, table_rows(p));
+    ktab_init(&r->kernels, table_rows(f));
+}
 
-    net_t *n = net_create(p, be->ops, be->ctx, c->batch, 0, err, errlen);
-    int ok = n != NULL, all_ok;
-    CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm->world));
-    if (!all_ok) {
-        if (ok) snprintf(err, errlen, "another rank ran out of memory allocating the network");
-        net_free(n);
-        return -1;
+/* A timed step's numbers (max over ranks, the engine's step on rank 0) into r. */
+static void keep_step(train_result *r, int i, const double *mx, const gsync_step *gst, double gloss,
+                      const ktab_t *step_tab)
+{
+    r->step_s[i] = mx[0];
+    r->data_s[i] = mx[1];
+    r->comm_s[i] = mx[2];
+    r->exposed_s[i] = mx[3];
+    r->negotiation_s[i] = mx[4];
+    r->backward_end_s[i] = gst->backward_end_s;
+    r->cycles[i] = gst->cycles;
+    for (int k = 0; k < r->ngroups; k++) {
+        double *x = r->timeline + ((size_t)i * r->ngroups + k) * 3;
+        x[0] = gst->groups[k].ready_s, x[1] = gst->groups[k].start_s, x[2] = gst->groups[k].end_s;
+        r->group_reductions[k] = gst->groups[k].reductions;
     }
-    r->bytes = net_bytes(n);
-    net_init_params(n, c->seed);
-    /* every rank starts from rank 0's weights, whatever its arithmetic */
-    float *w0 = XMALLOC((size_t)p->params * sizeof *w0, "initial weights");
-    net_get_params(n, w0);
-    for (int64_t off = 0; off < p->params; off += 1 << 28) {
-        int cnt = (int)(p->params - off < (1 << 28) ? p->params - off : (1 << 28));
-        CHECK_MPI(MPI_Bcast(w0 + off, cnt, MPI_FLOAT, 0, comm->world));
-    }
-    net_set_params(n, w0);
-    free(w0);
+    r->loss[i] = gloss;
+    ktab_accumulate(&r->kernels, step_tab);
+}
 
-    size_t in_n = (size_t)c->batch * c->c_in * c->height * c->width;
-    size_t tg_n = (size_t)c->batch * c->c_out * c->height * c->width;
+int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
+{
+    const network_t *net = j->net;
+    const runcfg_t *c = j->run;
+    backend_t *be = j->backend;
+    comm_t *comm = j->comm;
+    net_facts f;
+    net->facts(j->model, &f);
+    alloc_result(c, &f, r);
+
+    void *n;
+    optim_t *opt;
+    if (open_instance(j, &f, &n, &opt, err, errlen)) return -1;
+    r->bytes = net->bytes(n) + optim_bytes(f.params);
+
+    size_t in_n, tg_n;
+    net->batch_floats(j->model, c->batch, &in_n, &tg_n);
     float *input = XMALLOC(in_n * sizeof *input, "input batch");
     float *target = XMALLOC(tg_n * sizeof *target, "target batch");
     ktab_t step_tab;
-    ktab_init(&step_tab, table_rows(p));
+    ktab_init(&step_tab, table_rows(&f));
     kc_t kc = {.ops = be->ops, .ctx = be->ctx, .tab = &step_tab, .timing = c->kernel_timing};
-    gsync_t *gs = open_gsync(p, be, comm, n, r, err, errlen);
+    gsync_t *gs = open_gsync(j, n, f.layers, r, err, errlen);
     if (!gs) {
         ktab_free(&step_tab);
         free(input);
         free(target);
-        net_free(n);
+        optim_free(opt);
+        net->release(n);
         return -1;
     }
     adam_hyper h = {.lr = c->lr, .beta1 = c->beta1, .beta2 = c->beta2, .eps = c->eps,
@@ -229,67 +283,54 @@ int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o,
     double t_start = timer_now_s();
     for (int s = 0; s < total; s++) {
         double t0 = timer_now_s();
-        data_generate(c, c->seed, s, (int64_t)comm->rank * c->batch, c->batch, input, target);
+        net->generate(j->model, c->seed, s, (int64_t)comm->rank * c->batch, c->batch, input, target);
         /* the batch's upload (and conversion to the compute type) belongs to
          * data preparation, not to the step: on a GPU it is a host-to-device
          * copy of the whole input (1 GB for gb2019) */
-        net_load(n, input, target);
+        net->load(n, input, target);
         double data_s = timer_now_s() - t0;
         ktab_reset(&step_tab);
         CHECK_MPI(MPI_Barrier(comm->world));
         t0 = timer_now_s();
         gsync_begin(gs);
-        double loss = net_forward(n, &kc, NULL, NULL);
-        net_backward(n, &kc, gsync_ready, gs);
+        double loss = net->forward(n, &kc);
+        net->backward(n, &kc, gsync_ready, gs);
         gsync_finish(gs);
         h.step = s + 1;
-        net_update(n, &kc, &h);
+        optim_step(opt, &kc, &h);
         be->ops->sync(be->ctx);
         double dt = timer_now_s() - t0;
         if (be->ops->timer_flush) be->ops->timer_flush(be->ctx);
         const gsync_step *gst = gsync_last_step(gs);
         add_reduction_rows(gs, &step_tab);
-        double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, out3[6],
+        double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, mx[6],
                gloss;
-        CHECK_MPI(MPI_Allreduce(in6, out3, 5, MPI_DOUBLE, MPI_MAX, comm->world));
+        CHECK_MPI(MPI_Allreduce(in6, mx, 5, MPI_DOUBLE, MPI_MAX, comm->world));
         CHECK_MPI(MPI_Allreduce(&loss, &gloss, 1, MPI_DOUBLE, MPI_SUM, comm->world));
         gloss /= comm->size;
         if (s < c->warmup) {
-            r->warm_s[s] = out3[0];
+            r->warm_s[s] = mx[0];
             r->warm_loss[s] = gloss;
         } else {
-            int i = s - c->warmup;
-            r->step_s[i] = out3[0];
-            r->data_s[i] = out3[1];
-            r->comm_s[i] = out3[2];
-            r->exposed_s[i] = out3[3];
-            r->negotiation_s[i] = out3[4];
-            r->backward_end_s[i] = gst->backward_end_s;
-            r->cycles[i] = gst->cycles;
-            for (int k = 0; k < r->ngroups; k++) {
-                double *x = r->timeline + ((size_t)i * r->ngroups + k) * 3;
-                x[0] = gst->groups[k].ready_s, x[1] = gst->groups[k].start_s, x[2] = gst->groups[k].end_s;
-                r->group_reductions[k] = gst->groups[k].reductions;
-            }
-            r->loss[i] = gloss;
-            ktab_accumulate(&r->kernels, &step_tab);
+            keep_step(r, s - c->warmup, mx, gst, gloss, &step_tab);
         }
         if (s == 0) r->flops_rank_step = ktab_total_flops(&step_tab);
         double elapsed = timer_now_s() - t_start;
-        if (comm->rank == 0 && !o->quiet && (out3[0] >= 0.5 || elapsed > 5.0)) {
+        if (comm->rank == 0 && !j->quiet && (mx[0] >= 0.5 || elapsed > 5.0)) {
             double eta = elapsed / (s + 1) * (total - s - 1);
             printf("  step %d/%d%s  %.3f s  loss %.5g  elapsed %.0f s  ETA %.0f s\n", s + 1, total,
-                   s < c->warmup ? " (warm-up)" : "", out3[0], gloss, elapsed, eta);
+                   s < c->warmup ? " (warm-up)" : "", mx[0], gloss, elapsed, eta);
             fflush(stdout);
         }
     }
-    validate(p, n, comm, r);
-    int rc = o->dump_weights ? dump_weights(p, n, o->dump_weights, comm->rank, err, errlen) : 0;
+    validate(j, n, f.params, r);
+    int rc = j->dump_weights ? dump_weights(j, n, f.params, err, errlen) : 0;
     gsync_free(gs);
     ktab_free(&step_tab);
     free(input);
     free(target);
-    net_free(n);
+    optim_free(opt);
+    net->release(n);
     return rc;
 }
 

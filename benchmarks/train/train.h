@@ -1,16 +1,25 @@
-/* train: the timed training loop of stemdl and the checks that it trained
- * the same model on every rank. */
-#ifndef STEMDL_TRAIN_H
-#define STEMDL_TRAIN_H
+/* train: the timed training loop of the runtime, for any network (network.h),
+ * and the checks that it trained the same model on every rank.
+ *
+ * A step: generate and load the batch (timed apart, as data preparation),
+ * barrier, forward, backward with the gradient engine reducing each layer's
+ * gradients as soon as they are made (gsync.h), wait for the last reduction,
+ * the optimizer step (optim.h), device sync.  Times and losses are the max
+ * and the mean over ranks; the kernel table sums the timed steps.
+ *
+ * defines: train_job, train_result, train_run, train_dry_flops */
+#ifndef TRAIN_TRAIN_H
+#define TRAIN_TRAIN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "benchmarks/common/mpi/comm.h"
-#include "benchmarks/stemdl/model/plan.h"
 #include "benchmarks/train/backend.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/gsync/gsync.h"
+#include "benchmarks/train/network.h"
+#include "benchmarks/train/runcfg.h"
 
 #define TRAIN_MAX_CHECKS 8
 
@@ -42,25 +51,31 @@ typedef struct {
     double *loss, *warm_loss; /* global mean loss per step */
     ktab_t kernels;          /* rank 0, summed over the timed steps */
     int64_t flops_rank_step; /* executed FLOPs of one step on one rank */
-    size_t bytes;            /* memory of the network on rank 0 */
+    size_t bytes;            /* memory of the network and optimizer state on rank 0 */
     train_check checks[TRAIN_MAX_CHECKS];
     int nchecks;
     int invalid;             /* a deciding check failed */
 } train_result;
 
-/* Executed FLOPs of one step on one rank, counted by a dry step: nothing is
- * allocated or run. */
-int64_t train_dry_flops(const plan_t *p, int batch, ktab_t *table);
-
+/* One training run: a model of a network, the run parameters, where it runs. */
 typedef struct {
+    const network_t *net;
+    const void *model;
+    const runcfg_t *run;
+    backend_t *backend;
+    comm_t *comm;
     int quiet;                /* no progress lines */
     const char *dump_weights; /* write each rank's final fp32 weights to PATH.<rank> */
-} train_opts;
+} train_job;
+
+/* Executed FLOPs of one step (forward, backward, optimizer) on one rank,
+ * counted by a dry step: nothing is allocated or run.  table, when not NULL,
+ * receives the step's rows (ktab_free it). */
+int64_t train_dry_flops(const network_t *net, const void *model, int batch, ktab_t *table);
 
 /* Run warm-up and timed steps.  0, or -1 with err (out of memory, a dump
  * that cannot be written). */
-int train_run(const plan_t *p, backend_t *be, comm_t *comm, const train_opts *o, train_result *out,
-              char *err, size_t errlen);
+int train_run(const train_job *j, train_result *r, char *err, size_t errlen);
 void train_result_free(train_result *r);
 
 #endif

@@ -40,7 +40,7 @@ static inline void small_cfg(cfg_t *c)
     c->f0 = 5;
     c->k0 = 5;
     c->growth = 3;
-    c->batch = 2;
+    c->run.batch = 2;
     int down[] = {1, 2}, up[] = {2, 1}, td[] = {7, 6}, tu[] = {4, 5};
     memcpy(c->down, down, sizeof down);
     memcpy(c->up, up, sizeof up);

@@ -89,7 +89,7 @@ static void test_presets_validate(void)
     /* gb2019 is the Gordon Bell network of DESIGN.md */
     cfg_t g = preset("gb2019");
     T_ASSERT(g.c_in == 1024 && g.height == 512 && g.width == 512 && g.f0 == 256 && g.k0 == 5 &&
-                 g.growth == 256 && g.k == 5 && g.bottleneck == 3 && g.c_out == 1 && g.batch == 1,
+                 g.growth == 256 && g.k == 5 && g.bottleneck == 3 && g.c_out == 1 && g.run.batch == 1,
              "gb2019 sizes");
     const int down[] = {1, 2, 4}, up[] = {4, 2, 1}, td[] = {512, 1024, 2048}, tu[] = {768, 1024, 512};
     T_ASSERT(g.levels == 3, "gb2019 levels %d", g.levels);
@@ -117,17 +117,17 @@ static void test_cfg_set(void)
 {
     cfg_t c = preset("tiny");
     T_ASSERT(cfg_set(&c, "growth", "12", err, sizeof err) == 0 && c.growth == 12, "growth: %s", err);
-    T_ASSERT(cfg_set(&c, "kernel-timing", "false", err, sizeof err) == 0 && c.kernel_timing == 0,
+    T_ASSERT(cfg_set(&c, "kernel-timing", "false", err, sizeof err) == 0 && c.run.kernel_timing == 0,
              "'-' and '_' are the same: %s", err);
     T_ASSERT(cfg_set(&c, "image", "32", err, sizeof err) == 0 && c.height == 32 && c.width == 32,
              "image: %s", err);
     T_ASSERT(cfg_set(&c, "down", "1,2,3", err, sizeof err) == 0 && c.ndown == 3 && c.levels == 3 &&
                  c.down[2] == 3,
              "down list: %s", err);
-    T_ASSERT(cfg_set(&c, "lr", "2.5e-4", err, sizeof err) == 0 && c.lr == 2.5e-4, "lr: %s", err);
-    T_ASSERT(cfg_set(&c, "seed", "12345678901", err, sizeof err) == 0 && c.seed == 12345678901ULL,
+    T_ASSERT(cfg_set(&c, "lr", "2.5e-4", err, sizeof err) == 0 && c.run.lr == 2.5e-4, "lr: %s", err);
+    T_ASSERT(cfg_set(&c, "seed", "12345678901", err, sizeof err) == 0 && c.run.seed == 12345678901ULL,
              "seed: %s", err);
-    T_ASSERT(cfg_set(&c, "precision", "bf16", err, sizeof err) == 0 && !strcmp(c.precision, "bf16"),
+    T_ASSERT(cfg_set(&c, "precision", "bf16", err, sizeof err) == 0 && !strcmp(c.run.precision, "bf16"),
              "precision: %s", err);
 
     /* zero and negative sizes */
@@ -242,7 +242,7 @@ static void test_yaml_good(void)
     T_ASSERT(!strcmp(c.preset, "tiny") && c.c_in == 6, "preset: key not applied");
     T_ASSERT(c.height == 32 && c.width == 32 && c.growth == 7, "sizes");
     T_ASSERT(c.ndown == 2 && c.down[1] == 3 && c.nup == 2 && c.up[0] == 2, "lists");
-    T_ASSERT(c.lr == 1e-3 && c.kernel_timing == 0 && !strcmp(c.kernels, "reference"), "scalars");
+    T_ASSERT(c.run.lr == 1e-3 && c.run.kernel_timing == 0 && !strcmp(c.run.kernels, "reference"), "scalars");
     T_ASSERT(cfg_validate(&c, err, sizeof err) == 0, "validate: %s", err);
 
     /* preset applies first wherever it stands in the file */

@@ -36,9 +36,11 @@ int main(void)
 #include "benchmarks/stemdl/model/data.h"
 #include "benchmarks/stemdl/model/net.h"
 #include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/stemdl/model/stemdl_network.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/optim.h"
 #include "benchmarks/train/train.h"
 
 static rng_t R;
@@ -409,6 +411,7 @@ static void test_transfers(void)
 typedef struct {
     plan_t plan;
     net_t *net;
+    optim_t *opt;
     ktab_t tab;
     kc_t kc;
     float *in, *tg;
@@ -421,6 +424,7 @@ static int nrigs;
 
 static void rig_close(rig_t *r)
 {
+    optim_free(r->opt);
     if (r->net) net_free(r->net);
     ktab_free(&r->tab);
     plan_free(&r->plan);
@@ -444,15 +448,17 @@ static rig_t *rig_open(const cfg_t *c, const kern_ops *ops, void *ctx)
     ktab_init(&r->tab, 1024);
     r->ops = ops;
     r->ctx = ctx;
-    r->net = net_create(&r->plan, ops, ctx, c->batch, 0, err, sizeof err);
+    r->net = net_create(&r->plan, ops, ctx, c->run.batch, 0, err, sizeof err);
     T_ASSERT(r->net, "%s", err);
+    r->opt = optim_create(&stemdl_network, &r->plan, r->net, ops, ctx, 0, err, sizeof err);
+    T_ASSERT(r->opt, "%s", err);
     net_init_params(r->net, 7);
     r->kc = (kc_t){.ops = ops, .ctx = ctx, .tab = &r->tab, .timing = 1};
-    size_t ni = (size_t)c->batch * c->c_in * c->height * c->width;
-    size_t nt = (size_t)c->batch * c->c_out * c->height * c->width;
+    size_t ni = (size_t)c->run.batch * c->c_in * c->height * c->width;
+    size_t nt = (size_t)c->run.batch * c->c_out * c->height * c->width;
     r->in = XMALLOC(ni * sizeof(float), "input");
     r->tg = XMALLOC(nt * sizeof(float), "target");
-    data_generate(c, 11, 0, 0, c->batch, r->in, r->tg);
+    data_generate(c, 11, 0, 0, c->run.batch, r->in, r->tg);
     return r;
 }
 
@@ -496,8 +502,8 @@ static void step_case(int p)
                  prec_names[p], l->name, dmax, gmax);
     }
     free(gb);
-    net_update(a->net, &a->kc, &h);
-    net_update(b->net, &b->kc, &h);
+    optim_step(a->opt, &a->kc, &h);
+    optim_step(b->opt, &b->kc, &h);
     d.ops->sync(d.ctx);
     float *wa = XMALLOC((size_t)np * sizeof *wa, "wa"), *wb = XMALLOC((size_t)np * sizeof *wb, "wb");
     net_get_params(a->net, wa);
@@ -541,12 +547,12 @@ static void test_step_counts_match_dry_step(void)
     plan_t p;
     plan_build(&p, &c);
     ktab_t dry;
-    int64_t dry_flops = train_dry_flops(&p, c.batch, &dry);
+    int64_t dry_flops = train_dry_flops(&stemdl_network, &p, c.run.batch, &dry);
     rig_t *r = rig_open(&c, d.ops, d.ctx);
     adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
     net_forward(r->net, &r->kc, r->in, r->tg);
     net_backward(r->net, &r->kc, NULL, NULL);
-    net_update(r->net, &r->kc, &h);
+    optim_step(r->opt, &r->kc, &h);
     d.ops->sync(d.ctx);
     d.ops->timer_flush(d.ctx);
     int64_t real = ktab_total_flops(&r->tab);
@@ -589,7 +595,7 @@ static void test_fp16_loss_scaling(void)
     float inf = INFINITY;
     d.ops->h2d(d.ctx, (float *)net_grads(r->net) + np / 2, &inf, sizeof inf);
     adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
-    net_update(r->net, &r->kc, &h);
+    optim_step(r->opt, &r->kc, &h);
     d.ops->sync(d.ctx);
     net_get_params(r->net, w1);
     kcu_get_stats(d.ctx, &s1);
@@ -597,7 +603,7 @@ static void test_fp16_loss_scaling(void)
     net_forward(r->net, &r->kc, r->in, r->tg);
     net_backward(r->net, &r->kc, NULL, NULL);
     h.step = 2;
-    net_update(r->net, &r->kc, &h);
+    optim_step(r->opt, &r->kc, &h);
     d.ops->sync(d.ctx);
     d.ops->timer_flush(d.ctx);
     net_get_params(r->net, w1);

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "benchmarks/common/rng.h"
-#include "benchmarks/train/kernels/fast/kern_fast_impl.h"
+#include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/kern.h"
 #include "tests/unit/tap.h"
 

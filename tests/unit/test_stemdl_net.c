@@ -11,7 +11,9 @@
 #include "benchmarks/stemdl/model/data.h"
 #include "benchmarks/stemdl/model/net.h"
 #include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/stemdl/model/stemdl_network.h"
 #include "benchmarks/train/counted.h"
+#include "benchmarks/train/optim.h"
 #include "benchmarks/train/train.h"
 #include "tests/unit/stemdl_fixture.h"
 #include "tests/unit/tap.h"
@@ -19,6 +21,7 @@
 typedef struct {
     plan_t plan;
     net_t *net;
+    optim_t *opt;
     ktab_t tab;
     kc_t kc;
     float *in, *tg;
@@ -28,20 +31,23 @@ static void rig_open(rig_t *r, const cfg_t *c, const kern_ops *ops, void *ctx)
 {
     char err[256];
     plan_build(&r->plan, c);
-    r->net = net_create(&r->plan, ops, ctx, c->batch, 0, err, sizeof err);
+    r->net = net_create(&r->plan, ops, ctx, c->run.batch, 0, err, sizeof err);
     T_ASSERT(r->net, "%s", err);
+    r->opt = optim_create(&stemdl_network, &r->plan, r->net, ops, ctx, 0, err, sizeof err);
+    T_ASSERT(r->opt, "%s", err);
     net_init_params(r->net, 7);
     ktab_init(&r->tab, 1024);
     r->kc = (kc_t){.ops = ops, .ctx = ctx, .tab = &r->tab, .timing = 1};
-    size_t ni = (size_t)c->batch * c->c_in * c->height * c->width;
-    size_t nt = (size_t)c->batch * c->c_out * c->height * c->width;
+    size_t ni = (size_t)c->run.batch * c->c_in * c->height * c->width;
+    size_t nt = (size_t)c->run.batch * c->c_out * c->height * c->width;
     r->in = XMALLOC(ni * sizeof(float), "input");
     r->tg = XMALLOC(nt * sizeof(float), "target");
-    data_generate(c, 11, 0, 0, c->batch, r->in, r->tg);
+    data_generate(c, 11, 0, 0, c->run.batch, r->in, r->tg);
 }
 
 static void rig_close(rig_t *r)
 {
+    optim_free(r->opt);
     net_free(r->net);
     ktab_free(&r->tab);
     plan_free(&r->plan);
@@ -133,8 +139,8 @@ static void test_fast_step_matches_reference_step(void)
         T_ASSERT(dmax <= 1e-4 * gmax + 1e-12, "layer %s: gradients differ by %.3g (max |g| %.3g)",
                  l->name, dmax, gmax);
     }
-    net_update(a.net, &a.kc, &h);
-    net_update(b.net, &b.kc, &h);
+    optim_step(a.opt, &a.kc, &h);
+    optim_step(b.opt, &b.kc, &h);
     float *wa = XMALLOC((size_t)np * sizeof *wa, "wa"), *wb = XMALLOC((size_t)np * sizeof *wb, "wb");
     net_get_params(a.net, wa);
     net_get_params(b.net, wb);
@@ -159,13 +165,13 @@ static void test_dry_step_counts_what_a_real_step_runs(void)
     plan_t p;
     plan_build(&p, &c);
     ktab_t dry;
-    int64_t dry_flops = train_dry_flops(&p, c.batch, &dry);
+    int64_t dry_flops = train_dry_flops(&stemdl_network, &p, c.run.batch, &dry);
     rig_t r;
     rig_open(&r, &c, kern_ref_ops(), NULL);
     adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
     net_forward(r.net, &r.kc, r.in, r.tg);
     net_backward(r.net, &r.kc, NULL, NULL);
-    net_update(r.net, &r.kc, &h);
+    optim_step(r.opt, &r.kc, &h);
     T_ASSERT(ktab_total_flops(&r.tab) == dry_flops, "real step %lld FLOPs, dry step %lld",
              (long long)ktab_total_flops(&r.tab), (long long)dry_flops);
     T_ASSERT(r.tab.n == dry.n, "real step %d table rows, dry step %d", r.tab.n, dry.n);
@@ -179,8 +185,8 @@ static void test_dry_step_counts_what_a_real_step_runs(void)
     for (int i = 0; i < dry.n; i++)
         if (!strcmp(dry.rows[i].kernel, "conv_fwd") || !strcmp(dry.rows[i].kernel, "tconv_fwd"))
             fwd += dry.rows[i].flops;
-    T_ASSERT(fwd == p.fwd_conv_flops * c.batch, "table forward conv %lld, plan %lld x batch %d",
-             (long long)fwd, (long long)p.fwd_conv_flops, c.batch);
+    T_ASSERT(fwd == p.fwd_conv_flops * c.run.batch, "table forward conv %lld, plan %lld x batch %d",
+             (long long)fwd, (long long)p.fwd_conv_flops, c.run.batch);
     ktab_free(&dry);
     rig_close(&r);
     plan_free(&p);

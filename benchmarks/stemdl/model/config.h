@@ -1,8 +1,13 @@
 /* config: every parameter of a STEMDL run, from presets, a YAML file
- * (--config, read with libyaml) and the command line, in that order.
+ * (--config, read with libyaml) and the command line, in that order: the
+ * FC-DenseNet's parameters (this file's key table) and the runtime's run
+ * parameters (benchmarks/train/runcfg.h, member `run`).
  *
- * One key table drives all three sources, the record's `config` block and the
- * --help text, so a parameter cannot be settable in one place and not another. */
+ * One key mechanism (benchmarks/train/keytab.h) over both tables drives all
+ * three sources, the record's `config` block and the --help text, so a
+ * parameter cannot be settable in one place and not another.
+ *
+ * defines: cfg_t, cfg_preset, cfg_set, cfg_load_yaml, cfg_validate, cfg_write */
 #ifndef STEMDL_CONFIG_H
 #define STEMDL_CONFIG_H
 
@@ -11,6 +16,7 @@
 #include <stdio.h>
 
 #include "benchmarks/common/record/record.h"
+#include "benchmarks/train/runcfg.h"
 
 #define CFG_MAX_LEVELS 8
 
@@ -25,26 +31,11 @@ typedef struct {
     int td[CFG_MAX_LEVELS], tu[CFG_MAX_LEVELS];
     int ndown, nup, ntd, ntu;  /* list lengths as given, checked to agree */
     int bottleneck, c_out;
-    /* run */
-    int batch;                 /* samples per rank per step */
-    int steps, warmup;         /* timed steps; warm-up steps run before them */
-    uint64_t seed;
-    char precision[8];         /* fp32 (CPU); tf32, bf16, fp16 on the CUDA backend */
-    char kernels[16];          /* reference | fast */
-    char backend[8];           /* cpu | cuda */
-    double lr, beta1, beta2, eps;
-    int threads;               /* threads per rank for the fast path; 0 = cores / ranks */
-    int kernel_timing;         /* per-kernel times (off: only the step is timed) */
-    /* gradient reduction (gsync.h, docs/gsync.md) */
-    char orchestration[16];    /* coordinator | bitvector */
-    int cache_capacity;        /* response cache, tensors; 0: no cache */
-    char grouping[16];         /* none | layer | N */
-    int fusion_bytes;          /* largest fused reduction */
-    double cycle_ms;           /* engine cycle time */
-    double comm_timeout;       /* seconds before a stalled step fails */
+    runcfg_t run;              /* batch, steps, seed, precision, kernels, backend, ... */
 } cfg_t;
 
-/* Load a named preset (gb2019, bench256, small, tiny); -1 if unknown. */
+/* Load a named preset (gb2019, bench256, small, tiny): the network and the
+ * run parameters; -1 if unknown. */
 int cfg_preset(cfg_t *c, const char *name);
 /* The preset names, NULL-terminated. */
 const char *const *cfg_preset_names(void);
@@ -59,10 +50,12 @@ int cfg_load_yaml(cfg_t *c, const char *path, char *err, size_t errlen);
 int cfg_set(cfg_t *c, const char *key, const char *value, char *err, size_t errlen);
 
 /* Whole-configuration checks (sizes positive, lists agree, image divisible by
- * 2^levels, kernels odd, ...).  0, or -1 with one line in err. */
+ * 2^levels, kernels odd, ..., and runcfg_validate).  0, or -1 with one line
+ * in err. */
 int cfg_validate(const cfg_t *c, char *err, size_t errlen);
 
-/* The `config:` block of the record: every key with the value that ran. */
+/* The `config:` block of the record: preset, then every key with the value
+ * that ran (network keys, then run keys). */
 void cfg_write(const cfg_t *c, rec_t *r);
 
 /* One line per key for --help. */

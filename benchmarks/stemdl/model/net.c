@@ -23,7 +23,7 @@ struct net {
     size_t bytes;
     nbuf in, out, target, dinit;
     nbuf down[CFG_MAX_LEVELS], tdpre[CFG_MAX_LEVELS], up[CFG_MAX_LEVELS], bott;
-    float *params, *m, *v; /* fp32 master weights and Adam moments */
+    float *params;         /* fp32 master weights */
     void *wc;              /* weights in the compute type (== params when that is fp32) */
     float *grads;          /* fp32 gradients, same layout as params */
 };
@@ -87,8 +87,6 @@ static void alloc_all(alloc_t *a)
     buf_alloc(a, &n->dinit, c->f0, c->height, c->width, 4);
     size_t pb = (size_t)p->params * sizeof(float);
     n->params = grab(a, pb);
-    n->m = grab(a, pb);
-    n->v = grab(a, pb);
     n->grads = grab(a, pb);
     n->wc = n->ops->act_bytes == sizeof(float) ? n->params
                                                 : grab(a, (size_t)p->params * n->ops->act_bytes);
@@ -106,11 +104,8 @@ net_t *net_create(const plan_t *p, const kern_ops *ops, void *ctx, int batch, in
     alloc_t a = {.n = n};
     alloc_all(&a);
     if (a.failed) {
-        size_t need = net_bytes_needed(p, ops, batch);
-        snprintf(err, errlen,
-                 "out of memory: a buffer of %.3g GB could not be allocated; the network needs "
-                 "%.3g GB at batch %d (try a smaller --batch, --image or preset)",
-                 (double)a.failed_bytes / 1e9, (double)need / 1e9, batch);
+        snprintf(err, errlen, "a buffer of %.3g GB could not be allocated",
+                 (double)a.failed_bytes / 1e9);
         net_free(n);
         return NULL;
     }
@@ -136,8 +131,8 @@ void net_free(net_t *n)
             buf_release(n, &n->tdpre[i]);
             buf_release(n, &n->up[i]);
         }
-        void *flat[] = {n->params, n->m, n->v, n->grads};
-        for (size_t i = 0; i < 4; i++)
+        void *flat[] = {n->params, n->grads};
+        for (size_t i = 0; i < 2; i++)
             if (flat[i]) n->ops->release(n->ctx, flat[i]);
         if (n->wc && n->wc != n->params) n->ops->release(n->ctx, n->wc);
     }
@@ -379,20 +374,6 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     notify(n, ready, user, p->conv_init);
 }
 
-void net_update(net_t *n, kc_t *kc, const adam_hyper *h)
-{
-    const plan_t *p = n->plan;
-    if (n->ops->grad_check) kc_grad_check(kc, "loss_scale", n->grads, p->params);
-    for (int i = 0; i < p->n; i++) {
-        const plan_layer *l = layer(n, i);
-        int64_t off = l->off_w, cnt = layer_params(l);
-        void *wc = NULL;
-        if (n->wc && n->wc != n->params) wc = (char *)n->wc + (size_t)off * n->ops->act_bytes;
-        kc_adam(kc, l->name, n->params ? n->params + off : NULL, wc, n->grads ? n->grads + off : NULL,
-                n->m ? n->m + off : NULL, n->v ? n->v + off : NULL, cnt, h);
-    }
-}
-
 /* ---- parameters -------------------------------------------------------------- */
 
 void net_init_params(net_t *n, uint64_t seed)
@@ -419,10 +400,6 @@ void net_set_params(net_t *n, const float *host)
     size_t pb = (size_t)n->plan->params * sizeof(float);
     n->ops->h2d(n->ctx, n->params, host, pb);
     n->ops->cast_params(n->ctx, n->params, n->wc, n->plan->params);
-    float *zeros = XCALLOC((size_t)n->plan->params, sizeof *zeros, "Adam moments");
-    n->ops->h2d(n->ctx, n->m, zeros, pb);
-    n->ops->h2d(n->ctx, n->v, zeros, pb);
-    free(zeros);
 }
 
 void net_get_params(const net_t *n, float *host)
@@ -432,6 +409,13 @@ void net_get_params(const net_t *n, float *host)
 }
 
 void *net_grads(const net_t *n) { return n->grads; }
+
+void net_param_arrays(const net_t *n, net_params *p)
+{
+    p->master = n->params;
+    p->compute = n->wc;
+    p->grads = n->grads;
+}
 
 void net_get_output(const net_t *n, float *host)
 {

@@ -1,6 +1,10 @@
 /* plan: the FC-DenseNet of a configuration as a table of parametrised layers
  * (shapes, weights, forward FLOPs, offsets in the flat parameter array), built
- * without allocating anything.  --describe prints it; net.c runs it. */
+ * without allocating anything.  --describe prints it; net.c runs it; its
+ * gradient tensors are exported (plan_tensors, plan_preset_tensors) for the
+ * gradient engine and the orchestration benchmark.
+ *
+ * defines: plan_t, plan_layer, plan_build, plan_print, plan_tensors, plan_preset_tensors */
 #ifndef STEMDL_PLAN_H
 #define STEMDL_PLAN_H
 
@@ -8,6 +12,7 @@
 #include <stdio.h>
 
 #include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/train/gsync/gsync.h"
 
 enum { PLAN_CONV = 1, PLAN_TCONV = 2 };
 
@@ -50,7 +55,15 @@ static inline int plan_block_channels(const plan_t *p, int c0, int l) { return c
  * executed FLOPs of one training step divided by the batch (from a dry step). */
 void plan_print(const plan_t *p, FILE *f, int64_t executed_per_step, int batch);
 
-/* Human-readable count with an SI prefix: "17.17 T". */
-void plan_si(double v, char *buf, size_t len);
+/* The gradient tensors of a plan in forward order: each layer's weights
+ * ("down0.l1.w"), then its bias where it has one ("conv_fin.b"), with the
+ * layer, offset and elements in the flat gradient array.  Backward makes
+ * them in exactly the reverse order (the gradient engine's order).  Returns
+ * the count; *out is malloc'ed. */
+int plan_tensors(const plan_t *p, gsync_tensor **out);
+
+/* plan_tensors of a preset's network ("gb2019"), without building anything
+ * else; *nlayers gets the layers.  -1 when the preset is unknown. */
+int plan_preset_tensors(const char *preset, gsync_tensor **out, int *nlayers);
 
 #endif

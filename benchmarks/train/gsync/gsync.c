@@ -39,26 +39,6 @@ int gsync_parse_grouping(gsync_cfg *c, const char *text)
     return 0;
 }
 
-int gsync_tensors_of_plan(const plan_t *p, gsync_tensor **out)
-{
-    gsync_tensor *t = XCALLOC((size_t)2 * p->n, sizeof *t, "gradient tensors");
-    int n = 0;
-    for (int i = p->n - 1; i >= 0; i--) {
-        const plan_layer *l = &p->layers[i];
-        /* backward makes the bias first where there is one (net.c) */
-        if (l->bias) {
-            snprintf(t[n].name, sizeof t[n].name, "%.40s.b", l->name);
-            t[n].layer = i, t[n].off = l->off_b, t[n].count = l->c_out;
-            n++;
-        }
-        snprintf(t[n].name, sizeof t[n].name, "%.40s.w", l->name);
-        t[n].layer = i, t[n].off = l->off_w, t[n].count = l->weights;
-        n++;
-    }
-    *out = t;
-    return n;
-}
-
 /* Groups of contiguous tensors (in backward order) of about equal bytes, none
  * empty: a group closes once the bytes so far reach its share of the total,
  * or when every tensor left is needed to give each later group one. */

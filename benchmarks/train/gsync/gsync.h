@@ -2,7 +2,8 @@
  * the 2019 STEMDL runs changed it (Romero et al., NSDI 2022; docs/gsync.md).
  *
  * The network reports each layer's gradient as soon as backward has made it
- * (gsync_ready).  A background thread runs cycles, at most one per cycle_ms:
+ * (gsync_ready); its tensors come in the order backward makes them
+ * (network_t.tensors).  A background thread runs cycles, at most one per cycle_ms:
  * it hands the tensors that became ready here to the orchestration (orch.h),
  * which finds out which groups are ready on every rank, either through a
  * coordinator (rank 0 gathers every rank's ready list and broadcasts what is
@@ -20,7 +21,6 @@
 #include <stdint.h>
 
 #include "benchmarks/common/mpi/comm.h"
-#include "benchmarks/stemdl/model/plan.h"
 
 enum { GS_COORDINATOR = 0, GS_BITVECTOR = 1 };
 enum { GS_GROUP_NONE = 0, GS_GROUP_LAYER = 1, GS_GROUP_COUNT = 2 };
@@ -59,7 +59,7 @@ typedef struct {
 /* One tensor: a layer's weights or its bias, a slice of the flat gradient. */
 typedef struct {
     char name[48];     /* "up0.l2.w", "conv_fin.b" */
-    int layer;         /* plan layer */
+    int layer;         /* the network's parameter layer (network.h) */
     int64_t off, count; /* floats, from the start of the gradient array */
 } gsync_tensor;
 
@@ -88,11 +88,6 @@ typedef struct gsync gsync_t;
 void gsync_cfg_default(gsync_cfg *c);
 /* Parse "none", "layer" or a count N >= 1 into c; -1 when it is none of them. */
 int gsync_parse_grouping(gsync_cfg *c, const char *text);
-
-/* The tensors of a plan in backward order (the order backward makes them):
- * weights, then bias, of each layer from conv_fin back to conv_init.  Returns
- * the count; *out is malloc'ed. */
-int gsync_tensors_of_plan(const plan_t *p, gsync_tensor **out);
 
 /* An engine over `ntensors` tensors of the gradient array at grad (device
  * memory for the CUDA transport), layer ids < nlayers.  Collective over

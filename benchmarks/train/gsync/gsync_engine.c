@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* flops: the FLOP formula of every STEMDL kernel, in one place, shared by the
+/* flops: the FLOP formula of every kernel of kern.h, in one place, shared by the
  * CPU and CUDA paths.  Each formula counts the floating-point operations the
  * reference kernel performs (tests/unit/test_stemdl_flops.c checks each against an
  * instrumented reference loop that counts its own operations).

@@ -1,4 +1,4 @@
-/* kern: the kernel interface of STEMDL.  A kernel set (reference loops, the
+/* kern: the kernel interface of the training runtime.  A kernel set (reference loops, the
  * fast CPU path, CUDA) is a table of function pointers with a context; the
  * network code calls kernels only through counted.h, which adds each call's
  * FLOPs and time to the step's table.

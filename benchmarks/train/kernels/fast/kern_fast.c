@@ -1,6 +1,7 @@
-/* The fast CPU kernel set: convolutions on oneDNN (kern_fast_conv.c,
- * kern_fast_gemm.c), everything else here as plain loops over the views that
- * the compiler vectorises.  Chosen by measurement against im2col + OpenBLAS:
+/* The fast CPU kernel set: the kern_ops table, convolutions on oneDNN
+ * (kern_fast_conv.c, kern_fast_gemm.c; their shared context kf_ctx.c),
+ * everything else here as plain loops over the views that the compiler
+ * vectorises.  Chosen by measurement against im2col + OpenBLAS:
  * docs/stemdl-cpu-kernels.md.
  *
  * A sample of a view holds c*h*w contiguous floats (channel stride h*w, row
@@ -9,60 +10,47 @@
  * the reference works in float (ReLU, pooling, Adam: bit-identical), and
  * accumulate sums in double like the reference (bias gradient, L1 loss). */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/check.h"
-#include "benchmarks/train/kernels/fast/kern_fast_impl.h"
+#include "benchmarks/train/kernels/fast/kern_fast_conv.h"
+#include "benchmarks/train/kernels/fast/kern_fast_gemm.h"
+#include "benchmarks/train/kernels/fast/kf_ctx.h"
+#include "benchmarks/train/kernels/kern.h"
 
 static float *smp(const tview *t, int n) { return (float *)t->p + (int64_t)n * t->sstride; }
 static size_t plane(const tview *t) { return (size_t)t->c * t->h * t->w; }
 
-void kf_threads(const kf_ctx *c)
-{
-    if (c->threads > 0 && omp_get_max_threads() != c->threads) omp_set_num_threads(c->threads);
-}
-
-void *kf_workspace(kf_ctx *c, size_t bytes)
-{
-    if (bytes > c->ws_bytes) {
-        free(c->ws);
-        size_t rounded = (bytes + 63) / 64 * 64;
-        c->ws = aligned_alloc(64, rounded);
-        CHECK(c->ws, "out of memory for a %zu-byte kernel workspace", rounded);
-        c->ws_bytes = rounded;
-    }
-    return c->ws;
-}
-
-void kern_fast_set_workspace_limit(void *ctx, size_t bytes)
-{
-    ((kf_ctx *)ctx)->ws_limit = bytes;
-}
-
-void *kern_fast_create(int threads)
-{
-    kf_ctx *c = XCALLOC(1, sizeof *c, "fast kernel context");
-    c->threads = threads > 0 ? threads : 0;
-    c->ws_limit = KF_WS_LIMIT;
-    DNNL_CHECK(dnnl_engine_create(&c->eng, dnnl_cpu, 0));
-    DNNL_CHECK(dnnl_stream_create(&c->str, c->eng, dnnl_stream_default_flags));
-    kf_threads(c);
-    return c;
-}
+void *kern_fast_create(int threads) { return kf_ctx_create(threads); }
 
 void kern_fast_release(void *ctx)
 {
     kf_ctx *c = ctx;
     if (!c) return;
     kf_conv_cache_free(c);
-    DNNL_CHECK(dnnl_stream_destroy(c->str));
-    DNNL_CHECK(dnnl_engine_destroy(c->eng));
-    free(c->ws);
-    free(c->wtmp);
-    free(c);
+    kf_ctx_release(c);
+}
+
+/* 1x1 convolutions are GEMMs straight on the views (kern_fast_gemm.c); larger
+ * kernels go to oneDNN's convolutions (kern_fast_conv.c). */
+static void fast_conv_fwd(void *ctx, const tview *x, const void *w, int k, const tview *y)
+{
+    if (k == 1) kf_conv1_fwd(ctx, x, w, y);
+    else kf_conv_fwd(ctx, x, w, k, y);
+}
+
+static void fast_conv_bwd_data(void *ctx, const tview *dy, const void *w, int k, const tview *dx)
+{
+    if (k == 1) kf_conv1_bwd_data(ctx, dy, w, dx);
+    else kf_conv_bwd_data(ctx, dy, w, k, dx);
+}
+
+static void fast_conv_bwd_weights(void *ctx, const tview *x, const tview *dy, int k, void *dw)
+{
+    if (k == 1) kf_conv1_bwd_weights(ctx, x, dy, dw);
+    else kf_conv_bwd_weights(ctx, x, dy, k, dw);
 }
 
 /* The instruction set oneDNN's JIT uses on this CPU. */
@@ -243,9 +231,9 @@ const kern_ops *kern_fast_ops(void)
 {
     static kern_ops ops;
     if (!ops.name) {
-        ops.conv_fwd = kf_conv_fwd;
-        ops.conv_bwd_data = kf_conv_bwd_data;
-        ops.conv_bwd_weights = kf_conv_bwd_weights;
+        ops.conv_fwd = fast_conv_fwd;
+        ops.conv_bwd_data = fast_conv_bwd_data;
+        ops.conv_bwd_weights = fast_conv_bwd_weights;
         ops.tconv_fwd = kf_tconv_fwd;
         ops.tconv_bwd_data = kf_tconv_bwd_data;
         ops.tconv_bwd_weights = kf_tconv_bwd_weights;

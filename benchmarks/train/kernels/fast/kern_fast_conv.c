@@ -1,5 +1,6 @@
 /* k x k convolutions (k > 1, stride 1, SAME padding) of the fast CPU path on
- * oneDNN's direct convolutions (jit:avx2 / jit:avx512 kernels).
+ * oneDNN's direct convolutions (jit:avx2 / jit:avx512 kernels); kern_fast.c
+ * sends 1x1 kernels to kern_fast_gemm.c.
  *
  * Those kernels want blocked layouts (nChw8c, OIhw8i8o, ...), so each call
  * reorders the views into blocked copies in the workspace, runs the
@@ -31,12 +32,13 @@
  * become explicit zero padding of that band's primitive.  Each distinct
  * band shape gets its own primitive (first, middle, last band: at most four
  * per layer), created once and kept in the context's cache. */
+#include "benchmarks/train/kernels/fast/kern_fast_conv.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/check.h"
-#include "benchmarks/train/kernels/fast/kern_fast_impl.h"
 
 enum { KF_FWD = 1, KF_FWD_ACC = 2, KF_BWDW = 3, KF_BWDD = 4 };
 enum { NKEY = 14 };
@@ -287,10 +289,6 @@ void kf_conv_fwd(void *ctx, const tview *x, const void *w, int k, const tview *y
 {
     kf_ctx *c = ctx;
     kf_threads(c);
-    if (k == 1) {
-        kf_conv1_fwd(c, x, w, y);
-        return;
-    }
     run(c, KF_FWD, x, y, (float *)w, k);
 }
 
@@ -299,10 +297,6 @@ void kf_conv_bwd_data(void *ctx, const tview *dy, const void *wv, int k, const t
     kf_ctx *c = ctx;
     kf_threads(c);
     const float *w = wv;
-    if (k == 1) {
-        kf_conv1_bwd_data(c, dy, w, dx);
-        return;
-    }
     int ns, hb;
     plan_bands(c, dx->n, dx->h, dx->w, dy->c, dx->c, k, &ns, &hb);
     if (hb == dx->h) { /* whole images: oneDNN's own data-gradient primitive */
@@ -333,10 +327,6 @@ void kf_conv_bwd_weights(void *ctx, const tview *x, const tview *dy, int k, void
 {
     kf_ctx *c = ctx;
     kf_threads(c);
-    if (k == 1) {
-        kf_conv1_bwd_weights(c, x, dy, dw);
-        return;
-    }
     if (x->n == 0) {
         memset(dw, 0, (size_t)x->c * dy->c * k * k * sizeof(float));
         return;

@@ -8,11 +8,12 @@
  * scattered from) a dense [c_out x pixels] temporary in the workspace, over
  * bands of input rows so that the temporary stays within the workspace
  * limit. */
+#include "benchmarks/train/kernels/fast/kern_fast_gemm.h"
+
 #include <stdint.h>
 #include <string.h>
 
 #include "benchmarks/common/check.h"
-#include "benchmarks/train/kernels/fast/kern_fast_impl.h"
 
 static float *sample(const tview *t, int n) { return (float *)t->p + (int64_t)n * t->sstride; }
 
@@ -26,7 +27,7 @@ static void gemm(char ta, char tb, int64_t M, int64_t N, int64_t K, const float 
 /* y[co x HW] = W[co x ci] x[ci x HW] */
 void kf_conv1_fwd(kf_ctx *c, const tview *x, const float *w, const tview *y)
 {
-    (void)c;
+    kf_threads(c);
     int64_t hw = (int64_t)y->h * y->w;
     for (int n = 0; n < y->n; n++)
         gemm('N', 'N', y->c, hw, x->c, w, x->c, sample(x, n), hw, 0.0f, sample(y, n), hw);
@@ -35,7 +36,7 @@ void kf_conv1_fwd(kf_ctx *c, const tview *x, const float *w, const tview *y)
 /* dx[ci x HW] += W^T dy[co x HW] */
 void kf_conv1_bwd_data(kf_ctx *c, const tview *dy, const float *w, const tview *dx)
 {
-    (void)c;
+    kf_threads(c);
     int64_t hw = (int64_t)dx->h * dx->w;
     for (int n = 0; n < dx->n; n++)
         gemm('T', 'N', dx->c, hw, dy->c, w, dx->c, sample(dy, n), hw, 1.0f, sample(dx, n), hw);
@@ -44,7 +45,7 @@ void kf_conv1_bwd_data(kf_ctx *c, const tview *dy, const float *w, const tview *
 /* dw[co x ci] = sum over samples of dy[co x HW] x^T */
 void kf_conv1_bwd_weights(kf_ctx *c, const tview *x, const tview *dy, float *dw)
 {
-    (void)c;
+    kf_threads(c);
     int64_t hw = (int64_t)dy->h * dy->w;
     if (x->n == 0) memset(dw, 0, (size_t)x->c * dy->c * sizeof *dw);
     for (int n = 0; n < x->n; n++)

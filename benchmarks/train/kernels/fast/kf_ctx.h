@@ -1,20 +1,25 @@
-/* kern_fast_impl: what the files of the fast CPU kernel set share.
+/* kf_ctx: the context of the fast CPU kernel set, shared by its files:
+ * oneDNN's engine and stream, the workspace, the thread count, DNNL_CHECK.
  *
- *   kern_fast.c        the table, the context, the element-wise kernels
- *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
+ *   kf_ctx.c           the context: create/release of engine and stream,
+ *                      workspace, threads (depends on nothing of the set)
  *   kern_fast_gemm.c   1x1 convolutions and the 1x1 stride-2 transposed
  *                      convolution as GEMMs (dnnl_sgemm) on the views
+ *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
+ *   kern_fast.c        the kern_ops table, the element-wise kernels, and
+ *                      kern_fast_create/release (context + primitive cache)
  *
- * Everything runs on oneDNN (its JIT convolutions and its sgemm), so one
- * threading runtime (OpenMP, as Debian builds oneDNN) serves every kernel. */
-#ifndef STEMDL_KERN_FAST_IMPL_H
-#define STEMDL_KERN_FAST_IMPL_H
+ * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_ctx.  Everything
+ * runs on oneDNN (its JIT convolutions and its sgemm), so one threading
+ * runtime (OpenMP, as Debian builds oneDNN) serves every kernel.
+ *
+ * defines: kf_ctx, DNNL_CHECK, KF_WS_LIMIT, kf_workspace, kf_threads */
+#ifndef STEMDL_KF_CTX_H
+#define STEMDL_KF_CTX_H
 
 #include <stddef.h>
 
 #include <oneapi/dnnl/dnnl.h>
-
-#include "benchmarks/train/kernels/kern.h"
 
 /* Stops with call, file and line when a oneDNN call fails. */
 #define DNNL_CHECK(call)                                                           \
@@ -24,7 +29,7 @@
             check_fail(#call, __FILE__, __LINE__, "oneDNN status %d", (int)st_);   \
     } while (0)
 
-typedef struct kf_prim kf_prim; /* a cached convolution with its reorders */
+typedef struct kf_prim kf_prim; /* a cached convolution with its reorders (kern_fast_conv.c) */
 
 typedef struct {
     int threads;          /* OpenMP threads for oneDNN; 0 = the runtime's default */
@@ -35,7 +40,7 @@ typedef struct {
     size_t ws_bytes;
     float *wtmp;          /* the flipped weights of a data gradient */
     size_t wtmp_n;
-    kf_prim **cache;      /* primitives by shape, created once */
+    kf_prim **cache;      /* primitives by shape, created once (kern_fast_conv.c) */
     int ncache, capcache;
 } kf_ctx;
 
@@ -46,21 +51,15 @@ typedef struct {
 #define KF_WS_LIMIT ((size_t)64 << 20)
 void kern_fast_set_workspace_limit(void *ctx, size_t bytes);
 
+/* A context with oneDNN's CPU engine and a stream; threads 0 = the runtime's
+ * default.  kf_ctx_release frees what kf_ctx_create made (the primitive
+ * cache is kern_fast_conv.c's to free first). */
+kf_ctx *kf_ctx_create(int threads);
+void kf_ctx_release(kf_ctx *c);
+
 /* Workspace of at least `bytes` (64-byte aligned); contents not kept. */
 void *kf_workspace(kf_ctx *c, size_t bytes);
 /* Sets the OpenMP thread count before a oneDNN call (no-op for 0). */
 void kf_threads(const kf_ctx *c);
-
-void kf_conv_fwd(void *ctx, const tview *x, const void *w, int k, const tview *y);
-void kf_conv_bwd_data(void *ctx, const tview *dy, const void *w, int k, const tview *dx);
-void kf_conv_bwd_weights(void *ctx, const tview *x, const tview *dy, int k, void *dw);
-void kf_conv_cache_free(kf_ctx *c);
-
-void kf_conv1_fwd(kf_ctx *c, const tview *x, const float *w, const tview *y);
-void kf_conv1_bwd_data(kf_ctx *c, const tview *dy, const float *w, const tview *dx);
-void kf_conv1_bwd_weights(kf_ctx *c, const tview *x, const tview *dy, float *dw);
-void kf_tconv_fwd(void *ctx, const tview *x, const void *w, const tview *y);
-void kf_tconv_bwd_data(void *ctx, const tview *dy, const void *w, const tview *dx);
-void kf_tconv_bwd_weights(void *ctx, const tview *x, const tview *dy, void *dw);
 
 #endif

@@ -1,0 +1,121 @@
+#include "benchmarks/stemdl/model/stemdl_network.h"
+
+#include <stdlib.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/stemdl/model/data.h"
+#include "benchmarks/stemdl/model/net.h"
+#include "benchmarks/stemdl/model/plan.h"
+
+static void facts(const void *model, net_facts *f)
+{
+    const plan_t *p = model;
+    f->layers = p->n;
+    f->params = p->params;
+    f->fwd_conv_flops = p->fwd_conv_flops;
+    /* the published STEMDL figures: forward, data gradient, weight gradient */
+    f->convention_flops = 3 * p->fwd_conv_flops;
+}
+
+/* One slice per layer: its weights and bias are contiguous (plan.c). */
+static int slices(const void *model, net_slice **out)
+{
+    const plan_t *p = model;
+    net_slice *s = XCALLOC((size_t)p->n, sizeof *s, "parameter slices");
+    for (int i = 0; i < p->n; i++) {
+        const plan_layer *l = &p->layers[i];
+        int64_t count = l->weights + (l->bias ? l->c_out : 0);
+        s[i] = (net_slice){.name = l->name, .off = l->off_w, .count = count};
+    }
+    *out = s;
+    return p->n;
+}
+
+/* Backward makes the tensors in the reverse of forward order (net.c: a
+ * layer's bias gradient before its weights'). */
+static int tensors(const void *model, gsync_tensor **out)
+{
+    int n = plan_tensors(model, out);
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        gsync_tensor t = (*out)[i];
+        (*out)[i] = (*out)[j];
+        (*out)[j] = t;
+    }
+    return n;
+}
+
+static void describe(const void *model, FILE *f, int64_t executed_per_step, int batch)
+{
+    plan_print(model, f, executed_per_step, batch);
+}
+
+static void write_record(const void *model, rec_t *w)
+{
+    const plan_t *p = model;
+    rec_key(w, "network");
+    rec_flow_map_begin(w);
+    rec_kv_int(w, "layers", p->n);
+    rec_kv_int(w, "conv_weights", p->weights);
+    rec_kv_int(w, "biases", p->biases);
+    rec_kv_int(w, "parameters", p->params);
+    rec_map_end(w);
+}
+
+static void batch_floats(const void *model, int batch, size_t *input, size_t *target)
+{
+    const cfg_t *c = &((const plan_t *)model)->cfg;
+    *input = (size_t)batch * c->c_in * c->height * c->width;
+    *target = (size_t)batch * c->c_out * c->height * c->width;
+}
+
+static void generate(const void *model, uint64_t seed, int64_t step, int64_t first_sample,
+                     int batch, float *input, float *target)
+{
+    data_generate(&((const plan_t *)model)->cfg, seed, step, first_sample, batch, input, target);
+}
+
+static void *create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
+                    char *err, size_t errlen)
+{
+    return net_create(model, ops, ctx, batch, dry, err, errlen);
+}
+
+static void release(void *inst) { net_free(inst); }
+static size_t bytes(const void *inst) { return net_bytes(inst); }
+static size_t bytes_needed(const void *model, const kern_ops *ops, int batch)
+{
+    return net_bytes_needed(model, ops, batch);
+}
+static void init_params(void *inst, uint64_t seed) { net_init_params(inst, seed); }
+static void get_params(const void *inst, float *host) { net_get_params(inst, host); }
+static void set_params(void *inst, const float *host) { net_set_params(inst, host); }
+static void params(const void *inst, net_params *p) { net_param_arrays(inst, p); }
+static void load(void *inst, const float *input, const float *target) { net_load(inst, input, target); }
+static double forward(void *inst, kc_t *kc) { return net_forward(inst, kc, NULL, NULL); }
+static void backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
+{
+    net_backward(inst, kc, ready, user);
+}
+
+const network_t stemdl_network = {
+    .name = "FC-DenseNet",
+    .oom_hint = "try a smaller --batch, --image or preset",
+    .facts = facts,
+    .slices = slices,
+    .tensors = tensors,
+    .describe = describe,
+    .write_record = write_record,
+    .batch_floats = batch_floats,
+    .generate = generate,
+    .create = create,
+    .release = release,
+    .bytes = bytes,
+    .bytes_needed = bytes_needed,
+    .init_params = init_params,
+    .get_params = get_params,
+    .set_params = set_params,
+    .params = params,
+    .load = load,
+    .forward = forward,
+    .backward = backward,
+};

@@ -1,0 +1,55 @@
+/* runcfg: the run parameters of a training run (batch, steps, seed,
+ * precision, kernel set, backend, optimizer, threads, timing, gradient
+ * engine), whatever the network.  A workload's configuration holds a
+ * runcfg_t and lists RUNCFG_TABLE among its key tables (keytab.h), so every
+ * network gets these keys, their checks, --help lines and record entries.
+ *
+ * defines: runcfg_t, runcfg_keys, RUNCFG_TABLE, runcfg_default, runcfg_validate */
+#ifndef TRAIN_RUNCFG_H
+#define TRAIN_RUNCFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchmarks/train/gsync/gsync.h"
+#include "benchmarks/train/keytab.h"
+
+typedef struct {
+    int batch;                 /* samples per rank per step */
+    int steps, warmup;         /* timed steps; warm-up steps run before them */
+    uint64_t seed;             /* weights and synthetic data */
+    char precision[8];         /* fp32 (CPU); tf32, bf16, fp16 on the CUDA backend */
+    char kernels[16];          /* reference | fast */
+    char backend[8];           /* cpu | cuda */
+    double lr, beta1, beta2, eps; /* Adam */
+    int threads;               /* threads per rank for the fast path; 0 = cores / ranks */
+    int kernel_timing;         /* per-kernel times (off: only the step is timed) */
+    /* gradient reduction (gsync.h, docs/gsync.md) */
+    char orchestration[16];    /* coordinator | bitvector */
+    int cache_capacity;        /* response cache, tensors; 0: no cache */
+    char grouping[16];         /* none | layer | N */
+    int fusion_bytes;          /* largest fused reduction */
+    double cycle_ms;           /* engine cycle time */
+    double comm_timeout;       /* seconds before a stalled step fails */
+} runcfg_t;
+
+/* The keys of runcfg_t, in record order (NULL-ended). */
+extern const kt_key runcfg_keys[];
+/* The kt_table of a runcfg_t that is member MEMBER of the configuration TYPE. */
+#define RUNCFG_TABLE(TYPE, MEMBER) {runcfg_keys, offsetof(TYPE, MEMBER)}
+
+/* Defaults: batch 1, 10 steps after 2 warm-up, seed 42, fp32, fast kernels
+ * on the CPU, Adam 1e-3/0.9/0.999/1e-8, per-kernel timing, and the 2019
+ * engine (bit vector, 1024-tensor cache, layer groups, 8 MiB fusion, 1 ms
+ * cycles, 60 s timeout). */
+void runcfg_default(runcfg_t *r);
+
+/* Checks of a runcfg_t filled in by code (keytab checks what is set by
+ * key): batch and steps at least 1, the precision the backend runs.  0, or
+ * -1 with one line in err. */
+int runcfg_validate(const runcfg_t *r, char *err, size_t errlen);
+
+/* The gradient engine's settings (gsync.h) of a validated runcfg_t. */
+void runcfg_gsync(const runcfg_t *r, gsync_cfg *g);
+
+#endif
