@@ -41,7 +41,7 @@ MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 BLAS_LIBS  := -lopenblas
 DNNL_LIBS  := -ldnnl -lgomp
 YAML_LIBS  := -lyaml
-SYS_LIBS   := -lm -lpthread
+SYS_LIBS   := -lm -lpthread -ldl
 
 # ---- the CUDA path: built where nvcc, cuDNN and NCCL are all found ---------
 NVCC := $(CUDA_HOME)/bin/nvcc
@@ -54,7 +54,7 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=s
              -gencode arch=compute_90,code=compute_90
 NVFLAGS := -O2 -g -std=c++17 $(CUDA_ARCH) -I. \
            -I$(CUDNN_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) \
-           -Xcompiler -Wall,-Wextra -Werror all-warnings -MMD -MP
+           -Xcompiler -Wall,-Wextra,-fPIC -Werror all-warnings -MMD -MP
 # Library directories in order of precedence (cuDNN's, NCCL's, then the
 # toolkit's), each once: the run-time search follows the same order, so a
 # CUDNN_HOME or NCCL_HOME given wins over a copy in CUDA_HOME.
@@ -73,21 +73,26 @@ CUDA_LIBS := $(foreach d,$(CUDA_LIBDIRS),-L$(d) -Wl,-rpath,$(d)) \
              $(call cuda_lib,cublas,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
              $(call cuda_lib,cudart,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
 
+# GPU_LIBS: what the GPU modules (below) link with; no program links them.
 ifeq ($(GPU),1)
 GPU_DEFS   := -DEXADL_GPU=1
 GPU_LIBS   := $(CUDA_LIBS)
-LINK       := $(CXX)
 else
 GPU_DEFS   := -DEXADL_GPU=0
 GPU_LIBS   :=
-LINK       := $(CC)
 endif
+LINK       := $(CC)
 
 # What programs link with, by kind (a module.mk names one in PROG_ldlibs).
+# -I$(NCCL_HOME)/include: C files that call NCCL through a GPU module still
+# include nccl.h for its types (NCCL from a Python wheel is not under CUDA_HOME).
 BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
-TRAIN_LDLIBS := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
-MPI_LDLIBS   := $(MPI_LIBS) $(YAML_LIBS) $(GPU_LIBS) $(SYS_LIBS)
+TRAIN_LDLIBS := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(SYS_LIBS)
+MPI_LDLIBS   := $(MPI_LIBS) $(YAML_LIBS) $(SYS_LIBS)
 HARN_LDLIBS  := $(YAML_LIBS) $(SYS_LIBS)
+# Programs and tests open GPU modules from their own ../lib and give them
+# their symbols (check_fail, kern_ref_ops, MPI): -rdynamic.
+MODULE_LDFLAGS := -rdynamic -Wl,-rpath,'$$ORIGIN/../lib'
 
 BIN := $(BUILD)/bin
 obj   = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -102,11 +107,17 @@ group = -Wl,--start-group $(filter %.a,$(1)) -Wl,--end-group
 # and may name programs
 #     PROGRAMS += PROG       PROG_main := FILE.c      PROG_libs := LIB ...
 #     PROG_ldlibs = $(TRAIN_LDLIBS)   [PROG_objs := more FILES.c]
+# and GPU modules: shared libraries of CUDA code that a program opens with
+# dlopen only when a GPU backend is asked for, so that the programs of a GPU
+# build start, and run on the CPU, where CUDA, cuDNN or NCCL are missing
+#     GPU_MODULES += NAME    NAME_cu += FILES.cu   ->  $(BUILD)/lib/libexadl_NAME.so
+# (built where GPU=1, linked with GPU_LIBS; programs find them in ../lib).
 # A new file in a folder needs no line anywhere; a new part is one module.mk.
 # Every include is written from the repository root
 # ("benchmarks/common/check.h"): -I. is the one include root.
-LIBRARIES :=
-PROGRAMS  :=
+LIBRARIES   :=
+PROGRAMS    :=
+GPU_MODULES :=
 include $(sort $(wildcard benchmarks/*/module.mk benchmarks/*/*/module.mk harness/*/module.mk))
 
 define library_rule
@@ -117,9 +128,21 @@ $(foreach l,$(sort $(LIBRARIES)),$(eval $(call library_rule,$(l))))
 define program_rule
 $(BIN)/$(1): $(call obj,$($(1)_main) $($(1)_objs)) $(call lib,$($(1)_libs))
 	@mkdir -p $$(@D)
-	$$(or $$($(1)_link),$$(LINK)) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$($(1)_ldlibs)
+	$$(or $$($(1)_link),$$(LINK)) $$(LDFLAGS) $$(MODULE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$($(1)_ldlibs)
 endef
 $(foreach p,$(sort $(PROGRAMS)),$(eval $(call program_rule,$(p))))
+
+# A GPU module's undefined symbols (check_fail, ...) come from the program
+# that opens it.
+define gpu_module_rule
+$(BUILD)/lib/libexadl_$(1).so: $(call cuobj,$($(1)_cu))
+	@mkdir -p $$(@D)
+	$$(CXX) -shared -o $$@ $$^ $$(GPU_LIBS) $$(SYS_LIBS)
+endef
+ifeq ($(GPU),1)
+$(foreach m,$(sort $(GPU_MODULES)),$(eval $(call gpu_module_rule,$(m))))
+GPU_MODULE_FILES := $(foreach m,$(sort $(GPU_MODULES)),$(BUILD)/lib/libexadl_$(m).so)
+endif
 
 # Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND (common,
 # stemdl, coll: collectives, orch: orchestration, harness).
@@ -138,7 +161,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 define test_rule
 $(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(TEST_LIBS_$(1)))
 	@mkdir -p $$(@D)
-	$$(LINK) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
+	$$(LINK) $$(LDFLAGS) $$(MODULE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
 endef
 $(foreach k,common stemdl coll orch harness,$(eval $(call test_rule,$(k))))
 
@@ -147,12 +170,20 @@ ifeq ($(SAN),1)
 SAN_EXTRA := $(BUILD)/lib/libnodlclose.so
 endif
 
+# Test doubles of the GPU modules' lower edge (tests/support/fake_*.c): a
+# CUDA module without a GPU, and a CUDA runtime whose device count fails.
+TEST_MODULES := $(BUILD)/lib/libexadl_fake_kcu.so $(BUILD)/lib/libexadl_fake_cudart.so
+
 .PHONY: all test test-quick clean distclean info
-all: $(addprefix $(BIN)/,$(PROGRAMS)) $(UNIT_BIN) $(SAN_EXTRA)
+all: $(addprefix $(BIN)/,$(PROGRAMS)) $(GPU_MODULE_FILES) $(UNIT_BIN) $(TEST_MODULES) $(SAN_EXTRA)
 
 $(BUILD)/lib/libnodlclose.so: tests/support/nodlclose.c
 	@mkdir -p $(@D)
 	$(CC) -shared -fPIC -O2 -o $@ $<
+
+$(BUILD)/lib/libexadl_fake_%.so: tests/support/fake_%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -shared -fPIC -o $@ $<
 
 info:
 	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
@@ -160,6 +191,7 @@ info:
 	@echo "GPU_LIBS=$(GPU_LIBS)"
 	@echo "LIBRARIES=$(sort $(LIBRARIES))"
 	@echo "PROGRAMS=$(sort $(PROGRAMS))"
+	@echo "GPU_MODULES=$(GPU_MODULE_FILES)"
 
 # ---- compile ---------------------------------------------------------------
 $(BUILD)/obj/benchmarks/%.o: benchmarks/%.c

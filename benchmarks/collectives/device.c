@@ -1,9 +1,11 @@
 #define _GNU_SOURCE
 #include "benchmarks/collectives/device.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "benchmarks/collectives/coll_gpu.h"
 #include "benchmarks/common/check.h"
@@ -26,6 +28,30 @@
 #endif
 
 #if EXADL_GPU
+const coll_gpu_api *coll_gpu_fn;
+
+int coll_gpu_load(char *err, size_t errlen)
+{
+    static char why[512];
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        /* RTLD_LOCAL: the module's CUDA and NCCL symbols stay its own */
+        void *h = dlopen(COLL_GPU_MODULE_FILE, RTLD_NOW | RTLD_LOCAL);
+        const char *e = h ? NULL : dlerror();
+        if (!h)
+            snprintf(why, sizeof why,
+                     "cannot load the GPU module %s: %s (the CUDA runtime and NCCL must be found by "
+                     "the loader: LD_LIBRARY_PATH, docs/collectives.md)",
+                     COLL_GPU_MODULE_FILE, e ? e : "unknown error");
+        else if (!(coll_gpu_fn = dlsym(h, COLL_GPU_SYMBOL)))
+            snprintf(why, sizeof why, "%s has no %s: not an ExaDL GPU module", COLL_GPU_MODULE_FILE,
+                     COLL_GPU_SYMBOL);
+    }
+    if (!coll_gpu_fn) snprintf(err, errlen, "%s", why);
+    return coll_gpu_fn ? 0 : -1;
+}
+
 /* CUDA-aware MPI: 1 yes, 0 no (why says so), -1 cannot tell. */
 static int mpi_cuda_aware(char *why, size_t len)
 {
@@ -68,28 +94,82 @@ static void version_str(int v, int nccl, char *buf, size_t len)
     else snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* 0, or COLL_EXIT_UNAVAILABLE with the reason */
+/* 0; COLL_EXIT_UNAVAILABLE with the reason when this host has no GPU (no
+ * device, or no NVIDIA driver at all); 1 when there is a driver but CUDA
+ * does not start (a driver older than the runtime): that is a failure, not
+ * "no GPU". */
 static int pick_gpu(coll_dev_t *d, const comm_t *c, char *err, size_t errlen)
 {
-    int n = 0;
+    if (coll_gpu_load(err, errlen)) return COLL_EXIT_UNAVAILABLE;
+    int n = 0, drv = -1;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        snprintf(err, errlen, "backend %s needs a GPU and this host (%s) has none: "
-                 "cudaGetDeviceCount: %s",
-                 coll_backend_names[d->kind], check_host(),
-                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-        (void)cudaGetLastError();
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    if (e == cudaSuccess && n == 0) e = cudaErrorNoDevice;
+    if (e == cudaErrorNoDevice ||
+        (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&drv) == cudaSuccess && drv == 0)) {
+        snprintf(err, errlen, "backend %s needs a GPU and this host (%s) has none: cudaGetDeviceCount: %s%s",
+                 coll_backend_names[d->kind], check_host(), cudaGetErrorString(e),
+                 drv == 0 ? " (no NVIDIA driver is installed)" : "");
         return COLL_EXIT_UNAVAILABLE;
+    }
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "backend %s: CUDA cannot start on %s: cudaGetDeviceCount: %s (error %d)",
+                 coll_backend_names[d->kind], check_host(), cudaGetErrorString(e), (int)e);
+        return 1;
     }
     d->gpus_visible = n;
     d->gpu = c->local_rank % n;
-    if (c->local_size > n && c->rank == 0)
-        fprintf(stderr, "collectives: warning: %d ranks on a node with %d GPUs share devices\n",
-                c->local_size, n);
     CHECK_CUDA(cudaSetDevice(d->gpu));
     return 0;
 }
+
+/* Ranks on one physical GPU, by the devices' UUIDs (a launcher that binds
+ * ranks to GPUs shows each rank only its own, so counting the visible GPUs
+ * says nothing): NCCL cannot run so, CUDA-aware MPI can (slowly).  0, or
+ * 1 with the reason for nccl; a warning from rank 0 for mpi-cuda. */
+static int shared_gpu(const coll_dev_t *d, const comm_t *c, const unsigned char uuid[16], char *err,
+                      size_t errlen)
+{
+    if (c->size == 1) return 0;
+    unsigned char *all = XMALLOC((size_t)c->size * 16, "GPU ids");
+    CHECK_MPI(MPI_Allgather(uuid, 16, MPI_BYTE, all, 16, MPI_BYTE, c->world));
+    int a = -1, b = -1;
+    for (int i = 0; i < c->size && a < 0; i++)
+        for (int j = i + 1; j < c->size; j++)
+            if (!memcmp(all + 16 * (size_t)i, all + 16 * (size_t)j, 16)) {
+                a = i, b = j;
+                break;
+            }
+    free(all);
+    if (a < 0) return 0;
+    if (d->kind == BK_NCCL) {
+        snprintf(err, errlen,
+                 "backend nccl: ranks %d and %d would share one GPU (%d rank(s) on this node, %d GPU(s) "
+                 "visible to rank %d): NCCL needs one GPU per rank",
+                 a, b, c->local_size, d->gpus_visible, c->rank);
+        return 1;
+    }
+    if (c->rank == 0)
+        fprintf(stderr, "collectives: warning: ranks %d and %d share one GPU\n", a, b);
+    return 0;
+}
 #endif
+
+/* Every rank learns whether any rank failed (the largest code) and the
+ * lowest failing rank's reason (into err). */
+static int any_failed(const comm_t *c, int code, const char *why, char *err, size_t errlen)
+{
+    int worst = 0, first = c->size;
+    int mine = code ? c->rank : c->size;
+    CHECK_MPI(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, c->world));
+    CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
+    if (!worst) return 0;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", why);
+    CHECK_MPI(MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, c->world));
+    snprintf(err, errlen, "%s", msg);
+    return worst;
+}
 
 int coll_dev_open(coll_dev_t *d, coll_backend_t kind, const comm_t *c, sysinfo_t *si,
                   char *err, size_t errlen)
@@ -104,23 +184,18 @@ int coll_dev_open(coll_dev_t *d, coll_backend_t kind, const comm_t *c, sysinfo_t
 #if EXADL_GPU
     if (!code && kind != BK_MPI) code = pick_gpu(d, c, why, sizeof why);
 #endif
-    /* every rank learns whether any rank failed, and the lowest one's reason */
-    int worst = 0, first = c->size;
-    int mine = code ? c->rank : c->size;
-    CHECK_MPI(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, c->world));
-    CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
-    if (worst) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", why);
-        CHECK_MPI(MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, c->world));
-        snprintf(err, errlen, "%s", msg);
-        return worst;
-    }
+    int worst = any_failed(c, code, why, err, errlen);
+    if (worst) return worst;
     if (kind == BK_MPI) return 0;
 #if EXADL_GPU
     d->on_device = 1;
     struct cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, d->gpu));
+    code = shared_gpu(d, c, (const unsigned char *)prop.uuid.bytes, why, sizeof why);
+    if (code) {
+        snprintf(err, errlen, "%s", why);
+        return code;
+    }
     int rt = 0, drv = 0;
     CHECK_CUDA(cudaRuntimeGetVersion(&rt));
     CHECK_CUDA(cudaDriverGetVersion(&drv));
@@ -137,6 +212,10 @@ int coll_dev_open(coll_dev_t *d, coll_backend_t kind, const comm_t *c, sysinfo_t
     snprintf(d->desc, sizeof d->desc, "%.120s (cc %d.%d, %.1f GiB), %d visible per node, one per rank",
              prop.name, prop.major, prop.minor, (double)prop.totalGlobalMem / (1 << 30),
              d->gpus_visible);
+    /* every transfer and every NCCL call goes on this one stream: in order */
+    cudaStream_t s;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    d->stream = s;
     if (kind == BK_NCCL) {
         int v = 0;
         CHECK_NCCL(ncclGetVersion(&v));
@@ -147,10 +226,7 @@ int coll_dev_open(coll_dev_t *d, coll_backend_t kind, const comm_t *c, sysinfo_t
         CHECK_MPI(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, c->world));
         ncclComm_t comm;
         CHECK_NCCL(ncclCommInitRank(&comm, c->size, id, c->rank));
-        cudaStream_t s;
-        CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         d->nccl_comm = comm;
-        d->stream = s;
     }
     return 0;
 #else
@@ -163,8 +239,8 @@ int coll_dev_open(coll_dev_t *d, coll_backend_t kind, const comm_t *c, sysinfo_t
 void coll_dev_close(coll_dev_t *d)
 {
 #if EXADL_GPU
-    if (d->nccl_comm) ncclCommDestroy((ncclComm_t)d->nccl_comm);
-    if (d->stream) cudaStreamDestroy((cudaStream_t)d->stream);
+    if (d->nccl_comm) CHECK_NCCL(ncclCommDestroy((ncclComm_t)d->nccl_comm));
+    if (d->stream) CHECK_CUDA(cudaStreamDestroy((cudaStream_t)d->stream));
 #endif
     d->nccl_comm = d->stream = NULL;
 }
@@ -202,7 +278,11 @@ void coll_dev_upload(coll_dev_t *d, void *dst, const void *src, size_t bytes)
 {
 #if EXADL_GPU
     if (d->on_device) {
-        CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+        /* on the benchmark's stream, complete on return: a plain cudaMemcpy
+         * from pageable memory may return before its DMA is done, and runs on
+         * the legacy stream, unordered with the non-blocking one */
+        CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)d->stream));
+        coll_dev_sync(d);
         return;
     }
 #endif
@@ -214,7 +294,8 @@ void coll_dev_download(coll_dev_t *d, void *dst, const void *src, size_t bytes)
 {
 #if EXADL_GPU
     if (d->on_device) {
-        CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)d->stream));
+        coll_dev_sync(d);
         return;
     }
 #endif
@@ -225,7 +306,28 @@ void coll_dev_download(coll_dev_t *d, void *dst, const void *src, size_t bytes)
 void coll_dev_sync(coll_dev_t *d)
 {
 #if EXADL_GPU
-    if (d->stream) CHECK_CUDA(cudaStreamSynchronize((cudaStream_t)d->stream));
+    if (!d->stream) return;
+    /* polled, with NCCL's asynchronous error: a dead peer fails the run
+     * instead of hanging it in cudaStreamSynchronize */
+    for (;;) {
+        cudaError_t e = cudaStreamQuery((cudaStream_t)d->stream);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) CHECK_CUDA(e);
+        if (d->nccl_comm) {
+            ncclResult_t a = ncclSuccess;
+            CHECK_NCCL(ncclCommGetAsyncError((ncclComm_t)d->nccl_comm, &a));
+            if (a != ncclSuccess && a != ncclInProgress) {
+                const char *last = ncclGetLastError((ncclComm_t)d->nccl_comm);
+                /* the communicator is dead: abort it (its result does not matter) */
+                (void)ncclCommAbort((ncclComm_t)d->nccl_comm);
+                d->nccl_comm = NULL;
+                check_fail("ncclCommGetAsyncError", __FILE__, __LINE__, "%s (%s)", ncclGetErrorString(a),
+                           last);
+            }
+        }
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
 #else
     (void)d;
 #endif

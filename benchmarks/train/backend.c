@@ -6,17 +6,17 @@
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
-#if EXADL_GPU
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
-#endif
 
 static void fast_close(void *ctx) { kern_fast_release(ctx); }
 
-#if EXADL_GPU
 /* Every rank learns whether any rank failed, and the lowest failing rank's
- * reason (msg, in and out): -1 when one did. */
+ * reason (msg, in and out): -1 when one did.  Without MPI (--sysinfo and
+ * --describe start none: comm_init_self) there is one rank and nothing to
+ * tell the others. */
 static int any_failed(comm_t *comm, int failed, char *msg, size_t len)
 {
+    if (!comm->mpi) return failed ? -1 : 0;
     int mine = failed ? comm->rank : comm->size, first = comm->size;
     CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm->world));
     if (first == comm->size) return 0;
@@ -27,47 +27,89 @@ static int any_failed(comm_t *comm, int failed, char *msg, size_t len)
     return -1;
 }
 
+/* Two ranks on one physical GPU: NCCL cannot reduce between them, so the run
+ * is refused.  Decided by the devices' UUIDs, not by counting the GPUs a
+ * rank sees: a launcher that binds each rank to its GPU (`exadl bind`,
+ * Slurm's --gpus-per-task=1) shows every rank one GPU, its own.  Collective;
+ * every rank gets the same answer.  -1 with msg when some ranks share. */
+static int shared_gpu(comm_t *comm, const char *uuid, int visible, char *msg, size_t len)
+{
+    if (!comm->mpi || comm->size == 1) return 0;
+    enum { U = sizeof(((kcu_device_info *)0)->uuid) };
+    char mine[U];
+    memset(mine, 0, sizeof mine);
+    snprintf(mine, sizeof mine, "%s", uuid);
+    char *all = XMALLOC((size_t)comm->size * U, "GPU ids");
+    CHECK_MPI(MPI_Allgather(mine, U, MPI_CHAR, all, U, MPI_CHAR, comm->world));
+    int a = -1, b = -1;
+    for (int i = 0; i < comm->size && a < 0; i++)
+        for (int j = i + 1; j < comm->size; j++)
+            if (!strncmp(all + (size_t)i * U, all + (size_t)j * U, U)) {
+                a = i, b = j;
+                break;
+            }
+    if (a >= 0)
+        snprintf(msg, len,
+                 "--backend cuda: ranks %d and %d would share GPU %.*s (this node has %d rank(s); "
+                 "rank %d sees %d GPU(s)): start one rank per GPU",
+                 a, b, U, all + (size_t)a * U, comm->local_size, comm->rank, visible);
+    free(all);
+    return a >= 0 ? -1 : 0;
+}
+
 /* The peak probe's shape: an 8192^3 GEMM runs about a millisecond on a
  * current GPU, long enough to reach full clocks and short enough to repeat. */
 enum { PEAK_SIZE = 8192, PEAK_WARMUP = 3, PEAK_REPS = 10 };
 
-/* --backend cuda: one rank per GPU (local rank % devices), the CUDA kernel
- * set, NCCL between ranks, the device's facts and measured peak. */
+/* --backend cuda: the CUDA module (opened here, kern_cuda.h), one rank per
+ * GPU (local rank % the GPUs this rank sees), the CUDA kernel set, NCCL
+ * between ranks, the device's facts and measured peak. */
 static int cuda_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
                      size_t errlen)
 {
-    char why[256] = "", msg[512] = "";
-    int ndev = kcu_device_count(why, sizeof why), failed = 0;
-    if (ndev <= 0) {
+    char why[512] = "", msg[512] = "";
+    const kcu_api *K = kcu_load(why, sizeof why);
+    int ndev = 0, failed = 0;
+    if (!K) {
+        failed = 1;
+        snprintf(msg, sizeof msg, "--backend cuda: %s", why);
+    } else if ((ndev = K->device_count(why, sizeof why)) == 0) {
         failed = 1;
         snprintf(msg, sizeof msg, "--backend cuda: no CUDA GPU on %s (%s)", check_host(), why);
-    } else if (comm->size > 1 && comm->local_size > ndev) {
+    } else if (ndev < 0) {
+        /* a driver is there but CUDA does not start: not "no GPU" */
         failed = 1;
-        snprintf(msg, sizeof msg,
-                 "--backend cuda: %d ranks on %s but %d GPU(s) there: start one rank per GPU",
-                 comm->local_size, check_host(), ndev);
+        snprintf(msg, sizeof msg, "--backend cuda: CUDA cannot start on %s: %s", check_host(), why);
     }
     if (any_failed(comm, failed, msg, sizeof msg)) {
         snprintf(err, errlen, "%s", msg);
         return -1;
     }
     int dev = comm->local_rank % ndev;
+    kcu_device_info d;
+    K->device_describe(dev, &d);
+    if (shared_gpu(comm, d.uuid, ndev, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s", msg);
+        return -1;
+    }
     kcu_opts o = {.precision = c->precision, .device = dev};
-    void *ctx = kcu_create(&o, msg, sizeof msg);
+    void *ctx = K->create(&o, msg, sizeof msg);
     if (any_failed(comm, ctx == NULL, msg, sizeof msg)) {
-        if (ctx) kcu_release(ctx);
+        if (ctx) K->release(ctx);
         snprintf(err, errlen, "--backend cuda: %s", msg);
         return -1;
     }
     b->cuda = 1;
-    b->ops = kcu_ops(ctx);
+    b->ops = K->ops(ctx);
     b->ctx = ctx;
-    b->close = kcu_release;
+    b->close = K->release;
     b->gpus = comm->size;
     b->threads = 1;
+    /* cudnnFind chooses each convolution's algorithm at its first call: in a
+     * pass of its own, before the gradient engine and its timeout start and
+     * while no reduction runs beside it (train.c) */
+    b->tune_pass = 1;
 
-    kcu_device_info d;
-    kcu_device_describe(dev, &d);
     snprintf(si->gpu_model, sizeof si->gpu_model, "%s", d.model);
     snprintf(si->gpu_cc, sizeof si->gpu_cc, "%d.%d", d.cc_major, d.cc_minor);
     snprintf(si->gpu_driver, sizeof si->gpu_driver, "%s", d.driver);
@@ -78,36 +120,38 @@ static int cuda_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *s
     sysinfo_set_version(si, "cudnn", d.cudnn);
     sysinfo_set_version(si, "cublas", d.cublas);
 
+    /* the gradients' device times (begin, mark, settle) on one rank too */
+    b->transport = (gsync_transport){.name = "none",
+                                     .prepare = K->gs_prepare,
+                                     .begin = K->gs_begin,
+                                     .mark = K->gs_mark,
+                                     .settle = K->gs_settle,
+                                     .ctx = ctx};
     if (comm->size > 1) {
         char id[KCU_NCCL_ID_BYTES];
-        if (comm->rank == 0) kcu_nccl_unique_id(id);
+        if (comm->rank == 0) K->nccl_unique_id(id);
         CHECK_MPI(MPI_Bcast(id, KCU_NCCL_ID_BYTES, MPI_BYTE, 0, comm->world));
-        kcu_nccl_init(ctx, id, comm->size, comm->rank);
+        K->nccl_init(ctx, id, comm->size, comm->rank);
         sysinfo_set_version(si, "nccl", d.nccl);
-        b->transport = (gsync_transport){.name = "nccl",
-                                         .prepare = kcu_gs_prepare,
-                                         .mark = kcu_gs_mark,
-                                         .thread_init = kcu_gs_thread_init,
-                                         .allreduce = kcu_gs_allreduce,
-                                         .ctx = ctx};
-    } else {
-        b->transport = (gsync_transport){.name = "none"}; /* one rank: nothing is reduced */
+        b->transport.name = "nccl";
+        b->transport.thread_init = K->gs_thread_init;
+        b->transport.allreduce = K->gs_allreduce;
+        b->transport.wait = K->gs_wait;
     }
 
     const char *probe = getenv("EXADL_PEAK_PROBE");
     if (!probe || strcmp(probe, "0") != 0) {
-        b->peak_bf16_flops = kcu_gemm_peak(ctx, "bf16", PEAK_SIZE, PEAK_WARMUP, PEAK_REPS);
-        b->peak_fp16_flops = kcu_gemm_peak(ctx, "fp16", PEAK_SIZE, PEAK_WARMUP, PEAK_REPS);
+        b->peak_bf16_flops = K->gemm_peak(ctx, "bf16", PEAK_SIZE, PEAK_WARMUP, PEAK_REPS);
+        b->peak_fp16_flops = K->gemm_peak(ctx, "fp16", PEAK_SIZE, PEAK_WARMUP, PEAK_REPS);
         if (!strcmp(c->precision, "bf16")) b->peak_flops = b->peak_bf16_flops;
         else if (!strcmp(c->precision, "fp16")) b->peak_flops = b->peak_fp16_flops;
-        else b->peak_flops = kcu_gemm_peak(ctx, c->precision, PEAK_SIZE, PEAK_WARMUP, PEAK_REPS);
+        else b->peak_flops = K->gemm_peak(ctx, c->precision, PEAK_SIZE, PEAK_WARMUP, PEAK_REPS);
     }
     snprintf(b->library, sizeof b->library, "cuDNN %s (convolutions) + own CUDA kernels, %s%s",
              d.cudnn, c->precision, comm->size > 1 ? ", NCCL allreduce" : "");
     sysinfo_set_version(si, "kernels", b->library);
     return 0;
 }
-#endif
 
 int backend_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, char *err,
                  size_t errlen)
@@ -116,16 +160,7 @@ int backend_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, c
     char mpi[256];
     comm_library_version(mpi, sizeof mpi);
     sysinfo_set_version(si, "mpi", mpi);
-    if (!strcmp(c->backend, "cuda")) {
-#if EXADL_GPU
-        return cuda_open(b, c, comm, si, err, errlen);
-#else
-        snprintf(err, errlen,
-                 "--backend cuda: this stemdl was built without the CUDA path "
-                 "(build where the CUDA toolkit, cuDNN and NCCL are found: docs/stemdl-gpu.md)");
-        return -1;
-#endif
-    }
+    if (!strcmp(c->backend, "cuda")) return cuda_open(b, c, comm, si, err, errlen);
     b->transport = (gsync_transport){.name = comm->size > 1 ? "mpi" : "none"};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int per_rank = (int)(cores / (comm->local_size > 0 ? comm->local_size : 1));
@@ -150,7 +185,6 @@ void backend_close(backend_t *b)
     b->close = NULL;
 }
 
-#if EXADL_GPU
 static void kv_flops(rec_t *w, const char *key, double v)
 {
     rec_key(w, key);
@@ -172,7 +206,7 @@ static void write_precision(rec_t *w, const kcu_stats *st)
                                     : "fp32");
     rec_kv_str(w, "gradient_reduction", "fp32 sum (NCCL where ranks > 1)");
     rec_kv_str(w, "convolutions",
-               !strcmp(p, "fp32")   ? "cuDNN FMA math, no TF32 (NVIDIA_TF32_OVERRIDE=0)"
+               !strcmp(p, "fp32")   ? "cuDNN FMA math only (no tensor cores, so no TF32)"
                : !strcmp(p, "tf32") ? "cuDNN tensor-op math on fp32 data (TF32)"
                                     : "cuDNN tensor-op math, fp32 accumulation");
     if (st->loss_scaling) {
@@ -192,14 +226,15 @@ static void write_precision(rec_t *w, const kcu_stats *st)
     }
     rec_map_end(w);
 }
-#endif
 
 void backend_write_record(const backend_t *b, rec_t *w)
 {
-#if EXADL_GPU
     if (!b || !b->cuda) return;
+    char why[512];
+    const kcu_api *K = kcu_load(why, sizeof why);
+    CHECK(K != NULL, "%s", why);
     kcu_stats st;
-    kcu_get_stats(b->ctx, &st);
+    K->get_stats(b->ctx, &st);
     kv_flops(w, "device_peak_flops", b->peak_flops);
     rec_key(w, "device");
     rec_map_begin(w);
@@ -222,7 +257,7 @@ void backend_write_record(const backend_t *b, rec_t *w)
     rec_key(w, "cudnn_choices");
     rec_seq_begin(w);
     kcu_conv_choice cc;
-    for (int i = 0; kcu_conv_choice_get(b->ctx, i, &cc) == 0; i++) {
+    for (int i = 0; K->conv_choice_get(b->ctx, i, &cc) == 0; i++) {
         char x[64], y[64];
         snprintf(x, sizeof x, "%dx%dx%dx%d", cc.n, cc.xc, cc.xh, cc.xw);
         snprintf(y, sizeof y, "%dx%dx%dx%d", cc.n, cc.yc, cc.yh, cc.yw);
@@ -243,8 +278,4 @@ void backend_write_record(const backend_t *b, rec_t *w)
     rec_seq_end(w);
     rec_map_end(w);
     write_precision(w, &st);
-#else
-    (void)b;
-    (void)w;
-#endif
 }

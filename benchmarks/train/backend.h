@@ -25,6 +25,10 @@ typedef struct {
      * precision, and for bf16 and fp16 */
     int cuda;
     double peak_flops, peak_bf16_flops, peak_fp16_flops;
+    /* 1: the kernel set chooses its algorithms at a kernel's first call
+     * (cudnnFind): train_run gives it one untimed forward and backward of its
+     * own before the first step, with no gradient exchange (docs/stemdl-gpu.md) */
+    int tune_pass;
 } backend_t;
 
 /* Open the backend the run parameters name (backend, kernels, threads,

@@ -13,13 +13,19 @@ void ktab_init(ktab_t *t, int cap)
     t->rows = XCALLOC((size_t)cap, sizeof *t->rows, "kernel table");
     t->n = 0;
     t->cap = cap;
+    t->timer_ops = NULL;
+    t->timer_ctx = NULL;
 }
 
 void ktab_free(ktab_t *t)
 {
+    if (t->rows && t->timer_ops && t->timer_ops->timer_discard)
+        t->timer_ops->timer_discard(t->timer_ctx, t->rows, t->rows + t->cap);
     free(t->rows);
     t->rows = NULL;
     t->n = t->cap = 0;
+    t->timer_ops = NULL;
+    t->timer_ctx = NULL;
 }
 
 void ktab_reset(ktab_t *t)
@@ -79,6 +85,8 @@ void ktab_accumulate(ktab_t *dst, const ktab_t *src)
         if (!kc->timing) {                                                  \
             CALL;                                                           \
         } else if (kc->ops->timer_start) {                                  \
+            kc->tab->timer_ops = kc->ops;                                   \
+            kc->tab->timer_ctx = kc->ctx;                                   \
             void *tok_ = kc->ops->timer_start(kc->ctx);                     \
             CALL;                                                           \
             kc->ops->timer_stop(kc->ctx, tok_, &row_->time_s);              \

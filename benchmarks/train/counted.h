@@ -20,9 +20,15 @@ typedef struct {
 typedef struct {
     ktab_row *rows;
     int n, cap;        /* rows never move once created: timers hold pointers into them */
+    /* the kernel set whose deferred timers point into rows (kern_ops.timer_start):
+     * ktab_free makes it forget those still pending */
+    const kern_ops *timer_ops;
+    void *timer_ctx;
 } ktab_t;
 
 void ktab_init(ktab_t *t, int cap);
+/* Frees the rows; a kernel set's timers still pending on them are dropped
+ * (kern_ops.timer_discard), so that its next flush writes no freed memory. */
 void ktab_free(ktab_t *t);
 void ktab_reset(ktab_t *t);               /* keep rows, zero their counts */
 ktab_row *ktab_row_for(ktab_t *t, const char *kernel, const char *layer);

@@ -5,4 +5,8 @@
 LIBRARIES += train
 train_src += $(wildcard benchmarks/train/*.c benchmarks/train/gsync/*.c \
                benchmarks/train/kernels/*.c benchmarks/train/kernels/*/*.c)
-train_cu  += $(wildcard benchmarks/train/kernels/cuda/*.cu)
+
+# the CUDA kernel set is a GPU module (libexadl_cuda.so) that backend.c opens
+# for --backend cuda (kernels/cuda/kern_cuda.h: kcu_load)
+GPU_MODULES += cuda
+cuda_cu     += $(wildcard benchmarks/train/kernels/cuda/*.cu)

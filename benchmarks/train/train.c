@@ -212,6 +212,27 @@ static int open_instance(const train_job *j, const net_facts *f, void **inst, op
     return 0;
 }
 
+/* A kernel set that chooses its algorithms at a kernel's first call
+ * (cudnnFind) gets a forward and backward pass of its own before the first
+ * step: untimed, with no gradient exchange (no reduction runs beside the
+ * timings, the engine's timeout does not count the search) and no optimizer
+ * step (the weights stay as they are, on every rank).  The ranks then meet,
+ * however long each one searched. */
+static void tune_pass(const train_job *j, void *n, float *input, float *target, const net_facts *f)
+{
+    const runcfg_t *c = j->run;
+    ktab_t tab;
+    ktab_init(&tab, table_rows(f));
+    kc_t kc = {.ops = j->backend->ops, .ctx = j->backend->ctx, .tab = &tab, .timing = 0};
+    j->net->generate(j->model, c->seed, 0, (int64_t)j->comm->rank * c->batch, c->batch, input, target);
+    j->net->load(n, input, target);
+    (void)j->net->forward(n, &kc);
+    j->net->backward(n, &kc, NULL, NULL);
+    j->backend->ops->sync(j->backend->ctx);
+    ktab_free(&tab);
+    CHECK_MPI(MPI_Barrier(j->comm->world));
+}
+
 static void alloc_result(const runcfg_t *c, const net_facts *f, train_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -279,6 +300,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     }
     adam_hyper h = {.lr = c->lr, .beta1 = c->beta1, .beta2 = c->beta2, .eps = c->eps,
                     .grad_scale = 1.0 / comm->size};
+    if (be->tune_pass) tune_pass(j, n, input, target, &f);
     int total = c->warmup + c->steps;
     double t_start = timer_now_s();
     for (int s = 0; s < total; s++) {
@@ -301,6 +323,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
         be->ops->sync(be->ctx);
         double dt = timer_now_s() - t0;
         if (be->ops->timer_flush) be->ops->timer_flush(be->ctx);
+        gsync_settle(gs);
         const gsync_step *gst = gsync_last_step(gs);
         add_reduction_rows(gs, &step_tab);
         double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, mx[6],

@@ -86,7 +86,10 @@ static void write_reduction(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_int(w, "groups", r->ngroups);
     rec_kv_int(w, "fusion_bytes", g->fusion_bytes);
     rec_kv_double(w, "cycle_ms", g->cycle_ms);
-    rec_kv_str(w, "clock", "seconds from the step's start, rank 0");
+    /* a device transport's times are the device's (gsync_settle) */
+    rec_kv_str(w, "clock", j->backend && j->backend->transport.settle
+                               ? "device (events on the GPU's streams), seconds from the step's start, rank 0"
+                               : "seconds from the step's start, rank 0");
     rec_key(w, "tensors");
     rec_seq_begin(w);
     for (int i = 0; i < r->ntensors; i++) {

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The GPU backends: nccl and mpi-cuda run and validate where a GPU (and, for
 # mpi-cuda, a CUDA-aware MPI) is present; elsewhere the program says why it
-# cannot run (exit 3) and this test says SKIP with that reason.
+# cannot run (exit 3) and this test says SKIP with that reason.  Validation
+# covers the upload's order with NCCL (cudaMemcpyAsync on the benchmark's
+# stream, then synchronised): every element of every size is checked.
 set -u
 bin=$EXADL_BIN/collectives
 tmp=${EXADL_TMP:-$(mktemp -d)}
 np=1
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-    np=$(nvidia-smi -L | grep -c '^GPU')
+gpus=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    gpus=$(nvidia-smi -L | grep -c '^GPU')
+    np=$gpus
     [ "$np" -gt 4 ] && np=4
 fi
 for be in nccl mpi-cuda; do
@@ -25,7 +29,10 @@ for be in nccl mpi-cuda; do
         ;;
     3)
         why=$(grep '^collectives: error:' "$tmp/gpu.err" | head -n 1 | sed 's/^collectives: error: //')
-        if [ -n "$why" ] && grep -q '^status: failed' "$tmp/gpu.yaml"; then
+        if [ $be = nccl ] && [ "$gpus" -gt 0 ]; then
+            # nvidia-smi lists GPUs: NCCL not running on them is a failure
+            echo "FAIL: $name: $gpus GPU(s) here but the backend is unavailable: $why"
+        elif [ -n "$why" ] && grep -q '^status: failed' "$tmp/gpu.yaml"; then
             echo "SKIP: $name: $why"
         else
             echo "FAIL: $name: exit 3 without a reason or without a failed record"

@@ -128,7 +128,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep
 fi
 
 # ---- on a GPU ---------------------------------------------------------------------------------
-gpu_tests="cuda tiny trains fp32|cuda tiny trains bf16|cuda tiny trains fp16|cuda kernel timing off|cuda two ranks stay in sync"
+gpu_tests="cuda tiny trains fp32|cuda tiny trains bf16|cuda tiny trains fp16|cuda kernel timing off|cuda chunked convolutions train|cuda gradient times are device times|cuda two ranks stay in sync|cuda tuning outside the comm timeout"
 if [ $gpu = 0 ]; then
     IFS='|' read -ra names <<<"$gpu_tests"
     for n in "${names[@]}"; do echo "SKIP: $n: $why"; done
@@ -169,6 +169,29 @@ else
     echo "FAIL: cuda kernel timing off: $(tail -n 3 "$T/nokt.out")"
 fi
 
+# cuDNN's 2^31-element limit, lowered so that tiny's convolutions go in
+# sample chunks (batch 4: 1 to 3 samples per call)
+EXADL_PEAK_PROBE=0 EXADL_CUDNN_MAX_ELEMS=10000 "$S" --preset tiny --backend cuda --precision bf16 --batch 4 \
+    --steps 30 --warmup 1 --quiet --record "$T/chunk.yaml" >"$T/chunk.out" 2>&1
+if [ $? -eq 0 ] && [ "$(field status "$T/chunk.yaml")" = ok ] &&
+    grep -q 'check: loss_trend, outcome: pass' "$T/chunk.yaml" && grep -q '{op: [a-z_]*, x: [123]x' "$T/chunk.yaml"; then
+    echo "PASS: cuda chunked convolutions train (batch 4 in calls of fewer samples, the loss falls)"
+else
+    echo "FAIL: cuda chunked convolutions train: $(tail -n 3 "$T/chunk.out")"
+fi
+
+# the last gradient is ready when the device made it: near the end of the
+# step, not when the host had queued backward (about a third of the way)
+EXADL_PEAK_PROBE=0 "$S" --preset small --backend cuda --precision bf16 --steps 3 --warmup 1 --kernel-timing false \
+    --quiet --record "$T/dt.yaml" >"$T/dt.out" 2>&1
+bw=$(awk '$1 == "backward_end_s:" { gsub(/[][,]/, " "); m = $2; for (i = 2; i <= NF; i++) if ($i < m) m = $i; print m; exit }' "$T/dt.yaml")
+med=$(field median_s "$T/dt.yaml")
+if awk -v b="$bw" -v m="$med" 'BEGIN { exit !(b != "" && m > 0 && b >= 0.6 * m && b <= 1.05 * m) }'; then
+    echo "PASS: cuda gradient times are device times (last gradient at $bw s of a $med s step)"
+else
+    echo "FAIL: cuda gradient times are device times: last gradient at '$bw' s of a '$med' s step (expected 0.6 to 1.05 of it): $(tail -n 2 "$T/dt.out")"
+fi
+
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 if [ "${ngpu:-0}" -lt 2 ]; then
     echo "SKIP: cuda two ranks stay in sync: $ngpu GPU(s) here, two needed"
@@ -186,5 +209,20 @@ else
         echo "FAIL: cuda two ranks stay in sync: the record names no NCCL version"
     else
         echo "PASS: cuda two ranks stay in sync (NCCL, weights identical bit for bit)"
+    fi
+fi
+# cudnnFind runs in the tuning pass, before the engine's timeout counts: a
+# timeout shorter than the search does not end the run
+if [ "${ngpu:-0}" -lt 2 ] || ! command -v "${EXADL_MPIRUN:-mpirun}" >/dev/null 2>&1; then
+    echo "SKIP: cuda tuning outside the comm timeout: $ngpu GPU(s) here, two needed"
+else
+    EXADL_PEAK_PROBE=0 EXADL_CUDNN_ALGO=find "${EXADL_MPIRUN:-mpirun}" -np 2 "$S" --preset small --backend cuda \
+        --precision bf16 --steps 2 --warmup 1 --comm-timeout 1 --quiet --record "$T/tune.yaml" >"$T/tune.out" 2>&1
+    rc=$?
+    tune=$(field cudnn_tune_s "$T/tune.yaml")
+    if [ $rc -eq 0 ] && [ "$(field status "$T/tune.yaml")" = ok ]; then
+        echo "PASS: cuda tuning outside the comm timeout (cudnnFind took $tune s, --comm-timeout 1)"
+    else
+        echo "FAIL: cuda tuning outside the comm timeout: exit $rc: $(grep -m1 error "$T/tune.out")"
     fi
 fi

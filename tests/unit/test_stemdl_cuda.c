@@ -46,12 +46,22 @@ int main(void)
 static rng_t R;
 static int rnd(int lo, int hi) { return lo + (int)(rng_next(&R) % (uint64_t)(hi - lo + 1)); }
 
+static const kcu_api *K;  /* the CUDA module (kcu_load) */
 static int ndev;
-static char nodev_why[256];
+static char nodev_why[512];
 
+/* SKIP only where there is no GPU; CUDA that does not start where a driver
+ * is (ndev < 0), or a module that does not load where a driver is, FAIL */
 static void need_gpu(void)
 {
-    if (ndev <= 0) T_SKIP("no CUDA GPU (%s)", nodev_why);
+    T_ASSERT(ndev >= 0, "CUDA cannot start: %s", nodev_why);
+    if (ndev == 0) T_SKIP("no CUDA GPU (%s)", nodev_why);
+}
+
+static void need_module(void)
+{
+    T_ASSERT(K || ndev >= 0, "%s", nodev_why);
+    if (!K) T_SKIP("%s", nodev_why);
 }
 
 /* ---- one context per precision, made on first use ---------------------------- */
@@ -75,10 +85,10 @@ static dev_t_ dev(int p)
         /* cudnnFind for all but tf32, which exercises the heuristic choice */
         kcu_opts o = {.precision = prec_names[p], .device = 0, .algo = p == TF32 ? "heuristic" : "find",
                       .workspace_limit = (size_t)256 << 20};
-        ctxs[p] = kcu_create(&o, err, sizeof err);
+        ctxs[p] = K->create(&o, err, sizeof err);
         T_ASSERT(ctxs[p], "kcu_create(%s): %s", prec_names[p], err);
     }
-    dev_t_ d = {p, ctxs[p], kcu_ops(ctxs[p]), tols[p]};
+    dev_t_ d = {p, ctxs[p], K->ops(ctxs[p]), tols[p]};
     return d;
 }
 
@@ -285,6 +295,62 @@ static void test_conv_tf32(void) { conv_sweep(TF32, 6); }
 static void test_conv_bf16(void) { conv_sweep(BF16, 12); }
 static void test_conv_fp16(void) { conv_sweep(FP16, 6); }
 
+/* Views beyond cuDNN's 32-bit indexing go in sample chunks (kern_cuda_conv.cu,
+ * kern_cuda_policy.h).  With the limit lowered (EXADL_CUDNN_MAX_ELEMS, read
+ * by kcu_create) small convolutions are chunked, 1 or 2 samples a call, and
+ * agree with the reference; the filter gradient sums the chunks. */
+static void *chunk_ctxs[NPREC];
+
+static void chunk_case(int p)
+{
+    need_gpu();
+    if (!chunk_ctxs[p]) {
+        char err[256];
+        setenv("EXADL_CUDNN_MAX_ELEMS", "3000", 1);
+        kcu_opts o = {.precision = prec_names[p], .device = 0, .algo = "find", .workspace_limit = (size_t)64 << 20};
+        chunk_ctxs[p] = K->create(&o, err, sizeof err);
+        unsetenv("EXADL_CUDNN_MAX_ELEMS");
+        T_ASSERT(chunk_ctxs[p], "kcu_create(%s, chunked): %s", prec_names[p], err);
+    }
+    dev_t_ d = {p, chunk_ctxs[p], K->ops(chunk_ctxs[p]), tols[p]};
+    conv_case(&d, 5, 8, 12, 3, 10, 10);
+    tconv_case(&d, 5, 8, 6, 6, 5);
+    pool_free();
+    kcu_conv_choice cc;
+    int chunked = 0;
+    for (int i = 0; K->conv_choice_get(d.ctx, i, &cc) == 0; i++) chunked |= cc.n < 5;
+    T_ASSERT(chunked, "no convolution problem with fewer than 5 samples: nothing was chunked");
+}
+
+static void test_conv_chunked_fp32(void) { chunk_case(FP32); }
+static void test_conv_chunked_bf16(void) { chunk_case(BF16); }
+
+/* fp32 convolutions use FMA math only (no TF32), tf32 ones tensor-op or
+ * default math (TF32); an fp32 context leaves NVIDIA_TF32_OVERRIDE alone, so
+ * a tf32 context in the same process still gets TF32. */
+static const char *tf32_env_at_start;
+
+static void test_math_per_precision(void)
+{
+    need_gpu();
+    dev_t_ f = dev(FP32), t = dev(TF32);
+    const char *env = getenv("NVIDIA_TF32_OVERRIDE");
+    T_ASSERT((env == NULL) == (tf32_env_at_start == NULL) && (!env || !strcmp(env, tf32_env_at_start)),
+             "NVIDIA_TF32_OVERRIDE changed by the fp32 context: %s", env ? env : "(unset)");
+    /* the contexts have chosen algorithms in the convolution tests; one more each */
+    conv_case(&f, 1, 16, 16, 3, 8, 8);
+    conv_case(&t, 1, 16, 16, 3, 8, 8);
+    pool_free();
+    kcu_conv_choice cc;
+    int nf = 0, nt = 0;
+    for (int i = 0; K->conv_choice_get(f.ctx, i, &cc) == 0; i++, nf++)
+        T_ASSERT(!strcmp(cc.math, "fma"), "fp32 %s problem %d chose %s math", cc.op, i, cc.math);
+    for (int i = 0; K->conv_choice_get(t.ctx, i, &cc) == 0; i++, nt++)
+        T_ASSERT(!strcmp(cc.math, "tensor_op") || !strcmp(cc.math, "default"), "tf32 %s problem %d chose %s math",
+                 cc.op, i, cc.math);
+    T_ASSERT(nf > 0 && nt > 0, "%d fp32 and %d tf32 choices", nf, nt);
+}
+
 /* ---- element-wise kernels ----------------------------------------------------------- */
 
 static void elementwise(int p)
@@ -486,7 +552,7 @@ static void step_case(int p)
     d.ops->d2h(d.ctx, gb, net_grads(b->net), (size_t)np * sizeof *gb);
     /* fp16: the gradients carry the loss scale */
     kcu_stats st;
-    kcu_get_stats(d.ctx, &st);
+    K->get_stats(d.ctx, &st);
     double unscale = p == FP16 ? 1.0 / st.scale_final : 1.0;
     for (int li = 0; li < a->plan.n; li++) {
         const plan_layer *l = &a->plan.layers[li];
@@ -588,7 +654,7 @@ static void test_fp16_loss_scaling(void)
     int64_t np = r->plan.params;
     float *w0 = XMALLOC((size_t)np * sizeof(float), "w0"), *w1 = XMALLOC((size_t)np * sizeof(float), "w1");
     kcu_stats s0, s1, s2;
-    kcu_get_stats(d.ctx, &s0);
+    K->get_stats(d.ctx, &s0);
     net_get_params(r->net, w0);
     net_forward(r->net, &r->kc, r->in, r->tg);
     net_backward(r->net, &r->kc, NULL, NULL);
@@ -598,7 +664,7 @@ static void test_fp16_loss_scaling(void)
     optim_step(r->opt, &r->kc, &h);
     d.ops->sync(d.ctx);
     net_get_params(r->net, w1);
-    kcu_get_stats(d.ctx, &s1);
+    K->get_stats(d.ctx, &s1);
     int same = !memcmp(w0, w1, (size_t)np * sizeof(float));
     net_forward(r->net, &r->kc, r->in, r->tg);
     net_backward(r->net, &r->kc, NULL, NULL);
@@ -607,7 +673,7 @@ static void test_fp16_loss_scaling(void)
     d.ops->sync(d.ctx);
     d.ops->timer_flush(d.ctx);
     net_get_params(r->net, w1);
-    kcu_get_stats(d.ctx, &s2);
+    K->get_stats(d.ctx, &s2);
     int moved = memcmp(w0, w1, (size_t)np * sizeof(float)) != 0;
     free(w0);
     free(w1);
@@ -622,6 +688,60 @@ static void test_fp16_loss_scaling(void)
              "clean step: skipped %lld, checked %lld", (long long)s2.skipped_steps, (long long)s2.checked_steps);
 }
 
+/* A kernel table freed before its timers were flushed (a step abandoned, a
+ * failed test): its timers are dropped (ktab_free -> timer_discard), another
+ * table's still get their times. */
+static void test_timers_of_a_freed_table(void)
+{
+    need_gpu();
+    dev_t_ d = dev(BF16);
+    ktab_t a, b;
+    ktab_init(&a, 8);
+    ktab_init(&b, 8);
+    kc_t ka = {.ops = d.ops, .ctx = d.ctx, .tab = &a, .timing = 1}, kb = {.ops = d.ops, .ctx = d.ctx, .tab = &b, .timing = 1};
+    db *x = mk(&d, 2, 8, 64, 64), *y = mk(&d, 2, 8, 64, 64);
+    kc_relu_fwd(&ka, "a", &x->dv, &y->dv);
+    kc_relu_fwd(&kb, "b", &x->dv, &y->dv);
+    kc_relu_fwd(&ka, "a", &x->dv, &y->dv);
+    ktab_free(&a);
+    d.ops->sync(d.ctx);
+    d.ops->timer_flush(d.ctx);
+    double tb = b.rows[0].time_s;
+    ktab_free(&b);
+    T_ASSERT(tb > 0, "the live table's kernel got no time");
+}
+
+/* The gradient transport's device times (one GPU, no NCCL): a gradient is
+ * ready when the device has made it, not when the host queued the work. */
+static void test_gradient_ready_is_device_time(void)
+{
+    need_gpu();
+    dev_t_ d = dev(BF16);
+    db *x = mk(&d, 4, 64, 128, 128), *y = mk(&d, 4, 64, 128, 128);
+    db *wt = wvec(&d, (size_t)64 * 64 * 9);
+    ktab_t t;
+    ktab_init(&t, 8);
+    kc_t kc = {.ops = d.ops, .ctx = d.ctx, .tab = &t, .timing = 1};
+    kc_conv_fwd(&kc, "c", &x->dv, wt->dp, 3, &y->dv); /* chooses its algorithm outside the timing */
+    d.ops->sync(d.ctx);
+    d.ops->timer_flush(d.ctx);
+    ktab_reset(&t);
+    K->gs_prepare(d.ctx, 2);
+    K->gs_begin(d.ctx);
+    for (int i = 0; i < 20; i++) kc_conv_fwd(&kc, "c", &x->dv, wt->dp, 3, &y->dv);
+    K->gs_mark(d.ctx, 1);
+    d.ops->sync(d.ctx);
+    d.ops->timer_flush(d.ctx);
+    double ready[2], st[1], en[1], busy = t.rows[0].time_s;
+    int n = K->gs_settle(d.ctx, ready, 2, st, en, 1);
+    ktab_free(&t);
+    pool_free();
+    T_ASSERT(n == 0, "%d reductions without NCCL", n);
+    T_ASSERT(isnan(ready[0]), "slot 0 was not marked but has a time %g", ready[0]);
+    T_ASSERT(ready[1] >= 0.9 * busy, "gradient ready %.6f s after the step's start, but the device worked %.6f s "
+             "before making it", ready[1], busy);
+}
+
 /* The peak probe returns a plausible rate (1 TFLOP/s to 10 PFLOP/s) for each type. */
 static void test_peak_probe(void)
 {
@@ -629,44 +749,48 @@ static void test_peak_probe(void)
     dev_t_ d = dev(BF16);
     const char *types[] = {"bf16", "fp16", "tf32", "fp32"};
     for (int i = 0; i < 4; i++) {
-        double f = kcu_gemm_peak(d.ctx, types[i], 4096, 1, 3);
+        double f = K->gemm_peak(d.ctx, types[i], 4096, 1, 3);
         T_ASSERT(f > 1e12 && f < 1e16, "%s GEMM peak %.3g FLOP/s", types[i], f);
     }
-    T_ASSERT(kcu_gemm_peak(d.ctx, "fp8", 256, 0, 1) == 0, "an unknown type must give 0");
+    T_ASSERT(K->gemm_peak(d.ctx, "fp8", 256, 0, 1) == 0, "an unknown type must give 0");
 }
 
 /* ---- settings: checked before any device is touched (these run without a GPU) ------ */
 
 static void test_bad_settings_refused(void)
 {
+    need_module();
     char err[256] = "";
     kcu_opts o = {.precision = "fp8", .device = 0};
-    T_ASSERT(kcu_create(&o, err, sizeof err) == NULL, "precision fp8 accepted");
+    T_ASSERT(K->create(&o, err, sizeof err) == NULL, "precision fp8 accepted");
     T_ASSERT(strstr(err, "fp32, tf32, bf16 or fp16"), "message: %s", err);
     o.precision = "bf16";
     o.algo = "fastest";
     err[0] = 0;
-    T_ASSERT(kcu_create(&o, err, sizeof err) == NULL, "algo 'fastest' accepted");
+    T_ASSERT(K->create(&o, err, sizeof err) == NULL, "algo 'fastest' accepted");
     T_ASSERT(strstr(err, "find or heuristic"), "message: %s", err);
     o.algo = "find";
     setenv("EXADL_CUDNN_WS_MB", "lots", 1);
     err[0] = 0;
-    void *ctx = kcu_create(&o, err, sizeof err);
+    void *ctx = K->create(&o, err, sizeof err);
     unsetenv("EXADL_CUDNN_WS_MB");
     T_ASSERT(ctx == NULL, "EXADL_CUDNN_WS_MB=lots accepted");
     T_ASSERT(strstr(err, "EXADL_CUDNN_WS_MB=lots"), "message: %s", err);
 }
 
-/* Without a GPU the device count says why; with one it is positive. */
+/* Without a GPU the device count says why (0); CUDA that cannot start is an
+ * error (-1), never "no GPU"; with a GPU it is positive. */
 static void test_device_count_reason(void)
 {
-    char why[256] = "";
-    int n = kcu_device_count(why, sizeof why);
-    if (n <= 0) {
+    need_module();
+    char why[512] = "";
+    int n = K->device_count(why, sizeof why);
+    T_ASSERT(n >= 0, "CUDA cannot start: %s", why);
+    if (n == 0) {
         T_ASSERT(!strncmp(why, "cudaGetDeviceCount: ", 20), "reason '%s'", why);
     } else {
         kcu_device_info info;
-        kcu_device_describe(0, &info);
+        K->device_describe(0, &info);
         T_ASSERT(info.model[0] && info.cc_major >= 5 && info.memory_bytes > 0, "device 0 described as '%s'",
                  info.model);
     }
@@ -683,8 +807,18 @@ int main(void)
 {
     check_set_program("test_stemdl_cuda");
     R = rng_stream(2025, 5, 0, 0);
+    tf32_env_at_start = getenv("NVIDIA_TF32_OVERRIDE");
     Rf = kern_ref_ops();
-    ndev = kcu_device_count(nodev_why, sizeof nodev_why);
+    K = kcu_load(nodev_why, sizeof nodev_why);
+    if (K) {
+        ndev = K->device_count(nodev_why, sizeof nodev_why);
+    } else {
+        /* the module needs the CUDA libraries: without them there is no GPU
+         * to test, unless an NVIDIA driver says there is one */
+        FILE *drv = fopen("/proc/driver/nvidia/version", "r");
+        ndev = drv ? -1 : 0;
+        if (drv) fclose(drv);
+    }
     run("bad_settings_refused", test_bad_settings_refused);
     run("device_count_reason", test_device_count_reason);
     run("transfers", test_transfers);
@@ -692,6 +826,9 @@ int main(void)
     run("conv_tf32", test_conv_tf32);
     run("conv_bf16", test_conv_bf16);
     run("conv_fp16", test_conv_fp16);
+    run("conv_chunked_fp32", test_conv_chunked_fp32);
+    run("conv_chunked_bf16", test_conv_chunked_bf16);
+    run("math_per_precision", test_math_per_precision);
     run("elementwise_fp32", test_elementwise_fp32);
     run("elementwise_bf16", test_elementwise_bf16);
     run("elementwise_fp16", test_elementwise_fp16);
@@ -704,8 +841,12 @@ int main(void)
     run("step_counts_match_dry_step", test_step_counts_match_dry_step);
     run("fp16_loss_scaling", test_fp16_loss_scaling);
     run("peak_probe", test_peak_probe);
-    for (int p = 0; p < NPREC; p++)
-        if (ctxs[p]) kcu_release(ctxs[p]);
+    run("timers_of_a_freed_table", test_timers_of_a_freed_table);
+    run("gradient_ready_is_device_time", test_gradient_ready_is_device_time);
+    for (int p = 0; p < NPREC; p++) {
+        if (ctxs[p]) K->release(ctxs[p]);
+        if (chunk_ctxs[p]) K->release(chunk_ctxs[p]);
+    }
     T_DONE();
 }
 #endif

@@ -157,6 +157,128 @@ static void test_count_groups_balance_bytes(void)
     free(grad);
 }
 
+/* ---- a transport that works like the CUDA one: reductions queued, then
+ * waited for; times from the "device" (settle), here synthetic and unlike
+ * the host's: gradient t ready at 10 ms x (t + 1), reduction i running from
+ * 1 s + i to 1.5 s + i ----------------------------------------------------------- */
+
+enum { DEV_MAXCALLS = 64 };
+typedef struct {
+    MPI_Comm comm;
+    int nslots, marked[2 * NLAYERS], ncalls, waits, begins;
+    int call_slots[DEV_MAXCALLS][2 * NLAYERS], call_n[DEV_MAXCALLS];
+} devtr_t;
+
+static void dev_prepare(void *c, int nslots) { ((devtr_t *)c)->nslots = nslots; }
+static void dev_begin(void *c)
+{
+    devtr_t *d = c;
+    d->ncalls = 0;
+    d->begins++;
+    memset(d->marked, 0, sizeof d->marked);
+}
+static void dev_mark(void *c, int slot) { ((devtr_t *)c)->marked[slot] = 1; }
+static void dev_allreduce(void *c, float *const *bufs, const int64_t *counts, const int *slots, int n)
+{
+    devtr_t *d = c;
+    if (d->ncalls >= DEV_MAXCALLS) abort();
+    for (int i = 0; i < n; i++) {
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, bufs[i], (int)counts[i], MPI_FLOAT, MPI_SUM, d->comm));
+        d->call_slots[d->ncalls][i] = slots[i];
+    }
+    d->call_n[d->ncalls++] = n;
+}
+static int dev_wait(void *c, double timeout_s, char *err, size_t errlen)
+{
+    (void)timeout_s, (void)err, (void)errlen;
+    ((devtr_t *)c)->waits++;
+    return 0;
+}
+static int dev_settle(void *c, double *ready_s, int nslots, double *start_s, double *end_s, int max_calls)
+{
+    devtr_t *d = c;
+    for (int t = 0; t < nslots; t++) ready_s[t] = d->marked[t] ? 0.010 * (t + 1) : NAN;
+    for (int i = 0; i < d->ncalls && i < max_calls; i++) start_s[i] = 1.0 + i, end_s[i] = 1.5 + i;
+    return d->ncalls;
+}
+
+/* gsync_settle puts the device's times in the step: each group ready when its
+ * last gradient was made, started and ended with its first and last
+ * reduction, exposed = last reduction end - last gradient; the sums stay
+ * exact; the engine waits once per step. */
+static void test_device_transport_times(void)
+{
+    gsync_tensor t[2 * NLAYERS];
+    int64_t total;
+    int nt = make_tensors(t, &total);
+    float *grad = XMALLOC((size_t)total * sizeof *grad, "gradients");
+    devtr_t d = {0};
+    CHECK_MPI(MPI_Comm_dup(comm.world, &d.comm));
+    gsync_transport tr = {.name = "device", .prepare = dev_prepare, .begin = dev_begin, .mark = dev_mark,
+                          .settle = dev_settle, .ctx = &d};
+    if (comm.size > 1) tr.allreduce = dev_allreduce, tr.wait = dev_wait;
+    gsync_cfg cfg;
+    gsync_cfg_default(&cfg);
+    T_ASSERT(gsync_parse_grouping(&cfg, "3") == 0, "grouping");
+    cfg.fusion_bytes = 4096;
+    cfg.timeout_s = 20;
+    char err[512];
+    gsync_t *g = gsync_create(&cfg, &comm, tr, t, nt, NLAYERS, grad, err, sizeof err);
+    T_ASSERT(g, "%s", err);
+    T_ASSERT(d.nslots == nt, "prepare saw %d slots of %d", d.nslots, nt);
+    for (int step = 0; step < 2; step++) {
+        for (int64_t i = 0; i < total; i++) grad[i] = value(comm.rank, i, step);
+        gsync_begin(g);
+        for (int l = NLAYERS - 1; l >= 0; l--) gsync_ready(g, l, NULL, 0);
+        gsync_finish(g);
+        gsync_settle(g);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < total; i++)
+            bad += grad[i] != (float)(comm.size * (comm.size + 1) / 2) * value(0, i, step);
+        T_ASSERT(bad == 0, "step %d: %lld wrong sums", step, (long long)bad);
+        const gsync_step *st = gsync_last_step(g);
+        double last_ready = 0.010 * nt, last_end = d.ncalls ? 1.5 + (d.ncalls - 1) : 0;
+        T_ASSERT(st->backward_end_s == last_ready, "backward end %.6f, expected the last gradient's %.6f",
+                 st->backward_end_s, last_ready);
+        for (int k = 0; k < gsync_ngroups(g); k++) {
+            double ready = 0;
+            int c0 = -1, c1 = -1;
+            for (int i = 0; i < nt; i++)
+                if (gsync_group_of(g, i) == k && 0.010 * (i + 1) > ready) ready = 0.010 * (i + 1);
+            for (int c = 0; c < d.ncalls; c++)
+                for (int i = 0; i < d.call_n[c]; i++)
+                    if (gsync_group_of(g, d.call_slots[c][i]) == k) {
+                        if (c0 < 0) c0 = c;
+                        c1 = c;
+                    }
+            const gsync_group_time *x = &st->groups[k];
+            T_ASSERT(x->ready_s == ready, "group %d ready at %.6f, expected %.6f", k, x->ready_s, ready);
+            if (comm.size > 1) {
+                T_ASSERT(c0 >= 0, "group %d never reduced", k);
+                T_ASSERT(x->start_s == 1.0 + c0 && x->end_s == 1.5 + c1,
+                         "group %d: [%.3f, %.3f], expected [%.3f, %.3f] (its reductions %d..%d)", k,
+                         x->start_s, x->end_s, 1.0 + c0, 1.5 + c1, c0, c1);
+            } else {
+                T_ASSERT(x->start_s == ready && x->end_s == ready, "one rank: group %d start/end not its ready time",
+                         k);
+            }
+        }
+        if (comm.size > 1) {
+            T_ASSERT(d.waits == step + 1, "the engine waited %d times in %d steps", d.waits, step + 1);
+            T_ASSERT(st->exposed_s == last_end - last_ready, "exposed %.6f, expected %.6f", st->exposed_s,
+                     last_end - last_ready);
+            T_ASSERT(st->reduce_s == 0.5 * d.ncalls, "reduce_s %.6f for %d reductions", st->reduce_s, d.ncalls);
+        } else {
+            T_ASSERT(st->exposed_s == 0 && d.ncalls == 0, "one rank: exposed %.6f, %d reductions", st->exposed_s,
+                     d.ncalls);
+        }
+    }
+    T_ASSERT(d.begins == 2, "begin called %d times in 2 steps", d.begins);
+    gsync_free(g);
+    MPI_Comm_free(&d.comm);
+    free(grad);
+}
+
 static void child(void)
 {
     comm_init(NULL, NULL, &comm);
@@ -168,6 +290,10 @@ static void child(void)
                               : "gsync_np3_any_ready_order_gives_exact_sums",
              test_any_ready_order_gives_exact_sums);
     if (comm.size == 1) T_RUN(test_count_groups_balance_bytes);
+    tap_run_(comm.size == 1 ? "gsync_np1_device_transport_times"
+             : comm.size == 2 ? "gsync_np2_device_transport_times"
+                              : "gsync_np3_device_transport_times",
+             test_device_transport_times);
     comm_finalize(&comm);
 }
 

@@ -404,6 +404,60 @@ static void train_case(const char *kernels)
 static void test_trains_on_reference_kernels(void) { train_case("reference"); }
 static void test_trains_on_fast_kernels(void) { train_case("fast"); }
 
+/* A backend with tune_pass (the CUDA one: cudnnFind at a kernel's first
+ * call) gets one forward and backward before the first step, with no
+ * optimizer step and no gradient exchange: the training is the same, loss
+ * for loss, bit for bit. */
+static int l1_calls;
+static double (*ref_l1)(void *, const tview *, const tview *);
+static double count_l1(void *ctx, const tview *y, const tview *t)
+{
+    l1_calls++;
+    return ref_l1(ctx, y, t);
+}
+
+static void tune_run(int pass, double *loss, int *calls)
+{
+    runcfg_t run;
+    runcfg_default(&run);
+    run.batch = 2;
+    run.steps = 3;
+    run.warmup = 1;
+    run.threads = 1;
+    run.cycle_ms = 0;
+    snprintf(run.kernels, sizeof run.kernels, "reference");
+    char err[512];
+    T_ASSERT(runcfg_validate(&run, err, sizeof err) == 0, "%s", err);
+    backend_t be;
+    T_ASSERT(backend_open(&be, &run, &comm, &si, err, sizeof err) == 0, "%s", err);
+    kern_ops o = *be.ops;
+    ref_l1 = o.l1_fwd;
+    o.l1_fwd = count_l1;
+    be.ops = &o;
+    be.tune_pass = pass;
+    l1_calls = 0;
+    train_job job = {.net = &tiny_network, .model = &model, .run = &run, .backend = &be, .comm = &comm,
+                     .quiet = 1};
+    train_result r;
+    int rc = train_run(&job, &r, err, sizeof err);
+    if (!rc) memcpy(loss, r.loss, 3 * sizeof *loss);
+    train_result_free(&r);
+    backend_close(&be);
+    T_ASSERT(rc == 0, "train_run: %s", err);
+    *calls = l1_calls;
+}
+
+static void test_tune_pass_changes_nothing(void)
+{
+    double a[3], b[3];
+    int ca, cb;
+    tune_run(0, a, &ca);
+    tune_run(1, b, &cb);
+    T_ASSERT(ca == 4 && cb == 5, "forward passes: %d without the tuning pass, %d with (expected 4, 5)", ca, cb);
+    T_ASSERT(!memcmp(a, b, sizeof a), "losses differ: %.9g %.9g %.9g vs %.9g %.9g %.9g", a[0], a[1], a[2], b[0],
+             b[1], b[2]);
+}
+
 int main(int argc, char **argv)
 {
     check_set_program("test_stemdl_runtime");
@@ -413,6 +467,7 @@ int main(int argc, char **argv)
     T_RUN(test_dry_count_is_the_formulas);
     T_RUN(test_trains_on_reference_kernels);
     T_RUN(test_trains_on_fast_kernels);
+    T_RUN(test_tune_pass_changes_nothing);
     comm_finalize(&comm);
     T_DONE();
 }

@@ -6,11 +6,10 @@
 #   benchmarks/stemdl/tools/bench_gpu.sh [BUILD_DIR]        (default: build-gpu)
 #   env: PRESET (gb2019)  PRECISION (bf16)  BATCH (1)  STEPS (10)  WARMUP (2)
 #        PYTHON (python3, the one with PyTorch)   SKIP_TORCH=1
-#        CUDA_HOME, CUDNN_HOME, NCCL_HOME (found by themselves: /usr/local/cuda,
-#          else the nvidia wheels of $PYTHON's site-packages)
-#        DEBS=DIR  Debian packages (.deb) to unpack with dpkg -x where MPI,
-#          libyaml, OpenBLAS or oneDNN are missing (benchmarks/stemdl/tools/gpu_debs.sh
-#          fetches them on a Debian 12 machine); docs/stemdl-gpu.md says more
+#        CUDA_HOME, CUDNN_HOME, NCCL_HOME, DEBS: see gpu_env.sh, which finds
+#          CUDA, cuDNN and NCCL (the nvidia wheels of $PYTHON where they are not
+#          under /usr/local/cuda) and unpacks MPI, libyaml, OpenBLAS and oneDNN
+#          from Debian packages where missing; docs/stemdl-gpu.md says more
 #
 # Prints YAML-ish lines:
 #   device:  the GPU, its measured dense GEMM peak for the precision (cuBLAS
@@ -24,7 +23,9 @@
 #   ratio:   ExaDL samples/s over PyTorch's (target >= 1.10)
 #   kernels: from a second ExaDL run with per-kernel timing on, the time and
 #            TFLOP/s of each kernel group and the ten slowest rows
-# Without a GPU: prints "SKIPPED: ..." and exits 0.
+# Without a GPU (nvidia-smi lists none): prints "SKIPPED: ..." and exits 0.
+# Where nvidia-smi lists a GPU, any failure (CUDA not starting included) is
+# an error: exit status 1.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 root=$(pwd)
@@ -46,67 +47,21 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >"$tmp/gpus" 2>&1 
 fi
 echo "  gpus: \"$(grep -c '^GPU ' "$tmp/gpus") x $(head -n 1 "$tmp/gpus" | sed 's/^GPU 0: //; s/ (UUID.*//')\""
 
-# ---- where CUDA, cuDNN and NCCL are ----------------------------------------------
-site_dirs() { "$py" -c 'import site, sys; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null || true; }
-find_home() { # HEADER: the directory above include/HEADER, in the nvidia wheels
-    local d f
-    for d in $(site_dirs); do
-        [ -d "$d/nvidia" ] || continue
-        f=$(find "$d/nvidia" -name "$1" -path '*/include/*' 2>/dev/null | head -n 1)
-        if [ -n "$f" ]; then dirname "$(dirname "$f")"; return; fi
-    done
-}
-if [ -z "${CUDA_HOME:-}" ]; then
-    if [ -x /usr/local/cuda/bin/nvcc ]; then CUDA_HOME=/usr/local/cuda
-    elif command -v nvcc >/dev/null; then CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
-    else echo "bench_gpu.sh: no nvcc (set CUDA_HOME)" >&2; exit 1; fi
-fi
-if [ -z "${CUDNN_HOME:-}" ]; then
-    if [ -f "$CUDA_HOME/include/cudnn.h" ]; then CUDNN_HOME=$CUDA_HOME; else CUDNN_HOME=$(find_home cudnn.h); fi
-fi
-if [ -z "${NCCL_HOME:-}" ]; then
-    if [ -f "$CUDA_HOME/include/nccl.h" ]; then NCCL_HOME=$CUDA_HOME; else NCCL_HOME=$(find_home nccl.h); fi
-fi
-[ -n "$CUDNN_HOME" ] || { echo "bench_gpu.sh: cuDNN not found (set CUDNN_HOME)" >&2; exit 1; }
-[ -n "$NCCL_HOME" ] || { echo "bench_gpu.sh: NCCL not found (set NCCL_HOME)" >&2; exit 1; }
-# cuDNN loads its sub-libraries (libcudnn_cnn, ...) and NVRTC with dlopen:
-# their directories go on the loader's path, the toolkit's first
-wheel_libs=$(for d in $(site_dirs); do ls -d "$d"/nvidia/*/lib 2>/dev/null; done | tr '\n' ':')
-export LD_LIBRARY_PATH="$CUDNN_HOME/lib:$NCCL_HOME/lib:$CUDA_HOME/lib64:${wheel_libs}${LD_LIBRARY_PATH:-}"
+# ---- CUDA, cuDNN, NCCL; MPI, libyaml, OpenBLAS, oneDNN (gpu_env.sh) -----------------
+# shellcheck source=benchmarks/stemdl/tools/gpu_env.sh
+. benchmarks/stemdl/tools/gpu_env.sh || exit 1
+makevars=("${EXADL_MAKEVARS[@]}")
 echo "  cuda_home: $CUDA_HOME"
 echo "  cudnn_home: $CUDNN_HOME"
 echo "  nccl_home: $NCCL_HOME"
-
-# ---- MPI, libyaml, OpenBLAS, oneDNN: from unpacked Debian packages where missing ----
-makevars=()
-if [ -n "${DEBS:-}" ] && { ! command -v mpicc >/dev/null || [ ! -f /usr/include/yaml.h ]; }; then
-    R=$(cd "$DEBS" && pwd)/root
-    if [ ! -d "$R" ]; then
-        mkdir -p "$R"
-        for f in "$DEBS"/*.deb; do dpkg -x "$f" "$R"; done
-    fi
-    ml=$R/usr/lib/x86_64-linux-gnu
-    mpi_inc=$ml/openmpi/include
-    libdirs="$ml $ml/openmpi/lib $ml/openblas-pthread"
-    # the alternatives' symlinks (libopenblas.so, cblas.h) are made by maintainer
-    # scripts that dpkg -x does not run: name OpenBLAS's own directories
-    export CPATH="$R/usr/include:$R/usr/include/x86_64-linux-gnu:$R/usr/include/x86_64-linux-gnu/openblas-pthread${CPATH:+:$CPATH}"
-    export LIBRARY_PATH="${libdirs// /:}${LIBRARY_PATH:+:$LIBRARY_PATH}"
-    export LD_LIBRARY_PATH="${libdirs// /:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export PATH="$R/usr/bin:$PATH"
-    # Open MPI moved from /usr: tell it where its pieces are (singleton runs start orted)
-    export OPAL_PREFIX=$R/usr OPAL_LIBDIR=$ml/openmpi/lib OPAL_PKGLIBDIR=$ml/openmpi/lib/openmpi3 \
-           OPAL_DATADIR=$R/usr/share/openmpi OPAL_PKGDATADIR=$R/usr/share/openmpi \
-           OPAL_SYSCONFDIR=$R/etc/openmpi OPAL_BINDIR=$R/usr/bin
-    makevars+=("MPI_CFLAGS=-I$mpi_inc -I$mpi_inc/openmpi" "MPI_LIBS=-L$ml/openmpi/lib -Wl,-rpath,$ml/openmpi/lib -lmpi")
-    echo "  unpacked_debs: $R"
-fi
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+[ -n "${EXADL_DEBS_ROOT:-}" ] && echo "  unpacked_debs: $EXADL_DEBS_ROOT"
 
 # ---- build -------------------------------------------------------------------------
 echo "  build: $build"
+# stemdl and its CUDA module (build/lib/libexadl_cuda.so, opened at run time)
 make --no-print-directory -j"$(getconf _NPROCESSORS_ONLN)" BUILD="$build" GPU=1 CUDA_HOME="$CUDA_HOME" \
-    CUDNN_HOME="$CUDNN_HOME" NCCL_HOME="$NCCL_HOME" "${makevars[@]}" "$build/bin/stemdl" >"$tmp/make.log" 2>&1 \
+    CUDNN_HOME="$CUDNN_HOME" NCCL_HOME="$NCCL_HOME" "${makevars[@]}" "$build/bin/stemdl" \
+    "$build/lib/libexadl_cuda.so" >"$tmp/make.log" 2>&1 \
     || { tail -n 30 "$tmp/make.log" >&2; echo "bench_gpu.sh: the build failed" >&2; exit 1; }
 S=$build/bin/stemdl
 
@@ -118,13 +73,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "") printf "%.3
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
 tflops() { awk -v f="$1" 'BEGIN { if (f != "" && f != "null") printf "%.2f", f / 1e12; else print "n/a" }'; }
 
+# nvidia-smi listed a GPU: stemdl not finding one, or CUDA not starting (a
+# driver older than the runtime), is a failure here, never "SKIPPED"
 if ! "$S" "${args[@]}" --kernel-timing false --record "$tmp/exadl.yaml" >"$tmp/exadl.out" 2>&1; then
-    if grep -q "no CUDA GPU" "$tmp/exadl.out"; then
-        echo "SKIPPED: $(head -n 1 "$tmp/exadl.out")"
-        exit 0
-    fi
     cat "$tmp/exadl.out" >&2
-    echo "bench_gpu.sh: stemdl failed" >&2
+    echo "bench_gpu.sh: stemdl failed on a machine where nvidia-smi lists a GPU" >&2
     exit 1
 fi
 "$S" "${args[@]}" --kernel-timing true --record "$tmp/exadl-kernels.yaml" >"$tmp/exadl-k.out" 2>&1 \

@@ -124,6 +124,8 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
     g->tensor_ready = XCALLOC((size_t)g->T, sizeof *g->tensor_ready, "ready times");
     g->gt = XCALLOC((size_t)g->G, sizeof *g->gt, "group times");
     g->pending = XCALLOC((size_t)g->T, sizeof *g->pending, "ready tensors");
+    g->group_call0 = XMALLOC((size_t)g->G * sizeof(int), "group reductions");
+    g->group_call1 = XMALLOC((size_t)g->G * sizeof(int), "group reductions");
     g->step.groups = g->gt;
     g->drop_layer = -1;
     const char *drop = getenv("EXADL_GSYNC_DROP");
@@ -131,6 +133,8 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
     if (drop && sscanf(drop, "%d:%d", &drop_rank, &drop_l) == 2 && drop_rank == comm->rank)
         g->drop_layer = drop_l;
 
+    /* the transport's slots serve one rank too (device ready times) */
+    if (g->tr.prepare) g->tr.prepare(g->tr.ctx, g->T);
     g->rcomm = MPI_COMM_NULL;
     if (comm->size > 1) {
         int level;
@@ -165,7 +169,6 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
         }
         CHECK(orch_ngroups(g->orch) == g->G, "orchestration made %d groups, expected %d",
               orch_ngroups(g->orch), g->G);
-        if (g->tr.prepare) g->tr.prepare(g->tr.ctx, g->T);
         pthread_mutex_init(&g->mu, NULL);
         pthread_cond_init(&g->cv, NULL);
         CHECK(pthread_create(&g->thread, NULL, gsync_engine_main, g) == 0,
@@ -198,6 +201,8 @@ void gsync_free(gsync_t *g)
     free(g->tensor_ready);
     free(g->gt);
     free(g->pending);
+    free(g->group_call0);
+    free(g->group_call1);
     free(g->fusion);
     free(g);
 }
@@ -215,7 +220,10 @@ void gsync_begin(gsync_t *g)
     g->step.groups = g->gt;
     for (int k = 0; k < g->G; k++) g->gt[k] = (gsync_group_time){NAN, NAN, NAN, 0};
     for (int t = 0; t < g->T; t++) g->tensor_ready[t] = NAN;
+    for (int k = 0; k < g->G; k++) g->group_call0[k] = g->group_call1[k] = -1;
+    g->ncalls = 0;
     g->t0 = timer_now_s();
+    if (g->tr.begin) g->tr.begin(g->tr.ctx);
     if (!g->thread_up) return;
     pthread_mutex_lock(&g->mu);
     g->npending = 0;
@@ -234,7 +242,7 @@ void gsync_ready(void *user, int layer, void *grad, int64_t count)
     int first = g->layer_first[layer], n = g->layer_n[layer];
     for (int t = first; t < first + n; t++) {
         g->tensor_ready[t] = now;
-        if (g->tr.mark && g->thread_up) g->tr.mark(g->tr.ctx, t);
+        if (g->tr.mark) g->tr.mark(g->tr.ctx, t);
     }
     g->step.backward_end_s = now;
     if (!g->thread_up) return;
@@ -268,6 +276,49 @@ void gsync_finish(gsync_t *g)
     }
     if (!g->thread_up)
         for (int k = 0; k < g->G; k++) g->gt[k].start_s = g->gt[k].end_s = g->gt[k].ready_s;
+}
+
+void gsync_settle(gsync_t *g)
+{
+    if (!g->tr.settle) return;
+    int T = g->T, max_calls = g->ncalls > 0 ? g->ncalls : 1;
+    double *ready = XMALLOC((size_t)T * sizeof *ready, "device times");
+    double *start = XMALLOC((size_t)max_calls * sizeof *start, "device times");
+    double *end = XMALLOC((size_t)max_calls * sizeof *end, "device times");
+    int n = g->tr.settle(g->tr.ctx, ready, T, start, end, max_calls);
+    CHECK(n == g->ncalls, "the transport reports %d reductions in this step, the engine made %d", n,
+          g->ncalls);
+    double backward_end = 0, last_end = 0, reduce = 0;
+    for (int t = 0; t < T; t++) {
+        g->tensor_ready[t] = ready[t];
+        if (ready[t] > backward_end) backward_end = ready[t];
+    }
+    for (int i = 0; i < n; i++) {
+        reduce += end[i] - start[i];
+        if (end[i] > last_end) last_end = end[i];
+    }
+    for (int k = 0; k < g->G; k++) {
+        gsync_group_time *x = &g->gt[k];
+        x->ready_s = NAN;
+        if (g->group_call0[k] >= 0) {
+            x->start_s = start[g->group_call0[k]];
+            x->end_s = end[g->group_call1[k]];
+        }
+    }
+    for (int t = 0; t < T; t++) {
+        gsync_group_time *x = &g->gt[g->group_of[t]];
+        if (isnan(x->ready_s) || g->tensor_ready[t] > x->ready_s) x->ready_s = g->tensor_ready[t];
+    }
+    if (!g->thread_up)
+        for (int k = 0; k < g->G; k++) g->gt[k].start_s = g->gt[k].end_s = g->gt[k].ready_s;
+    g->step.backward_end_s = backward_end;
+    g->step.reduce_s = reduce;
+    /* what the device did not overlap: the reductions still running after the
+     * last gradient was made (the host's wait includes the rest of backward) */
+    g->step.exposed_s = n > 0 && last_end > backward_end ? last_end - backward_end : 0;
+    free(ready);
+    free(start);
+    free(end);
 }
 
 const gsync_step *gsync_last_step(const gsync_t *g) { return &g->step; }

@@ -38,21 +38,41 @@ typedef struct {
 
 /* A transport reduces fp32 buffers over all ranks.  NULL members mean the
  * built-in MPI transport (host memory, MPI_Iallreduce).  The CUDA backend
- * gives NCCL here (kern_cuda.h). */
+ * gives NCCL here (kern_cuda.h); its reductions run on the device, after the
+ * gradients' events, while the host goes on, so its times come from the
+ * device (settle). */
 typedef struct {
     const char *name; /* "mpi", "nccl" */
     /* once, from gsync_create, before the engine thread starts: there will be
      * nslots gradient slots (tensor ids).  May be NULL. */
     void (*prepare)(void *ctx, int nslots);
+    /* main thread, in gsync_begin: the step's time origin (GPU: an event on
+     * the compute stream).  May be NULL. */
+    void (*begin)(void *ctx);
     /* main thread, in gsync_ready: the gradient `slot` (a tensor id) is being
      * made by the work queued so far (GPU: record an event).  May be NULL. */
     void (*mark)(void *ctx, int slot);
     /* engine thread, once when it starts (GPU: bind the device).  May be NULL. */
     void (*thread_init)(void *ctx);
     /* engine thread: in-place sum over the ranks of n buffers (fp32, after
-     * their slots' marks), fused into one reduction when n > 1; complete when
-     * it returns. */
+     * their slots' marks), fused into one reduction when n > 1.  Complete when
+     * it returns, unless the transport has `wait`: then it may only queue the
+     * reduction (GPU: on the communication stream, behind the marks' events),
+     * and the next call may come before this one is done. */
     void (*allreduce)(void *ctx, float *const *bufs, const int64_t *counts, const int *slots, int n);
+    /* engine thread, after a step's last allreduce: until every reduction
+     * queued is complete.  0, or -1 with err when the communicator failed (a
+     * rank died) or timeout_s passed; the step then ends in that error.  May
+     * be NULL. */
+    int (*wait)(void *ctx, double timeout_s, char *err, size_t errlen);
+    /* main thread, from gsync_settle once the step's device work is done:
+     * device times in seconds from begin: ready_s[slot] for the nslots slots
+     * (NAN where not marked in this step) and start_s[i], end_s[i] of each
+     * allreduce call of the step, in call order; returns how many calls.
+     * NULL: the host's clock times everything (right where the work runs on
+     * the host). */
+    int (*settle)(void *ctx, double *ready_s, int nslots, double *start_s, double *end_s,
+                  int max_calls);
     void *ctx;
 } gsync_transport;
 
@@ -75,7 +95,8 @@ typedef struct {
     int cycles;             /* engine cycles */
     double negotiation_s;   /* engine time inside orchestration cycles */
     double reduce_s;        /* engine time inside reductions */
-    double exposed_s;       /* main thread waiting in gsync_finish: not overlapped */
+    double exposed_s;       /* not overlapped: the main thread waiting in gsync_finish; on a
+                               device (settle), last reduction end - last gradient ready */
     double backward_end_s;  /* the last gradient was reported, from gsync_begin */
     int reductions;         /* fused reductions */
     const gsync_group_time *groups; /* ngroups entries, valid until the next gsync_begin */
@@ -113,6 +134,13 @@ void gsync_ready(void *g, int layer, void *grad, int64_t count);
 /* Wait until every group of the step is reduced; fails with the engine's
  * message (a tensor that never became ready on some rank) after timeout_s. */
 void gsync_finish(gsync_t *g);
+/* After the step's device work is complete (kern_ops.sync): a transport with
+ * `settle` replaces the host's times of the step (when gsync_ready was
+ * called, when a reduction was queued) by the device's: when each gradient
+ * was made and when each reduction ran.  Exposed communication is then the
+ * device time from the last gradient to the end of the last reduction.  No-op
+ * for host transports. */
+void gsync_settle(gsync_t *g);
 /* The step just finished. */
 const gsync_step *gsync_last_step(const gsync_t *g);
 

@@ -91,14 +91,18 @@ static void flush(gsync_t *g, batch_t *b)
         mpi_reduce(g, b->bufs, b->counts, b->n);
     else
         g->tr.allreduce(g->tr.ctx, b->bufs, b->counts, b->slots, b->n);
+    /* a transport that only queues (it has wait) gets its times at settle */
     double end = timer_now_s();
     int last_group = -1;
     for (int i = 0; i < b->n; i++) {
         int k = g->group_of[b->slots[i]];
         g->gt[k].end_s = end - g->t0;
         if (k != last_group) g->gt[k].reductions++;
+        if (g->group_call0[k] < 0) g->group_call0[k] = g->ncalls;
+        g->group_call1[k] = g->ncalls;
         last_group = k;
     }
+    g->ncalls++;
     g->step.reduce_s += end - start;
     g->step.reductions++;
     b->n = 0;
@@ -150,6 +154,10 @@ static void run_step(gsync_t *g, int *released, int *local, batch_t *b)
         }
         if (nrel > 0) reduce_released(g, released, nrel, b);
     }
+    /* the queued reductions, polled for a failed communicator and bounded by
+     * the timeout: a dead peer ends the step in an error, not in a hang */
+    if (g->tr.wait && g->tr.wait(g->tr.ctx, g->cfg.timeout_s, err, sizeof err))
+        snprintf(g->error, sizeof g->error, "%s", err);
 }
 
 void *gsync_engine_main(void *arg)

@@ -38,6 +38,8 @@ struct gsync {
     double *tensor_ready;    /* T: seconds from t0 */
     gsync_group_time *gt;    /* G */
     gsync_step step;
+    int ncalls;              /* transport allreduce calls in this step */
+    int *group_call0, *group_call1; /* G: each group's first and last call (-1: none) */
 
     /* the built-in MPI transport's fusion buffer */
     float *fusion;

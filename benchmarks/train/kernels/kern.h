@@ -103,6 +103,10 @@ typedef struct kern_ops {
     void *(*timer_start)(void *ctx);
     void (*timer_stop)(void *ctx, void *token, double *accum_s);
     void (*timer_flush)(void *ctx);
+    /* Forget the pending timers whose accumulator lies in [lo, hi) without
+     * writing to it: the table they point into goes away unflushed (a step
+     * abandoned, a failed test).  ktab_free calls it. */
+    void (*timer_discard)(void *ctx, const void *lo, const void *hi);
 } kern_ops;
 
 /* Host-memory members shared by the CPU kernel sets (kern_host.c). */

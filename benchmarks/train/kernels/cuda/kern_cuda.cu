@@ -3,6 +3,7 @@
  * the kernel timers and the end of a step.  The other parts are listed in
  * kern_cuda_impl.h. */
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- timers (CUDA events) ----------------------------------------------------- */
 
@@ -42,16 +43,31 @@ static void cu_timer_flush(void *c)
     CK_CUDA(cudaStreamSynchronize(C->s));
     if (C->cs) CK_CUDA(cudaStreamSynchronize(C->cs));
     for (const Pending &p : C->pend) {
-        float ms = 0;
-        CK_CUDA(cudaEventElapsedTime(&ms, p.a, p.b));
-        if (p.acc) *p.acc += ms * 1e-3;
-        if (p.acc2) *p.acc2 += ms * 1e-3;
+        if (p.acc || p.acc2) {
+            float ms = 0;
+            CK_CUDA(cudaEventElapsedTime(&ms, p.a, p.b));
+            if (p.acc) *p.acc += ms * 1e-3;
+            if (p.acc2) *p.acc2 += ms * 1e-3;
+        }
         C->evpool.push_back(p.a);
         C->evpool.push_back(p.b);
     }
     C->pend.clear();
     for (cudaEvent_t e : C->evdone) C->evpool.push_back(e);
     C->evdone.clear();
+}
+
+/* A table going away unflushed: its pending timers forget where to write
+ * (tokens are indexes into pend, so entries stay; the next flush recycles
+ * their events without reading them). */
+static void cu_timer_discard(void *c, const void *lo, const void *hi)
+{
+    Ctx *C = ctx_of(c);
+    auto in = [&](const double *p) { return p && (const void *)p >= lo && (const void *)p < hi; };
+    for (Pending &p : C->pend) {
+        if (in(p.acc)) p.acc = NULL;
+        if (in(p.acc2)) p.acc2 = NULL;
+    }
 }
 
 /* End of a step: wait for the device; settle the loss scale; after the step
@@ -130,6 +146,7 @@ static void fill_ops(Ctx *C)
     o->timer_start = cu_timer_start;
     o->timer_stop = cu_timer_stop;
     o->timer_flush = cu_timer_flush;
+    o->timer_discard = cu_timer_discard;
     o->grad_check = C->prec == P_FP16 ? kcu_op_grad_check : NULL;
 }
 
@@ -165,16 +182,31 @@ extern "C" void *kcu_create(const kcu_opts *o, char *err, size_t errlen)
             cap = (size_t)8 << 30; /* gb2019 needs 12 GB for itself: an 80 GB GPU has room */
         }
     }
+    /* test hook: a small limit makes small convolutions go in sample chunks */
+    int64_t dnn_max = KCU_DNN_MAX_ELEMS;
+    const char *me = getenv("EXADL_CUDNN_MAX_ELEMS");
+    if (me && *me) {
+        char *end = NULL;
+        long long v = strtoll(me, &end, 10);
+        if (*end || v < 1 || v > KCU_DNN_MAX_ELEMS) {
+            snprintf(err, errlen, "EXADL_CUDNN_MAX_ELEMS=%s: expected 1 to %lld", me, (long long)KCU_DNN_MAX_ELEMS);
+            return NULL;
+        }
+        dnn_max = v;
+    }
     Ctx *C = new Ctx();
+    C->dnn_max_elems = dnn_max;
     C->prec = prec;
     C->find = !strcmp(algo, "find");
     C->ws_cap = cap;
     C->device = o->device;
     switch (prec) {
     case P_FP32:
+        /* fp32 means fp32: cuDNN's FMA math only (kern_cuda_conv.cu refuses
+         * any other), cuBLAS's plain fp32 compute type.  Not through
+         * NVIDIA_TF32_OVERRIDE: read once per process, it would also take
+         * TF32 from a tf32 context made later in the same process. */
         C->elem = E_F32, C->dt = CUDNN_DATA_FLOAT, C->math_req = CUDNN_FMA_MATH;
-        /* fp32 means fp32: no TF32 anywhere in this process (cuDNN, cuBLAS) */
-        setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
         C->tf32_disabled = 1;
         break;
     case P_TF32: C->elem = E_F32, C->dt = CUDNN_DATA_FLOAT, C->math_req = CUDNN_TENSOR_OP_MATH; break;
@@ -234,6 +266,8 @@ extern "C" void kcu_release(void *ctx)
     for (cudaEvent_t e : C->evdone) C->evpool.push_back(e);
     for (cudaEvent_t e : C->evpool) CK_CUDA(cudaEventDestroy(e));
     for (cudaEvent_t e : C->gs_ev) CK_CUDA(cudaEventDestroy(e));
+    for (cudaEvent_t e : C->gs_call_ev) CK_CUDA(cudaEventDestroy(e));
+    if (C->gs_base) CK_CUDA(cudaEventDestroy(C->gs_base));
     if (C->gs_fusion) CK_CUDA(cudaFree(C->gs_fusion));
     /* whatever the network did not give back */
     for (auto &a : C->allocs) CK_CUDA(cudaFree(a.first));

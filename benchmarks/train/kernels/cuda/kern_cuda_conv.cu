@@ -21,15 +21,21 @@
 #include <climits>
 
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- convolutions through cuDNN ---------------------------------------------------- */
 
-/* fp32 must not use TF32 tensor cores; nothing may convert to fp16 behind our back. */
+/* kern_cuda_policy.h decides: fp32 is FMA only, tf32 is TF32, nothing
+ * converts to fp16 behind our back. */
 static bool math_allowed(const Ctx *C, cudnnMathType_t m)
 {
-    if (m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
-    if (C->prec == P_FP32) return m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
-    return true;
+    int km = m == CUDNN_TENSOR_OP_MATH                      ? KCU_MATH_TENSOR_OP
+             : m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? KCU_MATH_TENSOR_OP_CONVERT
+             : m == CUDNN_FMA_MATH                        ? KCU_MATH_FMA
+                                                          : KCU_MATH_DEFAULT;
+    int kp = C->prec == P_FP32 ? KCU_PREC_FP32 : C->prec == P_TF32 ? KCU_PREC_TF32
+             : C->prec == P_BF16 ? KCU_PREC_BF16 : KCU_PREC_FP16;
+    return kcu_math_allowed(kp, km) != 0;
 }
 
 static int to_int(int64_t v, const char *what)
@@ -112,8 +118,9 @@ template <typename Perf> static bool pick(const Ctx *C, const Perf *perf, int n,
 }
 
 /* Choose the algorithm of a new problem.  x, w, y are the operands of the
- * call (cuDNN's names); out is whichever of them the direction writes, and
- * accumulate says whether the call adds into it (then Find writes a scratch). */
+ * call (cuDNN's names); out is whichever of them the direction writes (dw for
+ * the filter gradient), and accumulate says whether the call adds into it
+ * (then Find writes a scratch). */
 static void tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y, void *dw, bool accumulate)
 {
     auto t0 = std::chrono::steady_clock::now();
@@ -124,7 +131,12 @@ static void tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y
     if (C->find) {
         size_t wsb = find_workspace(C);
         tview x = *X, y = *Y;
-        if (accumulate) {
+        if (accumulate && cv->g.op == OP_BWD_FILTER) {
+            /* a filter gradient summed over sample chunks (conv_call) */
+            size_t wb = (size_t)cv->g.yc * cv->g.xc * cv->g.k * cv->g.k * C->esz;
+            kcu_ensure(C, &C->tscratch, &C->tscratch_bytes, wb, "algorithm-timing scratch");
+            dw = C->tscratch;
+        } else if (accumulate) {
             const tview *out = cv->g.op == OP_FWD ? Y : X;
             kcu_ensure(C, &C->tscratch, &C->tscratch_bytes, span_bytes(C, out), "algorithm-timing scratch");
             if (cv->g.op == OP_FWD) y = moved(Y, C->tscratch);
@@ -253,7 +265,10 @@ static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void 
 /* One convolution call.  X is cuDNN's x (the convolution's input), Y its y.
  *   OP_FWD:        Y = conv(X, w)      (+ beta * Y)
  *   OP_BWD_DATA:   X = conv_T(Y, w)    (+ beta * X)
- *   OP_BWD_FILTER: dw = X (*) Y        (overwrite) */
+ *   OP_BWD_FILTER: dw = X (*) Y        (+ beta * dw)
+ * Views spanning more elements than cuDNN indexes are cut into calls over
+ * fewer samples (kern_cuda_policy.h); the filter gradient sums the chunks'
+ * (in the data's type: in bf16/fp16 one more rounding per chunk). */
 static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k,
                       int stride, float beta)
 {
@@ -263,6 +278,23 @@ static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void
     else
         CHECK(k == 1 && X->h == 2 * Y->h && X->w == 2 * Y->w, "stride-2 convolution shapes");
     if (tview_elems(X) == 0 || tview_elems(Y) == 0) return;
+    int64_t xlen = (int64_t)X->c * X->h * X->w, ylen = (int64_t)Y->c * Y->h * Y->w;
+    int m = kcu_chunk_samples(X->n, X->sstride, xlen, Y->sstride, ylen, C->dnn_max_elems);
+    CHECK(m > 0,
+          "convolution: one sample of x (%lld elements) or y (%lld) spans more than the %lld "
+          "elements cuDNN can index",
+          (long long)xlen, (long long)ylen, (long long)C->dnn_max_elems);
+    if (m < X->n) {
+        for (int s0 = 0; s0 < X->n; s0 += m) {
+            tview Xc = *X, Yc = *Y;
+            Xc.n = Yc.n = std::min(m, X->n - s0);
+            Xc.p = (char *)X->p + (size_t)s0 * (size_t)X->sstride * C->esz;
+            Yc.p = (char *)Y->p + (size_t)s0 * (size_t)Y->sstride * C->esz;
+            float b = op == OP_BWD_FILTER && s0 > 0 ? 1.0f : beta;
+            conv_call(C, op, &Xc, &Yc, w, dw, k, stride, b);
+        }
+        return;
+    }
     bool x_out = op == OP_BWD_DATA, y_out = op == OP_FWD;
     bool xs = view_misaligned(C, X), ys = view_misaligned(C, Y);
     bool wst = w && misaligned(w), dwst = op == OP_BWD_FILTER && misaligned(dw);
@@ -283,6 +315,7 @@ static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void
     if (dwst) {
         kcu_ensure(C, &C->al[AL_DW], &C->al_bytes[AL_DW], wbytes, "aligned stand-in");
         dwa = C->al[AL_DW];
+        if (beta != 0.0f) CK_CUDA(cudaMemcpyAsync(dwa, dw, wbytes, cudaMemcpyDeviceToDevice, C->s));
     }
     conv_run(C, op, &Xa, &Ya, wa, dwa, k, stride, beta);
     if (xs && x_out) unstage_view(C, &Xa, X);
@@ -297,7 +330,7 @@ static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void 
     Conv *cv = conv_for(C, op, X, Y, k, stride);
     if (cv->algo < 0) tune(C, cv, X, w, Y, dw, beta != 0.0f);
     if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
-    float one = 1.0f, zero = 0.0f;
+    float one = 1.0f;
     if (op == OP_FWD)
         CK_DNN(cudnnConvolutionForward(C->dnn, &one, cv->xd, X->p, cv->wd, w, cv->cd,
                                        (cudnnConvolutionFwdAlgo_t)cv->algo, C->ws, cv->ws, &beta, cv->yd, Y->p));
@@ -307,7 +340,7 @@ static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void 
                                             cv->xd, X->p));
     else
         CK_DNN(cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X->p, cv->yd, Y->p, cv->cd,
-                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &zero,
+                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &beta,
                                               cv->wd, dw));
 }
 

@@ -23,13 +23,31 @@ extern "C" int kcu_device_count(char *why, size_t len)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
+    if (e == cudaSuccess) {
+        if (n <= 0) snprintf(why, len, "cudaGetDeviceCount: 0 devices");
+        return n > 0 ? n : 0;
+    }
+    (void)cudaGetLastError();
+    if (e == cudaErrorNoDevice) {
         snprintf(why, len, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
-        (void)cudaGetLastError();
         return 0;
     }
-    if (n <= 0) snprintf(why, len, "cudaGetDeviceCount: 0 devices");
-    return n > 0 ? n : 0;
+    /* the runtime says "insufficient driver" both when the driver is too old
+     * and when there is none: only the second means no GPU here */
+    int drv = -1;
+    if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&drv) == cudaSuccess && drv == 0) {
+        snprintf(why, len, "cudaGetDeviceCount: %s; no NVIDIA driver is installed (cudaDriverGetVersion: 0)",
+                 cudaGetErrorString(e));
+        return 0;
+    }
+    (void)cudaGetLastError();
+    if (drv > 0)
+        snprintf(why, len, "cudaGetDeviceCount: %s (error %d; the driver supports CUDA %d.%d, this runtime is %d.%d)",
+                 cudaGetErrorString(e), (int)e, drv / 1000, (drv % 1000) / 10, CUDART_VERSION / 1000,
+                 (CUDART_VERSION % 1000) / 10);
+    else
+        snprintf(why, len, "cudaGetDeviceCount: %s (error %d)", cudaGetErrorString(e), (int)e);
+    return -1;
 }
 
 static void version3(int v, char *buf, size_t len) /* 91900 -> 9.19.0 */
@@ -74,6 +92,9 @@ extern "C" void kcu_device_describe(int device, kcu_device_info *d)
     cudaDeviceProp p;
     CK_CUDA(cudaGetDeviceProperties(&p, device));
     snprintf(d->model, sizeof d->model, "%s", p.name);
+    const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+    snprintf(d->uuid, sizeof d->uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     d->cc_major = p.major;
     d->cc_minor = p.minor;
     d->memory_bytes = (long long)p.totalGlobalMem;

@@ -151,6 +151,7 @@ struct Ctx {
     cudnnMathType_t math_req;
     int device, sm_count;
     size_t max_pitch;          /* cudaMemcpy2D's limit on a pitch */
+    int64_t dnn_max_elems;     /* most elements a cuDNN descriptor may span (kern_cuda_policy.h) */
     cudaStream_t s, cs; /* compute, communication */
     cudnnHandle_t dnn;
     cublasHandle_t blas;
@@ -184,10 +185,16 @@ struct Ctx {
     std::vector<cudaEvent_t> evpool, evdone;
     std::vector<Pending> pend;
 
-    /* gradient reduction (gsync's transport): one event per gradient slot,
-     * made by kcu_gs_prepare before the engine thread starts, and a device
-     * fusion buffer that only the engine thread touches */
+    /* gradient reduction (gsync's transport): one timing event per gradient
+     * slot, made by kcu_gs_prepare before the engine thread starts, and
+     * whether it was marked in this step; the step's origin; a start and an
+     * end event per reduction of the step (engine thread); a device fusion
+     * buffer that only the engine thread touches */
     std::vector<cudaEvent_t> gs_ev;
+    std::vector<char> gs_marked;
+    cudaEvent_t gs_base;
+    std::vector<cudaEvent_t> gs_call_ev;  /* 2 per reduction: start, end */
+    int gs_ncalls;
     float *gs_fusion;
     size_t gs_fusion_elems;
 

@@ -1,5 +1,6 @@
 /* kern_cuda_stats.cu: what the CUDA kernel set tells the record (kern_cuda.h):
- * its statistics and the convolution algorithms it chose. */
+ * its statistics and the convolution algorithms it chose; and the table of
+ * the module's functions that programs open (kcu_load). */
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
 
 /* ---- statistics --------------------------------------------------------------------------- */
@@ -45,4 +46,17 @@ extern "C" int kcu_conv_choice_get(void *ctx, int i, kcu_conv_choice *c)
     c->ws_bytes = cv->ws;
     c->time_ms = cv->time_ms;
     return 0;
+}
+
+/* ---- the module's one exported table (kern_cuda.h: kcu_api, kcu_load) ----------------- */
+
+extern "C" {
+extern const kcu_api exadl_kcu_api;
+__attribute__((visibility("default"))) const kcu_api exadl_kcu_api = {
+    kcu_device_count, kcu_device_describe, kcu_create,         kcu_ops,
+    kcu_release,      kcu_gemm_peak,       kcu_nccl_unique_id, kcu_nccl_init,
+    kcu_gs_prepare,   kcu_gs_begin,        kcu_gs_mark,        kcu_gs_thread_init,
+    kcu_gs_allreduce, kcu_gs_wait,         kcu_gs_settle,      kcu_get_stats,
+    kcu_conv_choice_get,
+};
 }
