@@ -17,7 +17,10 @@ NCCL_HOME  ?= $(CUDA_HOME)
 
 ifeq ($(SAN),1)
 BUILD    ?= build-san
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# float-cast-overflow: a double read from a file cast to an int out of its range
+# (GCC's -fsanitize=undefined leaves it out)
+SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
 # the CUDA runtime and ASan do not share an address space peacefully; the
 # sanitizer build covers the CPU path and the harness
 GPU      := 0
