@@ -149,13 +149,20 @@ ifeq ($(SAN),1)
 # see tests/support/nodlclose.c; tests/run.sh preloads it where it exists
 SAN_EXTRA := $(BUILD)/lib/libnodlclose.so
 endif
+# a full filesystem for one file (tests/support/fullfs.c), preloaded by tests
+TEST_EXTRA := $(BUILD)/lib/libfullfs.so
 
 .PHONY: all test test-quick clean distclean info
-all: $(addprefix $(BIN)/,$(PROGRAMS)) $(UNIT_BIN) $(SAN_EXTRA)
+all: $(addprefix $(BIN)/,$(PROGRAMS)) $(UNIT_BIN) $(SAN_EXTRA) $(TEST_EXTRA)
 
 $(BUILD)/lib/libnodlclose.so: tests/support/nodlclose.c
 	@mkdir -p $(@D)
 	$(CC) -shared -fPIC -O2 -o $@ $<
+
+# no sanitizer: preloaded before the ASan runtime, it must not need it
+$(BUILD)/lib/libfullfs.so: tests/support/fullfs.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 $(WARN) -o $@ $< -ldl
 
 info:
 	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
