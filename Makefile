@@ -4,20 +4,38 @@
 #   make                 build/bin/{stemdl,collectives,orchestration,exadl}
 #   make test            tests in build/ and build-san/, last line "N passed, N failed"
 #   make SAN=1           the sanitizer build alone (build-san/)
+#   make fuzz            the libFuzzer harnesses of tests/fuzz/ (clang) in build-fuzz/,
+#                        each run FUZZ_SECONDS on its seed corpus (make test runs them too)
 #   make GPU=0           leave out the CUDA path even where CUDA is found
 #   make STRICT=0        warnings are not errors (for unfamiliar compilers)
 #   CUDA_HOME, CUDNN_HOME, NCCL_HOME   where the CUDA toolkit, cuDNN and NCCL are
 
 SAN    ?= 0
+FUZZ   ?= 0
 STRICT ?= 1
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 15
 GPU    ?= auto
 CUDA_HOME  ?= /usr/local/cuda
 CUDNN_HOME ?= $(CUDA_HOME)
 NCCL_HOME  ?= $(CUDA_HOME)
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# the fuzz harnesses' build (make fuzz-build): clang's coverage for libFuzzer on
+# every library, the sanitizers of build-san plus float-cast-overflow; clang's
+# warnings differ from GCC's, so they do not fail this build
+BUILD    := build-fuzz
+CC       := $(FUZZ_CC)
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+            -fno-sanitize-recover=all -fno-omit-frame-pointer
+GPU      := 0
+STRICT   := 0
+else ifeq ($(SAN),1)
 BUILD    ?= build-san
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# float-cast-overflow: a double read from a file cast to an int out of its range
+# (GCC's -fsanitize=undefined leaves it out)
+SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
 # the CUDA runtime and ASan do not share an address space peacefully; the
 # sanitizer build covers the CPU path and the harness
 GPU      := 0
@@ -169,13 +187,15 @@ ifeq ($(SAN),1)
 # see tests/support/nodlclose.c; tests/run.sh preloads it where it exists
 SAN_EXTRA := $(BUILD)/lib/libnodlclose.so
 endif
+# a full filesystem for one file (tests/support/fullfs.c), preloaded by tests
+TEST_EXTRA := $(BUILD)/lib/libfullfs.so
 
 # Test doubles of the GPU modules' lower edge (tests/support/fake_*.c): a
 # CUDA module without a GPU, and a CUDA runtime whose device count fails.
 TEST_MODULES := $(BUILD)/lib/libexadl_fake_kcu.so $(BUILD)/lib/libexadl_fake_cudart.so
 
 .PHONY: all test test-quick clean distclean info
-all: $(addprefix $(BIN)/,$(PROGRAMS)) $(GPU_MODULE_FILES) $(UNIT_BIN) $(TEST_MODULES) $(SAN_EXTRA)
+all: $(addprefix $(BIN)/,$(PROGRAMS)) $(GPU_MODULE_FILES) $(UNIT_BIN) $(TEST_MODULES) $(SAN_EXTRA) $(TEST_EXTRA)
 
 $(BUILD)/lib/libnodlclose.so: tests/support/nodlclose.c
 	@mkdir -p $(@D)
@@ -184,6 +204,11 @@ $(BUILD)/lib/libnodlclose.so: tests/support/nodlclose.c
 $(BUILD)/lib/libexadl_fake_%.so: tests/support/fake_%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BENCH_CFLAGS) -shared -fPIC -o $@ $<
+
+# no sanitizer: preloaded before the ASan runtime, it must not need it
+$(BUILD)/lib/libfullfs.so: tests/support/fullfs.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 $(WARN) -o $@ $< -ldl
 
 info:
 	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
@@ -223,19 +248,46 @@ $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# ---- fuzzing -------------------------------------------------------------------
+# One libFuzzer harness per parser entry point: tests/fuzz/fuzz_NAME.c ->
+# build-fuzz/fuzz/fuzz_NAME, linked with every library a parser may reach.
+# tests/fuzz/run.sh runs each on its seeds (tests/fuzz/seeds/NAME/ and the
+# project's own files) and its crash regressions (tests/fuzz/regress/NAME/).
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_LIBS := harness stemdl train comm common
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call lib,$(FUZZ_LIBS))
+	@mkdir -p $(@D)
+	$(CC) -fsanitize=fuzzer,address,undefined,float-cast-overflow $(FUZZ_LDEXTRA) -o $@ \
+	    $(filter %.o,$^) $(call group,$^) $(TRAIN_LDLIBS)
+# the option parsers exit on bad input: tests/fuzz/fuzz_options.c catches exit
+$(BUILD)/fuzz/fuzz_options: FUZZ_LDEXTRA := -Wl,--wrap=exit
+
+.PHONY: fuzz fuzz-build fuzz-bins
+fuzz-bins: $(FUZZ_BIN)
+fuzz-build:
+	$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+fuzz: fuzz-build
+	@tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 # ---- tests -------------------------------------------------------------------
-# `make test` runs every test against the normal and the sanitizer build.
+# `make test` runs every test against the normal and the sanitizer build, and
+# each fuzz harness once (FUZZ_SECONDS each; FUZZ_SECONDS=0 leaves them out;
+# without clang and libFuzzer they are skipped, and say so).
 test:
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory SAN=1 all
-	@tests/run.sh build build-san
+	@if [ "$(FUZZ_SECONDS)" != 0 ] && tests/fuzz/run.sh --can-build $(FUZZ_CC); then \
+	    $(MAKE) --no-print-directory fuzz-build; fi
+	@EXADL_FUZZ_BUILD=build-fuzz EXADL_FUZZ_SECONDS=$(FUZZ_SECONDS) EXADL_FUZZ_CC=$(FUZZ_CC) \
+	    tests/run.sh build build-san
 
 # One build only, for quick iterations: make test-quick [BUILD=...]
 test-quick: all
 	@tests/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 distclean: clean
 	rm -rf results/*/

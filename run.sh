@@ -42,6 +42,12 @@ check() {
         # some tests read records with PyYAML to cross-check our own YAML reader
         have_cmd python3 || miss "python3 (tests)"
         python3 -c 'import yaml' 2>/dev/null || miss "python3-yaml (tests: PyYAML)"
+        # the fuzz harnesses of `make test`: clang with libFuzzer (a Recommends of
+        # clang, so named: apt-get runs with --no-install-recommends)
+        if ! have_cmd clang || ! tests/fuzz/run.sh --can-build clang; then
+            miss "clang (tests: the fuzz harnesses)"
+            miss "libclang-rt-dev (tests: libFuzzer, clang -fsanitize=fuzzer)"
+        fi
     fi
 }
 mode=${1:-run}

@@ -4,7 +4,9 @@
 # For every build tree: each unit-test binary in BUILD/tests/ (which prints
 # PASS:/FAIL:/SKIP: lines) and each integration script tests/it/*.sh (exit 0
 # pass, 77 skip, anything else fail; it prints PASS:/FAIL:/SKIP: lines of its
-# own when it checks several things).  Ends with "N passed, N failed".
+# own when it checks several things).  Then, once, the fuzz harnesses when
+# EXADL_FUZZ_BUILD names their build (make test does).  Ends with "N passed,
+# N failed".
 #
 # MPI settings for this machine live here, not in the programs: tests run as
 # root in CI and start more ranks than there are cores.
@@ -93,6 +95,22 @@ for build in "$@"; do
         if grep -q '^FAIL: ' "$log"; then sed 's/^/    | /' "$log" | tail -n 40; fi
     done
 done
+
+# the fuzz harnesses, once (not per build): `make test` builds them where clang
+# has libFuzzer and names the folder in EXADL_FUZZ_BUILD (tests/fuzz/run.sh)
+if [ -n "${EXADL_FUZZ_BUILD:-}" ] && [ "${EXADL_FUZZ_SECONDS:-15}" != 0 ]; then
+    log=$logdir/fuzz.log
+    t0=$(date +%s)
+    if [ -x "$EXADL_FUZZ_BUILD/fuzz/fuzz_suite" ]; then
+        tests/fuzz/run.sh "$EXADL_FUZZ_BUILD" "${EXADL_FUZZ_SECONDS:-15}" >"$log" 2>&1
+    else
+        echo "SKIP: fuzz: no harnesses in $EXADL_FUZZ_BUILD (${EXADL_FUZZ_CC:-clang} with libFuzzer" \
+             "not found; Debian: apt-get install clang libclang-rt-dev)" >"$log"
+    fi
+    count fuzz "$log"
+    echo "  (fuzzing took $(( $(date +%s) - t0 )) s)"
+    if grep -q '^FAIL: ' "$log"; then sed 's/^/    | /' "$log" | tail -n 20; fi
+fi
 
 echo
 echo "logs: $logdir   time: $(( $(date +%s) - t_start )) s"

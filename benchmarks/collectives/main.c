@@ -102,7 +102,9 @@ static void write_config(rec_t *r, const void *arg)
     rec_map_end(r);
 }
 
-static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t *si, int argc,
+/* 0, or -1 (said on stderr) when the record cannot be written: the exit
+ * status must say so, or a full disk looks like a run without a record */
+static int write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t *si, int argc,
                          char **argv, const char *started, const char *status, const char *error,
                          const coll_row_t *rows, int nrows, long long wrong, int gpus)
 {
@@ -118,7 +120,7 @@ static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t
     rec_t *r = rec_header_open(cfg->record, &h, err, sizeof err);
     if (!r) {
         fprintf(stderr, "collectives: error: record %s\n", err);
-        return;
+        return -1;
     }
     rec_key(r, "timing");
     rec_map_begin(r);
@@ -147,7 +149,11 @@ static void write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t
         rec_validation(r, "collective_results_exact", wrong ? "fail" : "pass", 1, detail);
     }
     rec_seq_end(r);
-    if (rec_header_close(r, err, sizeof err)) fprintf(stderr, "collectives: error: %s\n", err);
+    if (rec_header_close(r, err, sizeof err)) {
+        fprintf(stderr, "collectives: error: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -213,7 +219,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "collectives: error: %s%s\n", err,
                     rc == COLL_EXIT_UNAVAILABLE ? " [backend not available here]" : "");
             if (cfg.record)
-                write_record(&cfg, &c, &si, argc, argv, started, "failed", err, NULL, 0, 0, 0);
+                (void)write_record(&cfg, &c, &si, argc, argv, started, "failed", err, NULL, 0, 0,
+                                   0); /* the exit status already says it failed */
         }
         comm_finalize(&c);
         return rc;
@@ -332,12 +339,15 @@ int main(int argc, char **argv)
             }
         }
     }
+    int unwritten = 0;
     if (c.rank == 0) {
         printf("# wrong elements: %lld%s\n", wrong_total, wrong_total ? "  [VALIDATION FAILED]" : "");
         if (cfg.record)
-            write_record(&cfg, &c, &si, argc, argv, started, wrong_total ? "invalid" : "ok",
-                         wrong_total ? "collective results differ from the expected values" : NULL,
-                         rows, (int)nrows, wrong_total, gpus);
+            unwritten = write_record(&cfg, &c, &si, argc, argv, started,
+                                     wrong_total ? "invalid" : "ok",
+                                     wrong_total ? "collective results differ from the expected values"
+                                                 : NULL,
+                                     rows, (int)nrows, wrong_total, gpus) != 0;
     }
     if (wrong_total && c.rank == 0)
         fprintf(stderr, "collectives: error: %lld wrong output element%s (see the #wrong columns)\n",
@@ -354,5 +364,5 @@ int main(int argc, char **argv)
     coll_dev_close(&dev);
     coll_mpi_ops_free();
     comm_finalize(&c);
-    return wrong_total ? 1 : 0;
+    return wrong_total || unwritten ? 1 : 0;
 }

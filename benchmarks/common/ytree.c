@@ -30,6 +30,9 @@ typedef struct {
     size_t len;
 } builder_t;
 
+static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 const char *yt_kind_name(yt_kind k)
 {
     switch (k) {
@@ -55,8 +58,11 @@ static ytnode *node_new(builder_t *b, yt_kind kind, yaml_mark_t mark)
 static void node_append(ytnode *parent, ytnode *child)
 {
     size_t have = parent->kind == YT_MAP ? 2 * parent->n + (parent->open > 1) : parent->n;
-    parent->items = realloc(parent->items, (have + 1) * sizeof *parent->items);
-    CHECK(parent->items != NULL, "cannot grow a YAML node");
+    if (have == parent->cap) { /* doubling: a long list costs O(n), not O(n^2) copies */
+        parent->cap = parent->cap ? 2 * parent->cap : 4;
+        parent->items = realloc(parent->items, parent->cap * sizeof *parent->items);
+        CHECK(parent->items != NULL, "cannot grow a YAML node");
+    }
     parent->items[have] = child;
     if (parent->kind == YT_MAP) {
         /* open==1: expecting a key; open==2: key stored, expecting its value */
@@ -73,8 +79,6 @@ static void node_append(ytnode *parent, ytnode *child)
 }
 
 static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -85,9 +89,12 @@ static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
     return -1;
 }
 
-static int anchor_add(builder_t *b, const char *name, ytnode *n)
+static int anchor_add(builder_t *b, const char *name, ytnode *n, yaml_mark_t m)
 {
     if (!name) return 0;
+    /* aliases are looked up by a linear search: bound it */
+    if (b->nanchors == YT_MAX_ANCHORS)
+        return bmsg(b, m, "more than %u anchors (&name) in one document", YT_MAX_ANCHORS);
     if (b->nanchors == b->capanchors) {
         b->capanchors = b->capanchors ? 2 * b->capanchors : 16;
         b->anchors = realloc(b->anchors, b->capanchors * sizeof *b->anchors);
@@ -131,13 +138,63 @@ static int push(builder_t *b, ytnode *n, yaml_mark_t m)
     return 0;
 }
 
-static void pop(builder_t *b)
+/* A key text for a message: at most 60 characters, control characters as '?'
+ * (the message stays one line). */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+    size_t i = 0;
+    for (; s[i] && i + 4 < len && i < 60; i++) buf[i] = (unsigned char)s[i] < 32 ? '?' : s[i];
+    snprintf(buf + i, len - i, "%s", s[i] ? "..." : "");
+    return buf;
+}
+
+static int key_cmp(const void *x, const void *y, void *map)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    int c = strcmp(yt_key(map, i)->str, yt_key(map, j)->str);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* YAML keys are unique: a record with `status: failed` then `status: ok`
+ * means one thing to exadl (the first) and another to PyYAML (the last), so
+ * every mapping of every file is refused with its first repeated key. */
+static int map_unique(builder_t *b, const ytnode *map)
+{
+    size_t dup = 0, first = 0; /* dup: the repeated key's index + 1 */
+    if (map->n <= 16) {
+        for (size_t i = 1; i < map->n && !dup; i++)
+            for (size_t j = 0; j < i && !dup; j++)
+                if (yt_key(map, i)->kind == YT_SCALAR && yt_key(map, j)->kind == YT_SCALAR &&
+                    !strcmp(yt_key(map, i)->str, yt_key(map, j)->str))
+                    dup = i + 1, first = j;
+    } else { /* sorted by text, then by position: repeats are neighbours */
+        size_t *ix = XMALLOC(map->n * sizeof *ix, "YAML key index"), m = 0;
+        for (size_t i = 0; i < map->n; i++)
+            if (yt_key(map, i)->kind == YT_SCALAR) ix[m++] = i;
+        qsort_r(ix, m, sizeof *ix, key_cmp, (void *)map);
+        for (size_t i = 1; i < m; i++)
+            if (!strcmp(yt_key(map, ix[i])->str, yt_key(map, ix[i - 1])->str) &&
+                (!dup || ix[i] + 1 < dup) &&
+                (i < 2 || strcmp(yt_key(map, ix[i])->str, yt_key(map, ix[i - 2])->str)))
+                dup = ix[i] + 1, first = ix[i - 1];
+        free(ix);
+    }
+    if (!dup) return 0;
+    const ytnode *k = yt_key(map, dup - 1);
+    char buf[80];
+    snprintf(b->err, b->errlen, "%s:%d:%d: key '%s' given twice (first at line %d)", b->doc->name,
+             k->line, k->col, shown(k->str, buf, sizeof buf), yt_key(map, first)->line);
+    return -1;
+}
+
+static int pop(builder_t *b)
 {
     ytnode *n = b->stack[--b->depth];
     n->open = 0;
     /* the parent counted this node as 1 when it was attached, open; its own
      * parent learns of the rest when the parent itself closes */
     if (b->depth > 0) b->stack[b->depth - 1]->weight += n->weight - 1;
+    return n->kind == YT_MAP ? map_unique(b, n) : 0;
 }
 
 static int build(builder_t *b, yaml_parser_t *p)
@@ -180,7 +237,7 @@ static int build(builder_t *b, yaml_parser_t *p)
                 rc = bmsg(b, ev.start_mark, "scalar contains a NUL character");
             n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
             if (!rc) rc = attach(b, n, ev.start_mark);
-            if (!rc) rc = anchor_add(b, (const char *)ev.data.scalar.anchor, n);
+            if (!rc) rc = anchor_add(b, (const char *)ev.data.scalar.anchor, n, ev.start_mark);
             break;
         }
         case YAML_SEQUENCE_START_EVENT:
@@ -193,11 +250,11 @@ static int build(builder_t *b, yaml_parser_t *p)
             if (!rc)
                 rc = anchor_add(b, (const char *)(map ? ev.data.mapping_start.anchor
                                                       : ev.data.sequence_start.anchor),
-                                n);
+                                n, ev.start_mark);
             break;
         }
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: pop(b); break;
+        case YAML_MAPPING_END_EVENT: rc = pop(b); break;
         case YAML_ALIAS_EVENT: {
             ytnode *t = anchor_find(b, (const char *)ev.data.alias.anchor);
             if (!t)

@@ -3,7 +3,10 @@
  *
  * Aliases are resolved by sharing the anchored node; an alias to a node that is
  * still open (a recursive structure) is an error, and the total size after
- * alias expansion is capped, so "billion laughs" files fail cleanly. */
+ * alias expansion is capped, so "billion laughs" files fail cleanly.  A key
+ * given twice in one mapping is an error ("key 'K' given twice (first at line
+ * N)"), in every file: YAML requires unique keys, and readers that keep the
+ * first or the last value would disagree. */
 #ifndef EXADL_YTREE_H
 #define EXADL_YTREE_H
 
@@ -19,6 +22,7 @@ struct ytnode {
     int plain;         /* scalar was unquoted: only plain scalars can be null/bool/number */
     size_t n;          /* items (YT_SEQ) or key/value pairs (YT_MAP) */
     ytnode **items;    /* YT_SEQ: n items; YT_MAP: keys and values interleaved, 2n */
+    size_t cap;        /* slots allocated in items (grown by doubling) */
     size_t weight;     /* nodes in this subtree after alias expansion */
     int open;          /* still being built (recursive-alias detection) */
     ytnode *next_alloc;
@@ -33,6 +37,7 @@ typedef struct {
 /* Caps against hostile input. */
 #define YT_MAX_NODES 4000000u
 #define YT_MAX_DEPTH 200
+#define YT_MAX_ANCHORS 100000u
 
 /* Load the single YAML document of a file (or a buffer).  On failure returns
  * NULL and writes "NAME:LINE:COL: problem" to err. */

@@ -346,7 +346,10 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
                           .backend = "mpi", .precision = "fp16"};
         char err[512];
         rec_t *r = rec_header_open(o.record, &h, err, sizeof err);
-        if (!r) fprintf(stderr, "orchestration: error: record %s\n", err);
+        if (!r) {
+            fprintf(stderr, "orchestration: error: record %s\n", err);
+            ok = 0; /* the exit status says the record is missing */
+        }
         if (r) {
             rec_key(r, "timing");
             rec_map_begin(r);
@@ -389,8 +392,10 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
                            !modes_compared ? "skipped" : modes_agree ? "pass" : "fail", 1,
                            "coordinator and cache released the same groups in the same cycles");
             rec_seq_end(r);
-            if (rec_header_close(r, err, sizeof err))
+            if (rec_header_close(r, err, sizeof err)) {
                 fprintf(stderr, "orchestration: error: %s\n", err);
+                ok = 0;
+            }
         }
     }
     for (int i = 0; i < nrows; i++) {

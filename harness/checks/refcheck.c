@@ -176,6 +176,17 @@ static char *argv_text(arena_t *a, char **argv)
     return k;
 }
 
+/* a where key that may become `--KEY VALUE` of the describing program */
+static int describe_key_ok(const char *k)
+{
+    static const char *const files[] = {"config", "config_file", "record", "dump_weights", NULL};
+    if (!*k || strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k) || *k == '_')
+        return 0;
+    for (size_t i = 0; files[i]; i++)
+        if (!strcmp(k, files[i])) return 0;
+    return 1;
+}
+
 /* network metrics nothing measured, from the workload's describe answer:
  * lines "name  value ..." (`stemdl --describe --preset gb2019`) */
 static double describe(arena_t *a, const refspec_t *s, const char *bindir, const char **why,
@@ -195,6 +206,14 @@ static double describe(arena_t *a, const refspec_t *s, const char *bindir, const
     argv[n++] = (char *)w->describe;
     for (size_t i = 0; i < s->nwhere && n < 60; i++) {
         if (!strcmp(s->where[i].key, "benchmark") || !strcmp(s->where[i].key, "scale")) continue;
+        /* a reference file is data: its keys become options of a process, so
+         * only configuration words, and none that names a file */
+        if (!describe_key_ok(s->where[i].key)) {
+            *why = ar_printf(a, "where key '%s' cannot be passed to %s %s (configuration keys "
+                                "only, no file options)",
+                             sanitize_name(a, s->where[i].key), w->program, w->describe);
+            return NAN;
+        }
         char *o = ar_printf(a, "--%s", s->where[i].key);
         for (char *p = o + 2; *p; p++)
             if (*p == '_') *p = '-';

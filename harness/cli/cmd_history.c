@@ -8,6 +8,7 @@
 
 #include "benchmarks/common/ytree.h"
 #include "harness/cli/cmds.h"
+#include "harness/report/plots.h"
 #include "harness/report/results.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
@@ -102,9 +103,11 @@ static int cmd_history(int argc, char **argv)
         printf("%-4zu %-44s %-10s %-21s %-6s %-28s %s\n", i + 1, r[i].name, r[i].host ? r[i].host : "?",
                r[i].started_utc ? r[i].started_utc : "?", m[i] ? ar_printf(a, "%d", m[i]->scale) : "-",
                v, ch);
-        if (m[i])
-            sb_printf(&dat, "%zu %.9g %.9g %.9g %d %s\n", i + 1, m[i]->value, m[i]->lo, m[i]->hi,
-                      m[i]->scale, sanitize_name(a, r[i].name));
+        if (m[i]) {
+            sb_printf(&dat, "%zu", i + 1);
+            plots_datum(&dat, m[i]->value), plots_datum(&dat, m[i]->lo), plots_datum(&dat, m[i]->hi);
+            sb_printf(&dat, " %d %s\n", m[i]->scale, sanitize_name(a, r[i].name));
+        }
     }
     if (!first) {
         printf("\nno run has %s%s%s\n", metric, bench ? " for " : "", bench ? bench : "");
@@ -130,35 +133,20 @@ static int cmd_history(int argc, char **argv)
         ar_free(a);
         return 2;
     }
+    /* drawn like every plot (report/plots.h): the benchmark and metric reach
+     * gnuplot quoted, the folder too */
+    plots_t pl;
+    plots_begin(a, dir, &pl);
+    const char *title = ar_printf(a, "%s of %s across runs", metric, bench);
     char *gp = ar_printf(a,
-        "# ExaDL history plot. Re-plot: gnuplot history.gp\n"
-        "if (!exists(\"outbase\")) outbase = \"history\"\n"
-        "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-        "    set terminal pngcairo size 960,600 noenhanced font \"sans,11\"\n"
-        "} else {\n    set terminal png size 960,600 noenhanced\n}\n"
-        "set output outbase.\".png\"\nset datafile missing \"nan\"\n"
-        "set title \"%s of %s across runs\"\nset ylabel \"%s\"\nset grid\n"
-        "set xtics rotate by -30 font \",8\"\nset offsets 0.5,0.5,0,0\n"
-        "plot 'history.dat' using 1:2:3:4:xtic(6) with yerrorlines lw 2 pt 7 title "
-        "'median, 95%% CI'\n"
-        "set terminal svg size 960,600 noenhanced font \"sans,11\"\n"
-        "set output outbase.\".svg\"\nreplot\nunset output\n",
-        metric, bench, metric_info(metric)->unit);
-    fileio_write_atomic(path_join(a, dir, "history.dat"), sb_str(&dat), dat.len, err, sizeof err);
-    fileio_write_atomic(path_join(a, dir, "history.gp"), gp, strlen(gp), err, sizeof err);
+                         "%sunset xlabel\nset xtics rotate by -30 font \",8\"\nset offsets 0.5,0.5,0,0\n"
+                         "plot 'history.dat' using 1:2:3:4:xtic(6) with yerrorlines lw 2 pt 7 title "
+                         "'median, 95%% CI'\n%s",
+                         plots_gp_header(a, "history", title, "", metric_info(metric)->unit),
+                         plots_gp_footer);
+    plots_add(a, dir, &pl, "history", title, &dat, gp);
     sb_free(&dat);
-    char *gnuplot = path_search(a, "gnuplot");
-    int drawn = 0;
-    if (gnuplot) {
-        char *gv[] = {gnuplot, "-e", ar_printf(a, "outbase='history.tmp'; cd '%s'", dir),
-                      path_join(a, dir, "history.gp"), NULL};
-        spawn_opts_t o = {.argv = gv, .log = path_join(a, dir, "gnuplot.log"), .timeout_s = 60};
-        spawn_result_t sr;
-        if (spawn_run(&o, &sr) == 0 &&
-            !rename(path_join(a, dir, "history.tmp.png"), path_join(a, dir, "history.png")) &&
-            !rename(path_join(a, dir, "history.tmp.svg"), path_join(a, dir, "history.svg")))
-            drawn = 1;
-    }
+    int drawn = plots_draw(a, dir, &pl) == 0 && pl.n == 1;
     printf("\nplot: %s/%s\n", dir, drawn ? "history.png (and .svg, .dat, .gp)"
                                          : "history.dat and history.gp (gnuplot could not draw)");
     ar_free(a);

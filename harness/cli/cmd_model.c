@@ -99,15 +99,21 @@ static int parse_args(int argc, char **argv, mopts_t *o)
             continue;
         }
         if (!v && k[0] == '-') goto missing;
-        static const char *const nums[] = {
-            "--gpu-flops",       "--cycle-ms", "--fusion-bytes", "--grad-bytes", "--jitter-cv",
-            "--coord-request-s", NULL};
+        /* ranges that keep every prediction finite (1e308 once gave inf and
+         * NaN in model.yaml): absurd values are refused, naming the range */
+        static const struct { const char *name; double lo, hi; } nums[] = {
+            {"--gpu-flops", 1, 1e21},      {"--cycle-ms", 1e-6, 1e6},  {"--fusion-bytes", 1, 1e15},
+            {"--grad-bytes", 0.125, 64},   {"--jitter-cv", 0, 10},     {"--coord-request-s", 0, 10},
+            {NULL, 0, 0}};
         int which = -1;
-        for (int j = 0; nums[j]; j++)
-            if (!strcmp(k, nums[j])) which = j;
+        for (int j = 0; nums[j].name; j++)
+            if (!strcmp(k, nums[j].name)) which = j;
         if (which >= 0) {
-            if (opt_parse_double(v, &x) || !(x >= 0) || !isfinite(x))
-                return usage_error("model", "%s: '%s' is not a number >= 0", k, v);
+            if (opt_parse_double(v, &x) || !isfinite(x))
+                return usage_error("model", "%s: '%s' is not a number", k, v);
+            if (x < nums[which].lo || x > nums[which].hi)
+                return usage_error("model", "%s: %g is out of range (allowed %g to %g)", k, x,
+                                   nums[which].lo, nums[which].hi);
             double *dst[] = {&o->rate,       &o->cycle_ms, &o->fusion,
                              &o->grad_bytes, &o->jitter,   &o->creq};
             *dst[which] = x;

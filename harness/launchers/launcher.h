@@ -50,7 +50,14 @@ typedef struct launcher {
      * where the launcher carries the environment itself (srun) or never
      * leaves the node. */
     void (*exports)(arena_t *a, argv_t *v, const char *const *env);
+    /* Which of the suite's launcher_command and launcher_args wrap uses
+     * (LAUNCHER_USES_*): a suite giving one the launcher would ignore is
+     * refused, not run without it. */
+    unsigned uses;
 } launcher_t;
+
+#define LAUNCHER_USES_COMMAND 1u
+#define LAUNCHER_USES_ARGS 2u
 
 /* ---- registry.c ------------------------------------------------------------------ */
 /* Every launcher, NULL-terminated, in the order help and messages list them. */

@@ -36,5 +36,6 @@ const launcher_t launcher_mpirun = {
                "$EXADL_MPIRUN, mpirun",
     .usage = "mpirun",
     .wrap = mpirun_wrap,
+    .uses = LAUNCHER_USES_COMMAND | LAUNCHER_USES_ARGS,
     .exports = mpirun_exports,
 };

@@ -22,4 +22,5 @@ const launcher_t launcher_srun = {
     .summary = "a Slurm job step: srun --ntasks=N --nodes=M --ntasks-per-node=RPN",
     .usage = "srun",
     .wrap = srun_wrap,
+    .uses = LAUNCHER_USES_COMMAND | LAUNCHER_USES_ARGS,
 };

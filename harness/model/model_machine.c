@@ -17,6 +17,8 @@ typedef struct {
     rd_t rd;
 } mctx_t;
 
+#define MACHINE_MAX_RANKS 100000000
+
 static const char *const top_keys[] = {"exadl_machine", "name", "description", "sources", "device",
                                        "nodes", "ranks_per_node", "device_peak_flops",
                                        "hierarchical", "allreduce", "intra_node", "inter_node",
@@ -130,6 +132,11 @@ int mfile_load(arena_t *a, const char *path, mfile_t *m, char *err, size_t errle
         m->ranks_per_node.value != floor(m->ranks_per_node.value))
         return yt_err(err, errlen, d, yt_get(root, "nodes"),
                       "nodes and ranks_per_node must be whole numbers");
+    /* the machine's size becomes int rank counts (the model's scales) */
+    if (m->nodes.value * m->ranks_per_node.value > MACHINE_MAX_RANKS)
+        return yt_err(err, errlen, d, yt_get(root, "nodes"),
+                      "nodes x ranks_per_node is %.6g ranks; at most %d",
+                      m->nodes.value * m->ranks_per_node.value, MACHINE_MAX_RANKS);
     if (rd_bool(&c.rd, root, "hierarchical", 0, &m->hierarchical)) return -1;
     m->algo = AR_AUTO;
     const char *s;

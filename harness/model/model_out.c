@@ -46,6 +46,16 @@ int model_compute(arena_t *a, const minputs_t *in, const mmode_t *modes, size_t 
         for (size_t k = 1; k < ns; k++)
             if (scales[k] < scales[b]) b = k;
         for (size_t k = 0; k < ns; k++) s->r[k].efficiency = s->r[b].step_s / s->r[k].step_s;
+        /* inputs from files and options: a prediction that is not a finite
+         * positive time is refused here rather than written as inf or nan */
+        for (size_t k = 0; k < ns; k++)
+            if (!(isfinite(s->r[k].step_s) && s->r[k].step_s > 0 &&
+                  isfinite(s->r[k].efficiency) && isfinite(s->r[k].exposed_s))) {
+                snprintf(err, errlen, "the model's step time for %s at %d ranks is %g s: an input "
+                         "(machine file, option or run) is out of any sensible range",
+                         s->name, scales[k], s->r[k].step_s);
+                return -1;
+            }
     }
     return 0;
 }

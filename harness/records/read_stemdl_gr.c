@@ -4,6 +4,9 @@
 #define _GNU_SOURCE
 #include "harness/records/kinds.h"
 
+/* groups size arrays (labels, the timeline): a record claiming more is refused */
+#define GR_MAX_GROUPS (1 << 20)
+
 static int steps_block(const rd_t *c, const ytnode *st, grinfo_t *g)
 {
     /* per-step samples the model takes medians of: finite */
@@ -28,6 +31,10 @@ static int timeline(const rd_t *c, const ytnode *b, grinfo_t *g)
     if (rd_list(c, b, "timeline", &tl)) return -1;
     if (!tl) return 0;
     size_t G = (size_t)(g->groups > 0 ? g->groups : 0);
+    /* every entry is a node of the file: more than the loader takes is a lie */
+    if (G && tl->n > YT_MAX_NODES / G)
+        return rd_err(c, tl, "timeline: %zu steps of %zu groups is more than a file can hold",
+                      tl->n, G);
     g->timeline = rd_alloc(c, (tl->n * G * 3 + 1) * sizeof *g->timeline);
     for (size_t s = 0; s < tl->n; s++) {
         const ytnode *step = tl->items[s];
@@ -90,8 +97,8 @@ int record_read_gr(const rd_t *c, const ytnode *root, record_t *r)
     grinfo_t *g = rd_alloc(c, sizeof *g);
     if (rd_str(c, b, "transport", NULL, &g->transport) ||
         rd_str(c, b, "orchestration", NULL, &g->orchestration) ||
-        rd_str(c, b, "grouping", NULL, &g->grouping) || rd_int(c, b, "groups", -1, &g->groups) ||
-        rd_int(c, b, "cache_capacity", -1, &g->cache_capacity) ||
+        rd_str(c, b, "grouping", NULL, &g->grouping) || rd_int_in(c, b, "groups", -1, 1, GR_MAX_GROUPS, &g->groups) ||
+        rd_int_in(c, b, "cache_capacity", -1, 0, GR_MAX_GROUPS, &g->cache_capacity) ||
         rd_num(c, b, "fusion_bytes", RD_ANY, &g->fusion_bytes) ||
         rd_num(c, b, "cycle_ms", RD_ANY, &g->cycle_ms))
         return -1;

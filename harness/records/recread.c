@@ -35,6 +35,10 @@ static int read_unlisted(const rd_t *c, const ytnode *root, record_t *r)
 
 static void *arena_alloc(void *arena, size_t bytes) { return ar_alloc(arena, bytes); }
 
+/* Ranks and GPUs of a record become ints (scales, the model's p): a record
+ * claiming more than this is refused, not wrapped. */
+#define RECORD_MAX_RANKS 100000000
+
 /* docs/record.md "Keys common to every benchmark" */
 static int read_header(const rd_t *c, const ytnode *root, record_t *r)
 {
@@ -50,7 +54,8 @@ static int read_header(const rd_t *c, const ytnode *root, record_t *r)
         rd_str(c, root, "started_utc", NULL, &r->started_utc) ||
         rd_str(c, root, "backend", NULL, &r->backend) ||
         rd_str(c, root, "precision", NULL, &r->precision) ||
-        rd_int(c, root, "ranks", 1, &r->ranks) || rd_int(c, root, "gpus", 0, &r->gpus))
+        rd_int_in(c, root, "ranks", 1, 1, RECORD_MAX_RANKS, &r->ranks) ||
+        rd_int_in(c, root, "gpus", 0, 0, RECORD_MAX_RANKS, &r->gpus))
         return -1;
     if (!r->status) return rd_err(c, root, "the record has no status");
     r->system = yt_get(root, "system");

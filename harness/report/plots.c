@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/launchers/argv.h"
 #include "harness/run/launch.h"
 
 void plots_datum(sb_t *b, double v)
@@ -18,14 +19,46 @@ void plots_datum(sb_t *b, double v)
     else sb_puts(b, " NaN");
 }
 
+const char *plots_gp_str(arena_t *a, const char *s)
+{
+    sb_t b = {0};
+    int open = 0; /* inside a '...' piece */
+    if (!*s) sb_puts(&b, "''");
+    for (const char *p = s; *p; p++) {
+        /* a quote, a line feed or a carriage return: a double-quoted piece of
+         * its own, which holds no backtick (gnuplot reads '' at the start of
+         * a single-quoted string as an empty string, so no doubling) */
+        if (*p == '\'' || *p == '\n' || *p == '\r') {
+            if (open) sb_puts(&b, "'"), open = 0;
+            sb_printf(&b, "%s\"%s\"", b.len ? "." : "",
+                      *p == '\'' ? "'" : *p == '\n' ? "\\n" : "\\r");
+            continue;
+        }
+        if (!open) sb_printf(&b, "%s'", b.len ? "." : ""), open = 1;
+        sb_putn(&b, p, 1);
+    }
+    if (open) sb_puts(&b, "'");
+    char *r = ar_strdup(a, sb_str(&b));
+    sb_free(&b);
+    return r;
+}
+
+int plots_name_ok(const char *name)
+{
+    return name && *name && name[0] != '.' && name[0] != '-' &&
+           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+               strlen(name);
+}
+
 const char *plots_gp_header(arena_t *a, const char *name, const char *title, const char *xl,
                             const char *yl)
 {
+    const char *n = sanitize_name(a, name); /* plots_add refuses any other name */
     return ar_printf(
         a,
         "# ExaDL plot. Re-plot: gnuplot %s.gp (writes %s.png and %s.svg from %s.dat)\n"
         "reset\n"
-        "if (!exists(\"outbase\")) outbase = \"%s\"\n"
+        "if (!exists(\"outbase\")) outbase = '%s'\n"
         "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
         "    set terminal pngcairo size 960,600 noenhanced font \"sans,11\"\n"
         "} else {\n"
@@ -33,12 +66,12 @@ const char *plots_gp_header(arena_t *a, const char *name, const char *title, con
         "}\n"
         "set output outbase.\".png\"\n"
         "set datafile missing \"NaN\"\n"
-        "set title \"%s\"\n"
-        "set xlabel \"%s\"\n"
-        "set ylabel \"%s\"\n"
+        "set title %s\n"
+        "set xlabel %s\n"
+        "set ylabel %s\n"
         "set grid\n"
         "set key top left\n",
-        name, name, name, name, name, title, xl, yl);
+        n, n, n, n, n, plots_gp_str(a, title), plots_gp_str(a, xl), plots_gp_str(a, yl));
 }
 
 const char *const plots_gp_footer =
@@ -51,6 +84,11 @@ int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const
               const sb_t *dat, const char *gp)
 {
     char err[512];
+    if (!plots_name_ok(name)) { /* the scripts name their .dat by it, unquoted */
+        fprintf(stderr, "exadl: warning: plot name '%s' is not a plain file name; not drawn\n",
+                sanitize_name(a, name));
+        return -1;
+    }
     char *dp = ar_printf(a, "%s/%s.dat", dir, name), *gpp = ar_printf(a, "%s/%s.gp", dir, name);
     if (fileio_write_atomic(dp, sb_str(dat), dat->len, err, sizeof err) ||
         fileio_write_atomic(gpp, gp, strlen(gp), err, sizeof err)) {
@@ -62,20 +100,27 @@ int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const
     return 0;
 }
 
-/* Draw plots [from, n) in one gnuplot; on failure, one at a time. */
+/* gnuplot's command line: into dir (a path from the user or a run folder,
+ * so quoted like any text), then each script by its plain name */
+static void gp_args(arena_t *a, argv_t *v, const char *gnuplot, const char *dir,
+                    const plot_t *p, size_t n)
+{
+    argv_push(a, v, gnuplot);
+    argv_push(a, v, "-e");
+    argv_pushf(a, v, "cd %s", plots_gp_str(a, dir));
+    for (size_t i = 0; i < n; i++) {
+        argv_push(a, v, "-e");
+        argv_pushf(a, v, "outbase = '%s.tmp'; load '%s.gp'", p[i].name, p[i].name);
+    }
+}
+
+/* Draw every plot in one gnuplot; on failure, one at a time. */
 static int draw(arena_t *a, const char *gnuplot, const char *dir, plots_t *out)
 {
-    char *argv[2 * 512 + 4];
-    size_t k = 0;
-    argv[k++] = (char *)gnuplot;
-    for (size_t i = 0; i < out->n && k < 2 * 512; i++) {
-        argv[k++] = "-e";
-        argv[k++] = ar_printf(a, "outbase='%s/%s.tmp'; cd '%s'", dir, out->p[i].name, dir);
-        argv[k++] = ar_printf(a, "%s/%s.gp", dir, out->p[i].name);
-    }
-    argv[k] = NULL;
+    argv_t all = {0};
+    gp_args(a, &all, gnuplot, dir, out->p, out->n);
     char *log = ar_printf(a, "%s/gnuplot.log", dir);
-    spawn_opts_t o = {.argv = argv, .log = log, .timeout_s = 120, .grace_s = 2};
+    spawn_opts_t o = {.argv = argv_done(a, &all), .log = log, .timeout_s = 120, .grace_s = 2};
     spawn_result_t r;
     spawn_run(&o, &r);
     int missing = 0;
@@ -83,11 +128,10 @@ static int draw(arena_t *a, const char *gnuplot, const char *dir, plots_t *out)
         char *tp = ar_printf(a, "%s/%s.tmp.png", dir, out->p[i].name);
         char *ts = ar_printf(a, "%s/%s.tmp.svg", dir, out->p[i].name);
         if (!path_is_file(tp) || !path_is_file(ts)) { /* retry alone, to isolate a failure */
-            char *one[] = {(char *)gnuplot, "-e", NULL, NULL, NULL};
-            one[2] = ar_printf(a, "outbase='%s/%s.tmp'; cd '%s'", dir, out->p[i].name, dir);
-            one[3] = ar_printf(a, "%s/%s.gp", dir, out->p[i].name);
-            spawn_opts_t o1 = {.argv = one, .log = ar_printf(a, "%s/gnuplot-%s.log", dir,
-                                                             out->p[i].name),
+            argv_t one = {0};
+            gp_args(a, &one, gnuplot, dir, &out->p[i], 1);
+            spawn_opts_t o1 = {.argv = argv_done(a, &one),
+                               .log = ar_printf(a, "%s/gnuplot-%s.log", dir, out->p[i].name),
                                .timeout_s = 60, .grace_s = 2};
             spawn_run(&o1, &r);
         }

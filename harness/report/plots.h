@@ -4,7 +4,13 @@
  * training <bench>_throughput, _efficiency, _flops, _kernels; collectives
  * <bench>_<op>_busbw, _latency; gradient_reduction ablation_efficiency,
  * ablation_modes, model_efficiency); `exadl model` its own.
- * The PNG terminal is pngcairo where gnuplot has it, else png. */
+ * The PNG terminal is pngcairo where gnuplot has it, else png.
+ *
+ * Every text in a script (titles, labels, paths: they come from run folders,
+ * results files, machine files and the command line) reaches gnuplot only
+ * through plots_gp_str, and plot names (which scripts use unquoted, as file
+ * names) only when plots_name_ok: gnuplot runs `backticks` and system() from
+ * what it reads, so nothing from data is ever pasted into a script raw. */
 #ifndef EXADL_HARNESS_PLOTS_H
 #define EXADL_HARNESS_PLOTS_H
 
@@ -37,6 +43,16 @@ int plots_add(arena_t *a, const char *dir, plots_t *out, const char *name, const
               const sb_t *dat, const char *gp);
 const char *plots_gp_header(arena_t *a, const char *name, const char *title, const char *xl,
                             const char *yl);
+/* s as a gnuplot string expression that evaluates to exactly s, whatever it
+ * holds: single-quoted pieces (gnuplot substitutes nothing inside single
+ * quotes: no `backticks`, no @macros, no \ escapes) joined by the
+ * double-quoted pieces "'", "\n" and "\r" for the three characters a
+ * single-quoted piece cannot hold.
+ * "it's" -> 'it'."'".'s';  "a\nb" -> 'a'."\n".'b';  "" -> ''. */
+const char *plots_gp_str(arena_t *a, const char *s);
+/* name is a plain file name: letters, digits, '.', '_', '-', not starting
+ * with '.' or '-' (plots_add refuses any other). */
+int plots_name_ok(const char *name);
 extern const char *const plots_gp_footer;
 /* " VALUE" of a .dat row; NaN is gnuplot's missing value. */
 void plots_datum(sb_t *b, double v);

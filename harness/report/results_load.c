@@ -7,6 +7,9 @@
 #include "benchmarks/common/record/read.h"
 #include "harness/report/results.h"
 
+/* scales and launch counts are ints: larger values are refused */
+#define RESULTS_MAX_COUNT 100000000
+
 typedef struct {
     arena_t *a;
     const ytdoc *d;
@@ -53,12 +56,13 @@ static int load_metrics(lctx_t *c, const ytnode *root, results_t *r)
             return -1;
         if (!m.bench || !m.metric)
             return yt_err(c->err, c->errlen, c->d, x, "a metric row needs benchmark and metric");
-        double sc;
-        if (rd_num(&c->rd, x, "scale", RD_ANY, &sc) || rd_num(&c->rd, x, "value", RD_ANY, &m.value) ||
+        long long sc;
+        if (rd_int_in(&c->rd, x, "scale", 0, 0, RESULTS_MAX_COUNT, &sc) ||
+            rd_num(&c->rd, x, "value", RD_ANY, &m.value) ||
             rd_num(&c->rd, x, "ci_lo", RD_ANY, &m.lo) || rd_num(&c->rd, x, "ci_hi", RD_ANY, &m.hi) ||
             rd_num(&c->rd, x, "n", RD_ANY, &m.n) || rd_str(&c->rd, x, "unit", "", &m.unit))
             return -1;
-        m.scale = isfinite(sc) ? (int)sc : 0;
+        m.scale = (int)sc;
         const metric_info_t *mi = metric_info(m.metric);
         m.better = mi ? mi->better : 0;
         const ytnode *b, *cfg;
@@ -91,7 +95,7 @@ static int load_checks(lctx_t *c, const ytnode *root, results_t *r)
         const ytnode *x = cs->items[i];
         if (yt_expect(c->d, x, YT_MAP, "a check", c->err, c->errlen)) return -1;
         check_t k = {0};
-        double sc;
+        long long sc;
         const char *o;
         const rd_t *rd = &c->rd;
         if (rd_str(rd, x, "reference", NULL, &k.reference) || rd_str(rd, x, "kind", "?", &k.kind) ||
@@ -100,12 +104,13 @@ static int load_checks(lctx_t *c, const ytnode *root, results_t *r)
             rd_str(rd, x, "source", NULL, &k.source) || rd_str(rd, x, "detail", NULL, &k.detail) ||
             rd_str(rd, x, "outcome", NULL, &o))
             return -1;
-        if (rd_num(rd, x, "scale", RD_ANY, &sc) || rd_num(rd, x, "measured", RD_ANY, &k.measured) ||
+        if (rd_int_in(rd, x, "scale", 0, 0, RESULTS_MAX_COUNT, &sc) ||
+            rd_num(rd, x, "measured", RD_ANY, &k.measured) ||
             rd_num(rd, x, "expected", RD_ANY, &k.expected) ||
             rd_num(rd, x, "lower_bound", RD_ANY, &k.lo) ||
             rd_num(rd, x, "upper_bound", RD_ANY, &k.hi))
             return -1;
-        k.scale = isfinite(sc) ? (int)sc : 0;
+        k.scale = (int)sc;
         k.outcome = o && !strcmp(o, "PASS") ? CK_PASS : o && !strcmp(o, "FAIL") ? CK_FAIL : CK_NA;
         if (!k.reference || !k.metric)
             return yt_err(c->err, c->errlen, c->d, x, "a check needs reference and metric");
@@ -139,16 +144,17 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
     r->path = ar_strdup(a, path);
     r->dir = path_dirname(a, path_abs(a, path));
     const ytnode *ri = yt_get(root, "run");
-    double v;
+    long long v;
     if (rd_str(&c.rd, ri, "name", path_basename(r->dir), &r->name) ||
         rd_str(&c.rd, ri, "suite", NULL, &r->suite) ||
         rd_str(&c.rd, ri, "started_utc", NULL, &r->started_utc) ||
         rd_str(&c.rd, ri, "host", NULL, &r->host) || rd_str(&c.rd, ri, "status", NULL, &r->status))
         return -1;
-    if (rd_num(&c.rd, ri, "launches", RD_ANY, &v)) return -1;
-    r->launches = isfinite(v) ? (int)v : 0;
-    if (rd_num(&c.rd, ri, "launches_failed", RD_ANY, &v)) return -1;
-    r->launches_failed = isfinite(v) ? (int)v : 0;
+    /* counts become ints: read as integers in range, never cast from a double */
+    if (rd_int_in(&c.rd, ri, "launches", 0, 0, RESULTS_MAX_COUNT, &v)) return -1;
+    r->launches = (int)v;
+    if (rd_int_in(&c.rd, ri, "launches_failed", 0, 0, RESULTS_MAX_COUNT, &v)) return -1;
+    r->launches_failed = (int)v;
     r->system = yt_get(root, "system");
     const ytnode *refs = yt_get(root, "references");
     if (refs && refs->kind == YT_SEQ) {

@@ -271,6 +271,16 @@ void launch_set_probe_env(const kv_t *env, size_t n)
     g_probe_nenv = n;
 }
 
+const char *const launch_run_env_allowed[] = {
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", NULL};
+
+int launch_run_env_ok(const char *name)
+{
+    for (size_t i = 0; launch_run_env_allowed[i]; i++)
+        if (!strcmp(name, launch_run_env_allowed[i])) return 1;
+    return 0;
+}
+
 char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whylen)
 {
     spawn_opts_t o = {.argv = argv, .env = g_probe_env, .nenv = g_probe_nenv,

@@ -45,6 +45,13 @@ char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whyle
  * run` sets the suite's env, so `stemdl --describe`, `--help` probes and the
  * peak probe run as the benchmarks do (a suite may set LD_LIBRARY_PATH...). */
 void launch_set_probe_env(const kv_t *env, size_t n);
+/* A run folder is data from anywhere (another site, a vendor): of the env its
+ * suite.yaml sets, only these variables reach a process `exadl check` starts
+ * (stemdl --describe): thread counts and device selection, nothing that names
+ * a file to load or run, never the loader's (LD_*).  NULL-terminated. */
+extern const char *const launch_run_env_allowed[];
+/* 1 when name is on that list. */
+int launch_run_env_ok(const char *name);
 
 /* exadl's own SIGINT/SIGTERM/SIGHUP: set a flag that makes spawn_run kill
  * the running group and return; the sweep then stops. */

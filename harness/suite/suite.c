@@ -20,6 +20,27 @@ const char *const suite_bench_keys[] = {
 
 const char *scaling_name(scaling_kind k) { return k == SCALING_STRONG ? "strong" : "weak"; }
 
+/* launcher_command and launcher_args that the chosen launcher would ignore
+ * (a template holds its whole command; local starts the program itself) */
+static int ignored_launcher_option(ctx_t *c, const ytnode *r, const suite_t *s)
+{
+    static const struct { const char *key; unsigned bit; } opts[] = {
+        {"launcher_command", LAUNCHER_USES_COMMAND}, {"launcher_args", LAUNCHER_USES_ARGS}};
+    for (size_t i = 0; i < 2; i++) {
+        const ytnode *k = yt_get(r, opts[i].key);
+        if (!k || yt_is_null(k) || (s->launcher->uses & opts[i].bit)) continue;
+        sb_t b = {0};
+        for (const launcher_t *const *l = launchers; *l; l++)
+            if ((*l)->uses & opts[i].bit) sb_printf(&b, "%s%s", b.len ? ", " : "", (*l)->name);
+        char *users = ar_strdup(c->a, sb_str(&b));
+        sb_free(&b);
+        return suite_err_at(c, k, "%s: the %s launcher would ignore it (only %s use it%s)", opts[i].key,
+                            s->launcher->name, users,
+                            s->launcher->matches ? "; a template holds its whole command" : "");
+    }
+    return 0;
+}
+
 /* ---- launcher: a name or a text, as harness/launchers/registry.c lists them ---------- */
 static int parse_launcher(ctx_t *c, const ytnode *n, suite_t *s)
 {
@@ -123,7 +144,9 @@ static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t
         if (suite_int_in(c, k, "repetitions", 1, 1000, &v)) return -1;
         b->repetitions = (int)v;
     }
-    if ((k = yt_get(n, "timeout_s")) && suite_num_pos(c, k, "timeout_s", &b->timeout_s)) return -1;
+    if ((k = yt_get(n, "timeout_s")) &&
+        suite_num_in(c, k, "timeout_s", SUITE_TIMEOUT_MIN_S, SUITE_TIMEOUT_MAX_S, &b->timeout_s))
+        return -1;
     if ((k = yt_get(n, "env")) && suite_parse_env(c, k, &b->env, &b->nenv, &envcap)) return -1;
     if ((k = yt_get(n, "global_batch"))) {
         if (suite_int_in(c, k, "global_batch", 1, 1LL << 40, &b->global_batch)) return -1;
@@ -187,6 +210,7 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     if ((k = yt_get(r, "launcher_args")) &&
         suite_parse_strlist(c, k, "launcher_args", &s->launcher_args, &s->nlauncher_args))
         return -1;
+    if (ignored_launcher_option(c, r, s)) return -1;
     if ((k = yt_get(r, "ranks_per_node")) && !(k->kind == YT_SCALAR && !strcmp(k->str, "auto"))) {
         if (suite_int_in(c, k, "ranks_per_node", 1, 4096, &v)) return -1;
         s->ranks_per_node = (int)v;
@@ -198,10 +222,11 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         else return suite_err_at(c, k, "gpu_bind must be local_rank or none");
     }
     s->kill_grace_s = 5;
-    if ((k = yt_get(r, "kill_grace_s")) && suite_num_pos(c, k, "kill_grace_s", &s->kill_grace_s))
+    if ((k = yt_get(r, "kill_grace_s")) && suite_num_in(c, k, "kill_grace_s", SUITE_GRACE_MIN_S,
+                                                       SUITE_GRACE_MAX_S, &s->kill_grace_s))
         return -1;
     if ((k = yt_get(r, "device_peak_flops")) && !yt_is_null(k) &&
-        suite_num_pos(c, k, "device_peak_flops", &s->device_peak_flops))
+        suite_num_in(c, k, "device_peak_flops", 1, SUITE_PEAK_MAX_FLOPS, &s->device_peak_flops))
         return -1;
     if ((k = yt_get(r, "references"))) {
         const char **refs;
@@ -233,7 +258,9 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         if (suite_int_in(c, k, "repetitions", 1, 1000, &v)) return -1;
         def.repetitions = (int)v;
     }
-    if ((k = yt_get(r, "timeout_s")) && suite_num_pos(c, k, "timeout_s", &def.timeout_s)) return -1;
+    if ((k = yt_get(r, "timeout_s")) &&
+        suite_num_in(c, k, "timeout_s", SUITE_TIMEOUT_MIN_S, SUITE_TIMEOUT_MAX_S, &def.timeout_s))
+        return -1;
     if ((k = yt_get(r, "env")) && suite_parse_env(c, k, &def.env, &def.nenv, &envcap)) return -1;
     s->env = def.env;
     s->nenv = def.nenv;

@@ -34,10 +34,11 @@ int suite_int_in(ctx_t *c, const ytnode *n, const char *what, long long lo, long
     return 0;
 }
 
-int suite_num_pos(ctx_t *c, const ytnode *n, const char *what, double *out)
+int suite_num_in(ctx_t *c, const ytnode *n, const char *what, double lo, double hi, double *out)
 {
     if (yt_double(c->d, n, out, c->err, c->errlen)) return -1;
-    if (!(*out > 0)) return suite_err_at(c, n, "%s must be positive", what);
+    if (!(*out >= lo && *out <= hi))
+        return suite_err_at(c, n, "%s: %g is out of range (allowed %g to %g)", what, *out, lo, hi);
     return 0;
 }
 

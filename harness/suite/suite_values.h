@@ -22,7 +22,15 @@ int suite_err_at(ctx_t *c, const ytnode *n, const char *fmt, ...) __attribute__(
 int suite_scalar_str(ctx_t *c, const ytnode *n, const char *what, const char **out);
 int suite_int_in(ctx_t *c, const ytnode *n, const char *what, long long lo, long long hi,
                  long long *out);
-int suite_num_pos(ctx_t *c, const ytnode *n, const char *what, double *out);
+/* a number in [lo, hi]; else "WHAT: V is out of range (allowed LO to HI)" */
+int suite_num_in(ctx_t *c, const ytnode *n, const char *what, double lo, double hi, double *out);
+/* The ranges of a suite's times and rates: a timeout of 1e-9 s (every
+ * launch times out) or a grace of 1e308 s is a mistake, not a setting. */
+#define SUITE_TIMEOUT_MIN_S 0.1
+#define SUITE_TIMEOUT_MAX_S 2592000.0 /* 30 days */
+#define SUITE_GRACE_MIN_S 0.01
+#define SUITE_GRACE_MAX_S 3600.0
+#define SUITE_PEAK_MAX_FLOPS 1e21
 /* lo, lo*f, ... up to hi (and hi itself) */
 int suite_powers(ctx_t *c, const ytnode *n, long long lo, long long hi, long long f, int *v,
                  size_t *nv);

@@ -34,8 +34,8 @@ void fmt_duration(double s, char *buf, size_t len)
         snprintf(buf, len, "?");
         return;
     }
-    if (s < 60) {
-        snprintf(buf, len, s < 10 ? "%.2f s" : "%.1f s", s);
+    if (s < 60 || s >= 1e12) { /* beyond 30,000 years: no cast to long */
+        snprintf(buf, len, s < 10 ? "%.2f s" : s < 60 ? "%.1f s" : "%.3g s", s);
         return;
     }
     long t = (long)(s + 0.5);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchmarks/common/timer.h"
 #include "benchmarks/common/ytree.h"
 #include "tests/unit/tap.h"
 
@@ -50,6 +51,10 @@ static void bad_n(const char *text, size_t len, int line, int col, const char *s
     T_ASSERT(strchr(err, '\n') == NULL, "message '%s' has more than one line", err);
 }
 #define BAD(text, line, col, sub) bad_n(text, sizeof(text) - 1, line, col, sub)
+static void bad(const char *text, int line, int col, const char *sub)
+{
+    bad_n(text, strlen(text), line, col, sub);
+}
 
 static void test_basic(void)
 {
@@ -353,10 +358,8 @@ static void test_check_keys(void)
     d = load("walltime: 10\n");
     T_ASSERT(yt_check_keys(d, d->root, valid, err, sizeof err) == -1, "walltime accepted");
     T_HAS(err, "t.yaml:1:1: unknown key 'walltime' (valid keys: benchmark, scales");
-    /* duplicates */
-    d = load("scales: [1]\ntimeout: 5\nscales: [2]\n");
-    T_ASSERT(yt_check_keys(d, d->root, valid, err, sizeof err) == -1, "duplicate accepted");
-    T_HAS(err, "t.yaml:3:1: key 'scales' given twice (first at line 1)");
+    /* duplicates: refused by the loader itself (test_duplicate_keys) */
+    bad("scales: [1]\ntimeout: 5\nscales: [2]\n", 3, 1, "key 'scales' given twice (first at line 1)");
     /* a key that is not a scalar */
     d = load("? [a, b]\n: 1\n");
     T_ASSERT(yt_check_keys(d, d->root, valid, err, sizeof err) == -1, "sequence key accepted");
@@ -373,6 +376,58 @@ static void test_check_keys(void)
     T_ASSERT(yt_suggest(longw, valid) == NULL, "long word");
 }
 
+/* D11: a key given twice is an error in every mapping of every file, with the
+ * repeated key's position and the first one's line, in small mappings and in
+ * large ones (sorted), at any depth */
+static void test_duplicate_keys(void)
+{
+    bad("status: failed\nranks: 2\nstatus: ok\n", 3, 1, "key 'status' given twice (first at line 1)");
+    bad("a:\n  b: {x: 1, y: 2, x: 3}\n", 2, 19, "key 'x' given twice (first at line 2)");
+    bad("- {k: 1}\n- {k: 1, k: 2}\n", 2, 10, "key 'k' given twice");
+    /* 40 keys, two of them repeated: the earlier repeat is named */
+    char big[4096];
+    size_t n = 0;
+    for (int i = 0; i < 40; i++) n += (size_t)snprintf(big + n, sizeof big - n, "k%02d: %d\n", i, i);
+    n += (size_t)snprintf(big + n, sizeof big - n, "k07: again\nk03: again\n");
+    bad(big, 41, 1, "key 'k07' given twice (first at line 8)");
+    /* a key with a newline is shown on one line */
+    bad("\"a\\nb\": 1\n\"a\\nb\": 2\n", 2, 1, "key 'a?b' given twice");
+    /* the same text under different parents, and aliases of a mapping, are fine */
+    load("a: {x: 1}\nb: {x: 1}\nc: &m {y: 1}\nd: *m\ne: *m\n");
+    /* keys that differ only after position 16 of a long mapping */
+    n = 0;
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "same_prefix_key_%03d: 1\n", i);
+    load(big);
+    T_ASSERT(doc->root->n == 100, "%zu keys", doc->root->n);
+}
+
+/* D10: items are added by doubling, not one realloc each (under ASan a
+ * 100,000-item flow list took 40 s and 1.5 GB) */
+static void test_long_list(void)
+{
+    size_t items = 100000, k = 0;
+    char *t = malloc(2 * items + 8);
+    T_ASSERT(t != NULL, "malloc");
+    t[k++] = '[';
+    for (size_t i = 0; i < items; i++) {
+        if (i) t[k++] = ',';
+        t[k++] = '7';
+    }
+    t[k++] = ']';
+    t[k] = 0;
+    double t0 = timer_now_s();
+    yt_free(doc);
+    doc = yt_load_string(t, k, "t.yaml", err, sizeof err);
+    double dt = timer_now_s() - t0;
+    free(t);
+    T_ASSERT(doc != NULL, "did not load: %s", err);
+    T_ASSERT(doc->root->n == items, "%zu items", doc->root->n);
+    T_ASSERT(doc->root->cap < 2 * items + 8, "%zu slots for %zu items", doc->root->cap, items);
+    printf("# %zu-item list loaded in %.2f s\n", items, dt);
+    T_ASSERT(dt < 10, "a %zu-item list took %.1f s to load", items, dt);
+}
+
 int main(void)
 {
 #define RUN(fn) (T_RUN(fn), yt_free(doc), doc = NULL)
@@ -386,5 +441,7 @@ int main(void)
     RUN(test_files);
     RUN(test_typed);
     RUN(test_check_keys);
+    RUN(test_duplicate_keys);
+    RUN(test_long_list);
     T_DONE();
 }

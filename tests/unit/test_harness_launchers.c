@@ -174,6 +174,45 @@ static void test_suites(void)
     T_ASSERT(ok, "unknown launcher: '%s'", err);
 }
 
+/* D12: every launcher's `uses` is honest (launcher_command and launcher_args
+ * appear in its command exactly when it says it uses them), and a suite that
+ * gives one to a launcher that would ignore it is refused at the key */
+static void test_launcher_options(void)
+{
+    machine_t m = {.cores = 4};
+    char err[1024];
+    static const char *const args[] = {"--exadl-t-arg"};
+    for (const launcher_t *const *p = launchers; *p; p++) {
+        const launcher_t *l = *p;
+        arena_t *a = ar_new();
+        launcher_job_t j = {.text = l->matches ? l->example : NULL, .command = "exadl-t-cmd",
+                            .args = args, .nargs = 1, .scale = 1, .nodes = 1};
+        char *line = argv_join(a, launcher_wrap(a, l, &j, inner));
+        int cmd = strstr(line, "exadl-t-cmd") != NULL, arg = strstr(line, "--exadl-t-arg") != NULL;
+        int says_cmd = !!(l->uses & LAUNCHER_USES_COMMAND), says_arg = !!(l->uses & LAUNCHER_USES_ARGS);
+        for (int k = 0; k < 2; k++) {
+            const char *key = k ? "launcher_args" : "launcher_command";
+            char *text = ar_printf(a, "launcher: \"%s\"\n%s: %s\nbenchmarks: [{program: /bin/true}]\n",
+                                   choose_text(l), key, k ? "[--x]" : "/opt/x/mpirun");
+            suite_t s;
+            int rc = suite_load_text(a, text, strlen(text), "t.yaml", ".", &m, &s, err, sizeof err);
+            int uses = k ? says_arg : says_cmd;
+            char *want = ar_printf(a, "t.yaml:2:%zu: %s: the %s launcher would ignore it", strlen(key) + 3,
+                                   key, l->name);
+            int ok = uses ? rc == 0 : rc == -1 && !strncmp(err, want, strlen(want));
+            if (!ok) {
+                ar_free(a);
+                T_ASSERT(0, "%s with %s: rc %d, '%s'", l->name, key, rc, err);
+            }
+        }
+        ar_free(a);
+        T_ASSERT(cmd == says_cmd, "%s: launcher_command %s its command but uses says %d: %s", l->name,
+                 cmd ? "is in" : "is not in", says_cmd, "");
+        T_ASSERT(arg == says_arg, "%s: launcher_args %s its command but uses says %d", l->name,
+                 arg ? "are in" : "are not in", says_arg);
+    }
+}
+
 /* scales 1 (one node) and 4 (two nodes of 2) */
 static void test_wrap_every_launcher(void)
 {
@@ -360,6 +399,7 @@ int main(void)
     T_RUN(test_registry);
     T_RUN(test_suggestions);
     T_RUN(test_suites);
+    T_RUN(test_launcher_options);
     T_RUN(test_wrap_every_launcher);
     T_RUN(test_local);
     T_RUN(test_mpirun);

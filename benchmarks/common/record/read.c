@@ -168,6 +168,18 @@ int rd_int(const rd_t *c, const ytnode *map, const char *key, long long dflt, lo
     return n ? int_value(c, n, key, out) : 0;
 }
 
+int rd_int_in(const rd_t *c, const ytnode *map, const char *key, long long dflt, long long lo,
+              long long hi, long long *out)
+{
+    *out = dflt;
+    const ytnode *n = given(map, key);
+    if (!n) return 0;
+    if (int_value(c, n, key, out)) return -1;
+    if (*out < lo || *out > hi)
+        return rd_err(c, n, "%s: %lld is out of range (%lld to %lld)", key, *out, lo, hi);
+    return 0;
+}
+
 int rd_str(const rd_t *c, const ytnode *map, const char *key, const char *dflt, const char **out)
 {
     *out = dflt;

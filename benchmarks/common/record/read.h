@@ -3,7 +3,7 @@
  * every reader of records, results files and machine files.
  *
  * defines: rd_t (where messages go, how lists are allocated), rd_domain,
- *   rd_num, rd_int, rd_str, rd_bool, rd_nums, rd_map, rd_list (optional values
+ *   rd_num, rd_int, rd_int_in, rd_str, rd_bool, rd_nums, rd_map, rd_list (optional values
  *   of a mapping), rd_num_req, rd_int_req, rd_str_req (required ones),
  *   rd_*_node (the value of one node), rd_err, rd_alloc.
  *
@@ -55,6 +55,10 @@ int rd_bool_node(const rd_t *c, const ytnode *n, int *out);
  * every key is absent) ----------------------------------------------------- */
 int rd_num(const rd_t *c, const ytnode *map, const char *key, rd_domain dom, double *out); /* NaN */
 int rd_int(const rd_t *c, const ytnode *map, const char *key, long long dflt, long long *out);
+/* rd_int within [lo, hi] ("KEY: V is out of range (LO to HI)"): counts that
+ * become ints or sizes (ranks, scales) never wrap. */
+int rd_int_in(const rd_t *c, const ytnode *map, const char *key, long long dflt, long long lo,
+              long long hi, long long *out);
 int rd_str(const rd_t *c, const ytnode *map, const char *key, const char *dflt, const char **out);
 int rd_bool(const rd_t *c, const ytnode *map, const char *key, int dflt, int *out);
 /* A list of numbers; NULL and 0 when not given.  The list has n + 1 slots. */

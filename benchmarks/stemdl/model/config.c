@@ -4,31 +4,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/common/count.h"
+#include "benchmarks/stemdl/model/plan.h"
 #include "benchmarks/train/keytab.h"
 
 #define F(x) offsetof(cfg_t, x)
 #define INT(name, lo, hi, text) \
     {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
 /* a list and its length field n<name>, one entry per level */
-#define LIST(name, text)                                                                 \
+#define LIST(name, hi, text)                                                             \
     {.key = #name, .type = KT_LIST, .off = F(name), .aux = F(n##name), .cap = CFG_MAX_LEVELS, \
-     .min = 1, .max = BIG, .help = text}
-#define BIG 1e9
+     .min = 1, .max = hi, .help = text}
+/* The ranges keep every int of the plan (channels, sizes) far from overflow;
+ * the totals (weights, FLOPs) are checked with count.h in cfg_validate. */
+#define CH CFG_MAX_CHANNELS
+#define PX CFG_MAX_PIXELS
+#define LY CFG_MAX_LAYERS
 /* the FC-DenseNet's keys, in record order; the run keys follow (runcfg.h) */
 static const kt_key keys[] = {
-    INT(c_in, 1, BIG, "input channels (CBED patterns stacked)"),
-    INT(height, 1, BIG, "image height in pixels"),
-    INT(width, 1, BIG, "image width in pixels"),
-    INT(f0, 1, BIG, "CONV_INIT output features"),
+    INT(c_in, 1, CH, "input channels (CBED patterns stacked)"),
+    INT(height, 1, PX, "image height in pixels"),
+    INT(width, 1, PX, "image width in pixels"),
+    INT(f0, 1, CH, "CONV_INIT output features"),
     INT(k0, 1, 99, "CONV_INIT kernel size (odd)"),
-    INT(growth, 1, BIG, "maps added by each dense layer"),
+    INT(growth, 1, CH, "maps added by each dense layer"),
     INT(k, 1, 99, "dense-layer kernel size (odd)"),
-    LIST(down, "layers per down dense block, one per level"),
-    LIST(td, "transition-down features, one per level"),
-    INT(bottleneck, 1, BIG, "layers of the bottleneck block"),
-    LIST(up, "layers per up dense block, one per level"),
-    LIST(tu, "transition-up features, one per level"),
-    INT(c_out, 1, BIG, "output maps"),
+    LIST(down, LY, "layers per down dense block, one per level"),
+    LIST(td, CH, "transition-down features, one per level"),
+    INT(bottleneck, 1, LY, "layers of the bottleneck block"),
+    LIST(up, LY, "layers per up dense block, one per level"),
+    LIST(tu, CH, "transition-up features, one per level"),
+    INT(c_out, 1, CH, "output maps"),
     {.key = NULL},
 };
 
@@ -145,17 +151,50 @@ int cfg_load_yaml(cfg_t *c, const char *path, char *err, size_t errlen)
     return kt_load_yaml(&spec, c, path, err, errlen);
 }
 
+/* Every FLOP count a run makes fits 64 bits: the plan's weights and forward
+ * FLOPs (plan_build_checked), and a bound on a rank's executed FLOPs summed
+ * over the timed steps (the kernel table's totals): per sample 3 x forward
+ * (forward, data and weight gradients) plus 16 per element of each layer's
+ * input and output (bias, ReLU, pooling, loss, copies), per step 32 per
+ * parameter (optimizer, reductions). */
+static int step_counts_fit(const cfg_t *c, char *err, size_t errlen)
+{
+    plan_t p;
+    if (plan_build_checked(&p, c, err, errlen)) return -1;
+    int64_t per_sample = 0, t, bound;
+    int bad = 0;
+    for (int i = 0; i < p.n && !bad; i++) {
+        const plan_layer *l = &p.layers[i];
+        int64_t elems;
+        bad = count_prod((const int64_t[]){16, (int64_t)l->c_in + l->c_out, l->h_out, l->w_out}, 4,
+                         &elems) ||
+              count_mul(3, l->fwd_flops, &t) || count_add(t, elems, &t) ||
+              count_add(per_sample, t, &per_sample);
+    }
+    bad = bad || count_mul(per_sample, c->run.batch, &bound) || count_mul(32, p.params, &t) ||
+          count_add(bound, t, &bound) || count_mul(bound, c->run.steps, &t);
+    plan_free(&p);
+    if (bad)
+        return snprintf(err, errlen, "network too large: the FLOPs of %d steps at batch %d do not "
+                        "fit a 64-bit count (a smaller network, batch or steps)",
+                        c->run.steps, c->run.batch),
+               -1;
+    return 0;
+}
+
 int cfg_validate(const cfg_t *c, char *err, size_t errlen)
 {
     /* cfg_set checks ranges; a cfg_t filled in by code must pass the same */
-    const struct { const char *name; int v; } pos[] = {
-        {"c_in", c->c_in},   {"height", c->height}, {"width", c->width},
-        {"f0", c->f0},       {"k0", c->k0},         {"growth", c->growth},
-        {"k", c->k},         {"bottleneck", c->bottleneck}, {"c_out", c->c_out},
+    const struct { const char *name; int v, max; } pos[] = {
+        {"c_in", c->c_in, CH},   {"height", c->height, PX},         {"width", c->width, PX},
+        {"f0", c->f0, CH},       {"k0", c->k0, 99},                 {"growth", c->growth, CH},
+        {"k", c->k, 99},         {"bottleneck", c->bottleneck, LY}, {"c_out", c->c_out, CH},
     };
     for (size_t i = 0; i < sizeof pos / sizeof *pos; i++)
-        if (pos[i].v < 1)
-            return snprintf(err, errlen, "%s must be at least 1, not %d", pos[i].name, pos[i].v), -1;
+        if (pos[i].v < 1 || pos[i].v > pos[i].max)
+            return snprintf(err, errlen, "%s must be from 1 to %d, not %d", pos[i].name,
+                            pos[i].max, pos[i].v),
+                   -1;
     if (runcfg_validate(&c->run, err, errlen)) return -1;
     if (c->ndown < 1) return snprintf(err, errlen, "down: at least one level is needed"), -1;
     if (c->nup != c->ndown || c->ntd != c->ndown || c->ntu != c->ndown)
@@ -169,8 +208,11 @@ int cfg_validate(const cfg_t *c, char *err, size_t errlen)
                         c->levels, c->ndown, CFG_MAX_LEVELS),
                -1;
     for (int i = 0; i < c->ndown; i++)
-        if (c->down[i] < 1 || c->up[i] < 1 || c->td[i] < 1 || c->tu[i] < 1)
-            return snprintf(err, errlen, "level %d: down, up, td and tu must be at least 1", i), -1;
+        if (c->down[i] < 1 || c->up[i] < 1 || c->td[i] < 1 || c->tu[i] < 1 || c->down[i] > LY ||
+            c->up[i] > LY || c->td[i] > CH || c->tu[i] > CH)
+            return snprintf(err, errlen, "level %d: down and up must be from 1 to %d, td and tu "
+                            "from 1 to %d", i, LY, CH),
+                   -1;
     if (c->k % 2 == 0 || c->k0 % 2 == 0)
         return snprintf(err, errlen, "kernel sizes must be odd for SAME padding (k=%d, k0=%d)", c->k,
                         c->k0),
@@ -181,6 +223,14 @@ int cfg_validate(const cfg_t *c, char *err, size_t errlen)
                         "image %dx%d is not divisible by 2^levels = %d (%d levels of 2x2 pooling)",
                         c->height, c->width, 1 << levels, levels),
                -1;
+    /* the layer count first: describing a network (the dry step's kernel
+     * table) grows with its square, and it bounds every channel count below */
+    int layers = 2 + 2 * levels + c->bottleneck;
+    for (int i = 0; i < levels; i++) layers += c->down[i] + c->up[i];
+    if (layers > CFG_MAX_LAYERS)
+        return snprintf(err, errlen, "the network has %d layers; at most %d are allowed (down, up "
+                        "and bottleneck layers, plus 2 per level and 2)", layers, CFG_MAX_LAYERS),
+               -1;
     /* keep every buffer's element count well inside 64 bits */
     double widest = (double)c->c_in + c->f0 + c->td[0] + c->tu[0];
     for (int i = 0; i < levels; i++)
@@ -188,7 +238,7 @@ int cfg_validate(const cfg_t *c, char *err, size_t errlen)
     widest += (double)c->growth * c->bottleneck;
     if (widest * c->height * c->width * c->run.batch > 1e17)
         return snprintf(err, errlen, "network too large: buffers would exceed 1e17 elements"), -1;
-    return 0;
+    return step_counts_fit(c, err, errlen);
 }
 
 void cfg_write(const cfg_t *c, rec_t *r)

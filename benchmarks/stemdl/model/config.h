@@ -19,6 +19,11 @@
 #include "benchmarks/train/runcfg.h"
 
 #define CFG_MAX_LEVELS 8
+/* Limits that keep every accepted configuration's counts inside their
+ * integers and its --describe under a second (cfg_validate). */
+#define CFG_MAX_LAYERS 1000        /* conv layers of the whole network */
+#define CFG_MAX_CHANNELS (1 << 20) /* c_in, f0, growth, td, tu, c_out */
+#define CFG_MAX_PIXELS (1 << 20)   /* height, width */
 
 typedef struct {
     char preset[16];

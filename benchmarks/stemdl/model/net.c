@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/count.h"
 #include "benchmarks/common/rng.h"
 
 /* One activation buffer of the network: values, their ReLU twin (dense
@@ -38,7 +39,10 @@ typedef struct {
 
 static void *grab(alloc_t *a, size_t bytes)
 {
-    a->n->bytes += bytes;
+    int64_t total;
+    CHECK(count_add((int64_t)a->n->bytes, (int64_t)bytes, &total) == 0,
+          "the network's bytes overflow 64 bits: cfg_validate should have refused it");
+    a->n->bytes = (size_t)total;
     if (a->n->dry || a->failed) return NULL;
     void *p = a->n->ops->alloc(a->n->ctx, bytes);
     if (!p) {
@@ -51,7 +55,8 @@ static void *grab(alloc_t *a, size_t bytes)
 /* which: bit 1 = x, 2 = r, 4 = dx, 8 = dr */
 static void buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
 {
-    size_t bytes = (size_t)a->n->batch * c * h * w * a->n->ops->act_bytes;
+    size_t bytes = (size_t)COUNT_PROD("a buffer's bytes", a->n->batch, c, h, w,
+                                      (int64_t)a->n->ops->act_bytes);
     b->c = c, b->h = h, b->w = w;
     if (which & 1) b->x = grab(a, bytes);
     if (which & 2) b->r = grab(a, bytes);
@@ -85,11 +90,12 @@ static void alloc_all(alloc_t *a)
     buf_alloc(a, &n->out, c->c_out, c->height, c->width, 5);
     buf_alloc(a, &n->target, c->c_out, c->height, c->width, 1);
     buf_alloc(a, &n->dinit, c->f0, c->height, c->width, 4);
-    size_t pb = (size_t)p->params * sizeof(float);
+    size_t pb = (size_t)COUNT_PROD("parameter bytes", p->params, (int64_t)sizeof(float));
     n->params = grab(a, pb);
     n->grads = grab(a, pb);
     n->wc = n->ops->act_bytes == sizeof(float) ? n->params
-                                                : grab(a, (size_t)p->params * n->ops->act_bytes);
+                 : grab(a, (size_t)COUNT_PROD("parameter bytes", p->params,
+                                              (int64_t)n->ops->act_bytes));
 }
 
 net_t *net_create(const plan_t *p, const kern_ops *ops, void *ctx, int batch, int dry, char *err,

@@ -4,10 +4,14 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/count.h"
 #include "benchmarks/train/kernels/flops.h"
 
-static plan_layer *add_layer(plan_t *p, int kind, const char *name, int k, int c_in, int c_out,
-                             int h_in, int w_in, int bias)
+/* Every count of a layer and every total through count.h: a configuration
+ * whose counts do not fit 64 bits sets p->overflow (plan_build_checked says
+ * which layer) instead of wrapping. */
+static void add_layer(plan_t *p, int kind, const char *name, int k, int c_in, int c_out,
+                      int h_in, int w_in, int bias)
 {
     plan_layer *l = &p->layers[p->n++];
     memset(l, 0, sizeof *l);
@@ -21,17 +25,22 @@ static plan_layer *add_layer(plan_t *p, int kind, const char *name, int k, int c
     l->h_out = kind == PLAN_TCONV ? 2 * h_in : h_in;
     l->w_out = kind == PLAN_TCONV ? 2 * w_in : w_in;
     l->bias = bias;
-    l->weights = (int64_t)k * k * c_in * c_out;
-    l->fwd_flops = kind == PLAN_TCONV ? flops_tconv_fwd(1, c_in, c_out, h_in, w_in)
-                                      : flops_conv_fwd(1, c_in, c_out, k, h_in, w_in);
+    /* the FLOPs come from flops.h, which stops on overflow: ask first whether
+     * the factors of its formula fit */
+    int64_t fl;
+    int bad = count_prod((const int64_t[]){k, k, c_in, c_out}, 4, &l->weights) ||
+              count_prod((const int64_t[]){2, l->weights, h_in, w_in}, 4, &fl);
+    if (!bad)
+        l->fwd_flops = kind == PLAN_TCONV ? flops_tconv_fwd(1, c_in, c_out, h_in, w_in)
+                                          : flops_conv_fwd(1, c_in, c_out, k, h_in, w_in);
     l->off_w = p->params;
-    p->params += l->weights;
+    bad = bad || count_add(p->params, l->weights, &p->params);
     l->off_b = bias ? p->params : -1;
-    if (bias) p->params += c_out;
-    p->weights += l->weights;
+    bad = bad || count_add(p->params, bias ? c_out : 0, &p->params) ||
+          count_add(p->weights, l->weights, &p->weights) ||
+          count_add(p->fwd_conv_flops, l->fwd_flops, &p->fwd_conv_flops);
     p->biases += bias ? c_out : 0;
-    p->fwd_conv_flops += l->fwd_flops;
-    return l;
+    if (bad && !p->overflow) p->overflow = p->n; /* 1 + the first layer that overflowed */
 }
 
 /* A dense block of `layers` layers on c0 input channels: returns its width. */
@@ -47,7 +56,7 @@ static int add_block(plan_t *p, const char *prefix, int layers, int c0, int h, i
     return c;
 }
 
-void plan_build(plan_t *p, const cfg_t *c)
+static void build(plan_t *p, const cfg_t *c)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *c;
@@ -100,6 +109,26 @@ void plan_build(plan_t *p, const cfg_t *c)
     /* CONV_FIN keeps a bias: the regression target has a non-zero mean */
     p->conv_fin = p->n;
     add_layer(p, PLAN_CONV, "conv_fin", 1, ch, c->c_out, h, w, 1);
+}
+
+void plan_build(plan_t *p, const cfg_t *c)
+{
+    build(p, c);
+    CHECK(!p->overflow, "the counts of layer %s overflow 64 bits: cfg_validate should have "
+                        "refused this configuration", p->layers[p->overflow - 1].name);
+}
+
+int plan_build_checked(plan_t *p, const cfg_t *c, char *err, size_t errlen)
+{
+    build(p, c);
+    if (!p->overflow) return 0;
+    snprintf(err, errlen, "network too large: the weight or FLOP count of layer %s (%d -> %d "
+             "channels, %dx%d, kernel %d) does not fit a 64-bit integer",
+             p->layers[p->overflow - 1].name, p->layers[p->overflow - 1].c_in,
+             p->layers[p->overflow - 1].c_out, p->layers[p->overflow - 1].h_in,
+             p->layers[p->overflow - 1].w_in, p->layers[p->overflow - 1].k);
+    plan_free(p);
+    return -1;
 }
 
 void plan_free(plan_t *p)

@@ -35,6 +35,7 @@ typedef struct {
     plan_layer *layers;     /* in forward order */
     int64_t weights, biases, params;
     int64_t fwd_conv_flops; /* per sample, conv and transposed conv */
+    int overflow;           /* 1 + the first layer whose counts overflow 64 bits; 0: none */
     /* indices into layers */
     int conv_init, conv_fin, bott_first;
     int down_first[CFG_MAX_LEVELS], td[CFG_MAX_LEVELS];
@@ -44,8 +45,12 @@ typedef struct {
     int level_h[CFG_MAX_LEVELS + 1], level_w[CFG_MAX_LEVELS + 1];
 } plan_t;
 
-/* Build the plan of a validated configuration. */
+/* Build the plan of a validated configuration (a fatal error when its counts
+ * overflow: cfg_validate refuses such configurations). */
 void plan_build(plan_t *p, const cfg_t *c);
+/* The same for a configuration not yet known to fit: 0, or -1 with err naming
+ * the layer whose weight or FLOP count overflows 64 bits (nothing to free). */
+int plan_build_checked(plan_t *p, const cfg_t *c, char *err, size_t errlen);
 void plan_free(plan_t *p);
 
 /* Channels of a dense block after its l-th layer (c0 + l * growth). */

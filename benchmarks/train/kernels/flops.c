@@ -1,8 +1,14 @@
 #include "benchmarks/train/kernels/flops.h"
 
+#include "benchmarks/common/count.h"
+
+/* Every product goes through COUNT_PROD: a validated configuration never
+ * overflows (cfg_validate checks with the same helper), so an overflow here
+ * is a bug and stops the program instead of counting negative FLOPs. */
+
 int64_t flops_conv_fwd(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h, int64_t w)
 {
-    return 2 * n * k * k * c_in * c_out * h * w;
+    return COUNT_PROD("conv FLOPs", 2, n, k, k, c_in, c_out, h, w);
 }
 int64_t flops_conv_bwd_data(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h, int64_t w)
 {
@@ -16,7 +22,7 @@ int64_t flops_conv_bwd_weights(int64_t n, int64_t c_in, int64_t c_out, int64_t k
 
 int64_t flops_tconv_fwd(int64_t n, int64_t c_in, int64_t c_out, int64_t h_in, int64_t w_in)
 {
-    return 2 * n * c_in * c_out * h_in * w_in;
+    return COUNT_PROD("transposed-conv FLOPs", 2, n, c_in, c_out, h_in, w_in);
 }
 int64_t flops_tconv_bwd_data(int64_t n, int64_t c_in, int64_t c_out, int64_t h_in, int64_t w_in)
 {
@@ -30,10 +36,10 @@ int64_t flops_tconv_bwd_weights(int64_t n, int64_t c_in, int64_t c_out, int64_t 
 int64_t flops_bias_fwd(int64_t elems) { return elems; }
 int64_t flops_bias_bwd(int64_t elems) { return elems; }
 int64_t flops_relu_fwd(int64_t elems) { return elems; }
-int64_t flops_relu_bwd(int64_t elems) { return 2 * elems; }
-int64_t flops_pool_fwd(int64_t out_elems) { return 4 * out_elems; }
-int64_t flops_pool_bwd(int64_t out_elems) { return 4 * out_elems; }
-int64_t flops_l1_fwd(int64_t elems) { return 3 * elems + 1; }
-int64_t flops_l1_bwd(int64_t elems) { return 2 * elems; }
-int64_t flops_adam(int64_t params) { return 13 * params; }
+int64_t flops_relu_bwd(int64_t elems) { return COUNT_PROD("relu FLOPs", 2, elems); }
+int64_t flops_pool_fwd(int64_t out_elems) { return COUNT_PROD("pool FLOPs", 4, out_elems); }
+int64_t flops_pool_bwd(int64_t out_elems) { return COUNT_PROD("pool FLOPs", 4, out_elems); }
+int64_t flops_l1_fwd(int64_t elems) { return COUNT_PROD("L1 FLOPs", 3, elems) + 1; }
+int64_t flops_l1_bwd(int64_t elems) { return COUNT_PROD("L1 FLOPs", 2, elems); }
+int64_t flops_adam(int64_t params) { return COUNT_PROD("Adam FLOPs", 13, params); }
 int64_t flops_add(int64_t elems) { return elems; }
