@@ -124,7 +124,14 @@ int run_stage_preflight(run_t *r)
     if (r->analyze || r->dry) return 0;
     if (!(r->preflight == 1 || (r->preflight == -1 && s->launcher->job_steps))) return 0;
     preflight_t p;
-    if (preflight_run(r->c.a, s, 120, &p)) return fail(r, p.message);
+    if (preflight_run(r->c.a, s, 120, &p)) {
+        if (launch_interrupted()) {
+            fprintf(stderr, "exadl run: interrupted (%s) during the preflight; nothing ran\n",
+                    signal_name(launch_stop_signal()));
+            return run_stop(r, 130);
+        }
+        return fail(r, p.message);
+    }
     r->c.ri.preflight = ar_printf(r->c.a, "1 rank started on %s in %.1f s: %s",
                                   p.hosts ? p.hosts : "?", p.elapsed_s, p.command);
     printf("exadl: preflight: %s\n", r->c.ri.preflight);

@@ -119,7 +119,6 @@ static int stage_sweep(run_t *r)
             printf("exadl: skipping %s: %s\n", ri->skipped[i].name, ri->skipped[i].reason);
     }
     fflush(stdout);
-    launch_install_signals();
     launch_become_subreaper();
     sweep_result_t res;
     sweep_run(c->a, &o, &res);
@@ -201,10 +200,13 @@ static const char *write_file(run_t *r, const char *name,
     if (!writer(c, path, err, sizeof err)) return path;
     fprintf(stderr, "exadl %s: error: %s\n", r->analyze ? "analyze" : "run", err);
     if (!c->ri.exit_status) c->ri.exit_status = 1;
-    const char *tmp = getenv("TMPDIR");
-    char *fb = ar_printf(c->a, "%s/exadl-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", c->ri.name);
-    if (!mkdtemp(fb)) return NULL;
-    path = path_join(c->a, fb, name);
+    if (!r->fallback_dir) { /* one folder for every file that did not fit */
+        const char *tmp = getenv("TMPDIR");
+        char *fb = ar_printf(c->a, "%s/exadl-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", c->ri.name);
+        if (!mkdtemp(fb)) return NULL;
+        r->fallback_dir = fb;
+    }
+    path = path_join(c->a, r->fallback_dir, name);
     if (writer(c, path, err, sizeof err)) {
         fprintf(stderr, "exadl %s: error: %s\n", r->analyze ? "analyze" : "run", err);
         return NULL;
@@ -282,6 +284,9 @@ const stage_t run_stages[] = {
 int run_pipeline(run_t *r)
 {
     r->c.a = ar_new();
+    /* from the start: a reader gone away (| head) or a signal during the
+     * preflight must not end exadl without a word */
+    launch_install_signals();
     const stage_t *st = run_stages;
     for (; st->name; st++) {
         double t = timer_now_s();
@@ -293,7 +298,8 @@ int run_pipeline(run_t *r)
     int status = st->name ? r->status : r->c.ri.exit_status;
     launch_set_probe_env(NULL, 0);
     launch_set_probe_wrap(NULL, NULL);
-    launch_reset_signals();
+    /* the handlers stay to the end: stdout is flushed at exit, and a reader
+     * gone away must not turn the exit status into SIGPIPE's */
     ar_free(r->c.a);
     return status;
 }

@@ -41,6 +41,7 @@ typedef struct {
     runstate_t st;             /* run.yaml: the run's settings */
     outcome_t *earlier;        /* journal.yaml: the outcomes of an earlier run */
     size_t nearlier;
+    const char *fallback_dir;  /* where files went that the run folder did not take */
 } run_t;
 
 #define STAGE_UNTIMED SIZE_MAX

@@ -39,6 +39,9 @@ typedef struct {
     const char *cause;         /* why ranks died: "task 1 on n01: Killed" */
     int not_started;           /* the launcher could not start the job (no step created) */
     const char *not_started_why; /* its message */
+    int allocation_over;       /* it says the allocation has ended ("Job/step already
+                                  completing or completed", "has expired"): true even while
+                                  the job's state still reads RUNNING */
 } launch_facts_t;
 
 typedef struct launcher {

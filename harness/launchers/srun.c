@@ -89,6 +89,9 @@ static void srun_read_log(arena_t *a, const char *log, launch_facts_t *f)
                    strstr(l, "Expired or invalid job")) {
             if (!f->not_started) f->not_started_why = ar_strdup(a, l + 6);
             f->not_started = 1;
+            f->allocation_over |= strstr(l, "already completing or completed") ||
+                                  strstr(l, "has expired") || strstr(l, "Expired or invalid job") ||
+                                  strstr(l, "Invalid job id");
         } else if (!strncmp(l, "srun: error: ", 13) && strstr(l, ": task")) {
             const char *c = task_line(a, l);
             if (!c) continue;

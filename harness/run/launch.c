@@ -366,6 +366,8 @@ void launch_set_probe_wrap(char **(*fn)(void *ctx, char *const *argv), void *ctx
     g_probe_ctx = ctx;
 }
 
+int launch_probes_wrapped(void) { return g_probe_wrap != NULL; }
+
 char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whylen)
 {
     if (g_probe_wrap) argv = g_probe_wrap(g_probe_ctx, argv);

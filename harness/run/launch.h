@@ -52,6 +52,8 @@ void launch_set_probe_env(const kv_t *env, size_t n);
  * 1-rank launch, so that it measures and answers on the machine the
  * benchmarks ran on, not on the login node (fn NULL: as is). */
 void launch_set_probe_wrap(char **(*fn)(void *ctx, char *const *argv), void *ctx);
+/* Whether probes go through the launcher now. */
+int launch_probes_wrapped(void);
 
 /* exadl's signals during a sweep (docs/harness.md "Signals"): every signal
  * whose default would end exadl is handled.  SIGINT, SIGTERM, SIGHUP,

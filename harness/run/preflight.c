@@ -19,8 +19,7 @@ static const char *cause_of(arena_t *a, const char *out)
         "srun: error:", "cannot start", "not found", "No such file", "MPI_Init", "error", NULL};
     for (int m = 0; marks[m]; m++) {
         const char *p = strstr(out, marks[m]);
-        if (!p) continue;
-        while (p > out && p[-1] != '\n') p--;
+        if (!p) continue; /* from the mark to the end of its line */
         size_t l = strcspn(p, "\n");
         while (l && (p[l - 1] == ' ' || p[l - 1] == '\r')) l--;
         return ar_strndup(a, p, l > 240 ? 240 : l);

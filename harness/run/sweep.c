@@ -190,12 +190,22 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     char *text = log_text(a, l->log);
     launcher_read_log(a, s->launcher, text, &f);
     x->step = f.step, x->hosts = f.hosts;
-    if (x->status == LS_FAILED && f.cause && !(x->rec && strcmp(x->rec->status, "ok")))
-        x->why = ar_printf(a, "%s (%s)", f.cause, r.why); /* the ranks' fate, not srun's code */
+    if (x->status == LS_FAILED && f.cause && !(x->rec && strcmp(x->rec->status, "ok"))) {
+        /* the ranks' fate, not the launcher's exit code (srun's 143 for a rank SIGKILLed) */
+        int said = x->error && x->why && !strncmp(x->error, x->why, strlen(x->why));
+        x->why = ar_printf(a, "%s (%s)", f.cause, r.why);
+        if (said || !x->error) x->error = x->why;
+    }
     /* a step exadl stopped whose srun did not end it: Slurm ends it */
     if ((r.interrupted || r.timed_out) && f.step && s->launcher->job_steps) slurm_step_cancel(a, f.step);
-    const char *why;
-    if (x->status != LS_OK && !r.interrupted && allocation_ended(a, opt, end, &why)) {
+    const char *why = NULL;
+    /* a step Slurm refused because the job is over: the job's state may still
+     * read RUNNING (its end time passed before Slurm's next check) */
+    int over = x->status != LS_OK && !r.interrupted && opt->slurm_job &&
+               (allocation_ended(a, opt, end, &why) || f.allocation_over);
+    if (over && !why)
+        why = ar_printf(a, "Slurm job %s has ended (%s)", opt->slurm_job, f.not_started_why);
+    if (over) {
         x->status = f.not_started ? LS_NOTRUN : LS_INTERRUPTED;
         x->why = f.not_started ? ar_printf(a, "not run: %s", f.not_started_why)
                                : ar_printf(a, "stopped: %s", why);

@@ -5,6 +5,9 @@
 # node line comes from `slurmd -C`.  MpiDefault=none, Slurm's built-in value,
 # so that exadl's --mpi choice and preflight are exercised.  Stopped by PID.
 #
+# The node offers 4 CPUs whatever the host has (config_overrides), so that
+# 2-task jobs run on a 1-core CI machine too.
+#
 #   slurm_up DIR    start everything; 0 and SLURM_CONF exported, or 1 with the
 #                   reason in $slurm_why (the caller prints SKIP with it)
 #   slurm_down      stop the daemons by PID (idempotent; call it from a trap)
@@ -53,9 +56,10 @@ slurm_up() {
     local node
     node=$(slurmd -C 2>/dev/null | head -n 1)
     case $node in NodeName=*) ;; *) slurm_why="slurmd -C printed no node line"; slurm_down; return 1 ;; esac
-    local cport dport host
+    local cport dport host mem
     cport=$(slurm_free_port) dport=$(slurm_free_port)
     host=$(printf '%s\n' "$node" | sed 's/^NodeName=\([^ ]*\).*/\1/')
+    mem=$(printf '%s\n' "$node" | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
     cat >"$d/slurm.conf" <<EOF
 ClusterName=exadltest
 SlurmctldHost=$host
@@ -88,7 +92,8 @@ MessageTimeout=20
 InactiveLimit=0
 MinJobAge=300
 PlugStackConfig=$d/plugstack.conf
-$node State=UNKNOWN
+SlurmdParameters=config_overrides
+NodeName=$host CPUs=4 RealMemory=${mem:-1024} State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
     : >"$d/plugstack.conf"
@@ -120,9 +125,11 @@ slurm_down() {
         done
         [ -n "$p" ] && kill -9 "$p" 2>/dev/null
     done
-    # slurmstepd processes of steps still ending belong to this cluster's spool
-    for p in $(pgrep -f "slurmstepd.*" 2>/dev/null); do
-        grep -qs "$d" "/proc/$p/environ" && kill -9 "$p" 2>/dev/null
+    # the step daemons of this cluster: their slurmd is gone; they hold its spool open
+    local s
+    for s in /proc/[0-9]*; do
+        [ "$(cat "$s/comm" 2>/dev/null)" = slurmstepd ] || continue
+        ls -l "$s/cwd" "$s/fd" 2>/dev/null | grep -q "$d/spool" && kill -9 "${s#/proc/}" 2>/dev/null
     done
     slurm_dir=
     return 0
