@@ -42,6 +42,11 @@ check() {
         # some tests read records with PyYAML to cross-check our own YAML reader
         have_cmd python3 || miss "python3 (tests)"
         python3 -c 'import yaml' 2>/dev/null || miss "python3-yaml (tests: PyYAML)"
+        # tests/it/slurm.sh starts a single-node Slurm of its own (no systemd needed)
+        have_cmd slurmctld || miss "slurmctld (tests: a local Slurm controller)"
+        have_cmd slurmd || miss "slurmd (tests: a local Slurm node)"
+        have_cmd srun && have_cmd sbatch || miss "slurm-client (tests: srun, salloc, sbatch)"
+        have_cmd munged || miss "munge (tests: Slurm's authentication)"
     fi
 }
 mode=${1:-run}

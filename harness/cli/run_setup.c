@@ -11,6 +11,7 @@
 #include "harness/cli/cmds.h"
 #include "harness/cli/run_stages.h"
 #include "harness/run/launch.h"
+#include "harness/run/launchplan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/rundir.h"
 
@@ -70,6 +71,23 @@ static int suite_of_folder(run_t *r)
                              sizeof err);
     free(text);
     if (rc) return fail(r, err);
+    /* the plan is the one the run was made with; the job running it now must hold it */
+    if (c->s.launcher->job_steps && !r->analyze) {
+        if (!r->now.slurm)
+            return fail(r, ar_printf(a, "%s: launcher %s starts job steps of a Slurm allocation, and "
+                                        "there is none here (no SLURM_JOB_ID): resume inside salloc "
+                                        "or an sbatch script", dir, c->s.launcher->name));
+        int rpn = launchplan_ranks_per_node(&c->s);
+        for (size_t i = 0; i < c->s.nbench; i++)
+            for (size_t k = 0; k < c->s.bench[i].nscales; k++) {
+                int sc = c->s.bench[i].scales[k];
+                const char *why = machine_check_launch(a, &r->now, sc, rpn && rpn < sc ? rpn : sc);
+                if (why)
+                    return fail(r, ar_printf(a, "%s was planned for %s; in this job: %s", dir,
+                                             r->st.machine.slurm_how[0] ? r->st.machine.slurm_how
+                                                                        : "another machine", why));
+            }
+    }
     if (!c->s.launcher_mpi && r->st.launcher_mpi) c->s.launcher_mpi = r->st.launcher_mpi;
     if (!c->s.launcher_mpi_source) c->s.launcher_mpi_source = r->st.launcher_mpi_source;
     const char **refs = ar_alloc(a, (r->st.nreferences + 1) * sizeof *refs);

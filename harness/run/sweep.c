@@ -251,9 +251,9 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
             res->kept++;
             continue;
         }
-        if (opt->run_none) {
-            judge_unrecorded(a, l, x);
-            if (x->status == LS_NOTRUN && earlier[i]) keep_earlier(a, l, earlier[i], x);
+        if (opt->run_none) { /* the journal's word first (interrupted, not run) */
+            if (earlier[i]) keep_earlier(a, l, earlier[i], x);
+            else judge_unrecorded(a, l, x);
             continue;
         }
         if (!res->interrupted && (launch_interrupted() || launch_draining()))

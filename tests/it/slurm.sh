@@ -31,6 +31,8 @@ logged=$root/tests/fixtures/harness/srun_logged.sh
 fails=0
 pass() { echo "PASS: slurm: $1"; }
 fail() { echo "FAIL: slurm: $1"; fails=$((fails + 1)); }
+# the cases run in three lanes at once (the node offers 8 CPUs; they mostly wait
+# on Slurm): each lane's lines go to its own file, printed in order at the end
 t0=$(date +%s)
 # a value of a YAML file, by a Python expression over d (PyYAML, as the other tests)
 yq() { python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2" 2>&1; }
@@ -70,6 +72,7 @@ fi
 echo "# Slurm up in $(($(date +%s) - t0)) s ($SLURM_CONF)"
 node=$(sinfo -h -o %N | head -n 1)
 
+lane_a() {
 # ---- salloc + exadl run: srun steps, auto scales, real MPI, provenance ----------------
 suite "$tmp/auto.yaml" auto "launcher_command: $logged
 env: {SRUN_LOG: \"$tmp/auto.srun\"}" \
@@ -101,7 +104,7 @@ grep -q 'mpiprobe$' "$tmp/auto.srun" && grep -q 'peak_cpu' "$tmp/auto.srun" &&
     pass "the preflight and the peak probe ran as 1-rank steps through the launcher" ||
     { fail "probes through srun"; cat "$tmp/auto.srun"; }
 
-# ---- a rank killed during a launch; the preflight with the wrong --mpi ----------------
+# ---- a rank killed during a launch ----------------------------------------------------------
 suite "$tmp/kill.yaml" killrank "scales: [2]" "  - {program: $fake, config: {mode: killrank}}"
 salloc -n 2 "$exadl" run "$tmp/kill.yaml" --out "$tmp/kill" --no-preflight >"$tmp/kill.out" 2>&1
 rc=$?
@@ -111,6 +114,10 @@ r=$(ls -d "$tmp"/kill/*-killrank 2>/dev/null | head -1)
     grep -q 'task 1 kills itself' "$r/report.md" && grep -q "failed: task 1 on $node: Killed" "$r/report.md" &&
     pass "a rank killed by SIGKILL: a failed launch (exit 1) saying task 1 on $node: Killed, with the log tail" ||
     { fail "killed rank (exit $rc)"; cat "$tmp/kill.out"; grep -A3 'how:' "$r/results.yaml"; }
+}
+
+lane_b() {
+# ---- the preflight with the wrong --mpi ----------------------------------------------------
 suite "$tmp/none.yaml" wrongmpi "launcher_mpi: none
 scales: [1]" "  - {program: $fake}"
 salloc -n 1 "$exadl" validate "$tmp/none.yaml" >"$tmp/vn.out" 2>&1
@@ -166,37 +173,47 @@ r=$(ls -d "$tmp"/cancel/*-cancel 2>/dev/null | head -1)
     pass "scancel during a launch: it is interrupted, the rest not run, exit 130" ||
     { fail "scancel (exit $rc)"; cat "$tmp/cancel.out"; }
 
+}
+
+lane_c() {
 # ---- the sbatch example of docs/harness.md ---------------------------------------------------
 # the script as the docs print it, with this test's exadl, suite and output folder
 awk '/<!-- sbatch example: tests\/it\/slurm.sh -->/ { on = 1; next } on && /^```bash/ { next }
      on && /^```/ { exit } on' "$root/docs/harness.md" >"$tmp/doc.sbatch"
 grep -q '^#SBATCH --signal=B:USR1@' "$tmp/doc.sbatch" && grep -q '^exec build/bin/exadl run ' "$tmp/doc.sbatch" ||
     fail "docs/harness.md has no sbatch example with --signal=B:USR1 and exec exadl run"
-suite "$tmp/sb.yaml" batch "scales: auto
-repetitions: 2" "  - {program: $fake, config: {mode: ok, step: 0.1, sleep: 0.5}}"
-sbatch_doc() { # $1 output folder, then sbatch options; the job ID
-    local out=$1
-    shift
-    sed -e "s|build/bin/exadl|$exadl|; s|suites/acceptance.yaml|$tmp/sb.yaml|; s|--out results|--out $out|" \
-        -e "s|cd \"\$SLURM_SUBMIT_DIR\"|cd $tmp|" "$tmp/doc.sbatch" >"$tmp/job.sh"
-    sbatch --parsable --nodes=1 --ntasks-per-node=2 --gpus-per-node=0 --time=5 -o "$tmp/sb-%j.out" "$@" "$tmp/job.sh"
+# the same suite twice, its launches quick, then long enough (2 s) to catch the signal in one
+for w in 0 2; do
+    suite "$tmp/sb$w.yaml" batch "scales: auto
+repetitions: 2" "  - {program: $fake, config: {mode: ok, step: 0.1, sleep: $w}}"
+done
+sbatch_doc() { # $1 output folder, $2 suite, then sbatch options; the job ID
+    local out=$1 su=$2
+    shift 2
+    sed -e "s|build/bin/exadl|$exadl|; s|suites/acceptance.yaml|$su|; s|--out results|--out $out|" \
+        -e "s|cd \"\$SLURM_SUBMIT_DIR\"|cd $tmp|" "$tmp/doc.sbatch" >"$out.sh"
+    sbatch --parsable --nodes=1 --ntasks-per-node=2 --gpus-per-node=0 --time=20 -o "$tmp/sb-%j.out" "$@" "$out.sh"
 }
 exitcode() { scontrol show job "$1" | sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p'; }
-j1=$(sbatch_doc "$tmp/sb1" -W)
+# until job $1 has left the queue (sbatch -W polls at growing intervals, up to seconds)
+wait_job() { for _ in $(seq 600); do squeue -h -j "$1" 2>/dev/null | grep -q . || return 0; sleep 0.2; done; }
+j1=$(sbatch_doc "$tmp/sb1" "$tmp/sb0.yaml")
+wait_job "$j1"
 r1=$(ls -d "$tmp"/sb1/*-batch 2>/dev/null | head -1)
 [ "$(exitcode "$j1")" = 0 ] && grep -q 'launches_ok: 4' "$r1/results.yaml" && grep -q "job_id: \"$j1\"" "$r1/results.yaml" &&
     pass "the sbatch example of docs/harness.md: job $j1 ran 4 launches as steps, exit 0" ||
     { fail "sbatch example (job $j1, exit $(exitcode "$j1"))"; cat "$tmp/sb-$j1.out"; }
-j2=$(sbatch_doc "$tmp/sb2")
+j2=$(sbatch_doc "$tmp/sb2" "$tmp/sb2.yaml")
 for _ in $(seq 200); do grep -q '\[2/4\]' "$tmp/sb-$j2.out" 2>/dev/null && break; sleep 0.1; done
 scancel --signal=USR1 --batch "$j2"
-for _ in $(seq 300); do squeue -h -j "$j2" 2>/dev/null | grep -q . || break; sleep 0.1; done
+wait_job "$j2"
 r2=$(ls -d "$tmp"/sb2/*-batch 2>/dev/null | head -1)
 [ "$(exitcode "$j2")" = 130 ] && grep -q 'launches_ok: 2' "$r2/results.yaml" && grep -q 'launches_not_run: 2' "$r2/results.yaml" &&
     grep -q 'stopped_by: exadl got SIGUSR1' "$r2/results.yaml" &&
     pass "the time-limit warning (SIGUSR1 to the batch shell): the running launch finished, 2 not run, exit 130" ||
     { fail "SIGUSR1 warning (job $j2, exit $(exitcode "$j2"))"; cat "$tmp/sb-$j2.out"; }
-j3=$(sbatch --parsable -W -n 2 -t 5 -o "$tmp/sb-%j.out" --wrap "exec $exadl run --resume $r2")
+j3=$(sbatch --parsable -n 2 -t 5 -o "$tmp/sb-%j.out" --wrap "exec $exadl run --resume $r2")
+wait_job "$j3"
 list() { awk '/^launches:/ { on = 1; next } on && /^[a-z]/ { on = 0 } on && /^- id:|^  status:/' \
     "$1/results.yaml" | tr -d ' ' | paste -sd' '; }
 [ "$(exitcode "$j3")" = 0 ] && [ "$(list "$r2")" = "$(list "$r1")" ] && grep -q 'launches_kept: 2' "$r2/results.yaml" &&
@@ -204,5 +221,16 @@ list() { awk '/^launches:/ { on = 1; next } on && /^[a-z]/ { on = 0 } on && /^- 
     pass "a second job resumes it: launch list equal to the uninterrupted run's, jobs $j2 and $j3 recorded" ||
     { fail "resume in job $j3: '$(list "$r2")' vs '$(list "$r1")'"; cat "$tmp/sb-$j3.out"; }
 
+}
+
+lane_a >"$tmp/lane_a.out" 2>&1 &
+pa=$!
+lane_b >"$tmp/lane_b.out" 2>&1 &
+pb=$!
+lane_c >"$tmp/lane_c.out" 2>&1 &
+pc=$!
+wait $pa $pb $pc
+cat "$tmp/lane_a.out" "$tmp/lane_b.out" "$tmp/lane_c.out"
+fails=$((fails + $(cat "$tmp"/lane_?.out | grep -c '^FAIL: ')))
 echo "# the Slurm cases took $(($(date +%s) - t0)) s"
 [ $fails -eq 0 ]

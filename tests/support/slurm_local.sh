@@ -5,8 +5,8 @@
 # node line comes from `slurmd -C`.  MpiDefault=none, Slurm's built-in value,
 # so that exadl's --mpi choice and preflight are exercised.  Stopped by PID.
 #
-# The node offers 4 CPUs whatever the host has (config_overrides), so that
-# 2-task jobs run on a 1-core CI machine too.
+# The node offers 8 CPUs whatever the host has (config_overrides), so that
+# 2-task jobs run on a 1-core CI machine too, and several jobs at once.
 #
 #   slurm_up DIR    start everything; 0 and SLURM_CONF exported, or 1 with the
 #                   reason in $slurm_why (the caller prints SKIP with it)
@@ -23,6 +23,13 @@ slurm_free_port() {
 }
 
 slurm_pid_of() { [ -f "$1" ] && cat "$1" 2>/dev/null; }
+
+# process $1 runs (a zombie left to an init that does not reap counts as ended)
+slurm_alive() {
+    local st
+    st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
 
 # wait up to $2 tenths of a second for command $1 to succeed
 slurm_wait() {
@@ -93,7 +100,7 @@ InactiveLimit=0
 MinJobAge=300
 PlugStackConfig=$d/plugstack.conf
 SlurmdParameters=config_overrides
-NodeName=$host CPUs=4 RealMemory=${mem:-1024} State=UNKNOWN
+NodeName=$host CPUs=8 RealMemory=${mem:-1024} State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
     : >"$d/plugstack.conf"
@@ -112,24 +119,23 @@ EOF
     return 0
 }
 
-# stop by PID: slurmd (and what its steps left), slurmctld, munged
+# stop by PID: slurmd, slurmctld, munged (all at once; 5 s, then SIGKILL)
 slurm_down() {
     [ -n "$slurm_dir" ] || return 0
-    local d=$slurm_dir f p i
+    local d=$slurm_dir f p i pids=
     for f in "$d/slurmd.pid" "$d/slurmctld.pid" "$d/munge/munged.pid"; do
         p=$(slurm_pid_of "$f")
-        [ -n "$p" ] && kill "$p" 2>/dev/null
-        for ((i = 0; i < 50 && ${#p} > 0; i++)); do
-            kill -0 "$p" 2>/dev/null || break
-            sleep 0.1
-        done
-        [ -n "$p" ] && kill -9 "$p" 2>/dev/null
+        [ -n "$p" ] && kill "$p" 2>/dev/null && pids="$pids $p"
     done
-    # the step daemons of this cluster: their slurmd is gone; they hold its spool open
-    local s
-    for s in /proc/[0-9]*; do
-        [ "$(cat "$s/comm" 2>/dev/null)" = slurmstepd ] || continue
-        ls -l "$s/cwd" "$s/fd" 2>/dev/null | grep -q "$d/spool" && kill -9 "${s#/proc/}" 2>/dev/null
+    for ((i = 0; i < 50; i++)); do
+        for p in $pids; do slurm_alive "$p" && break; p=; done
+        [ -z "$p" ] && break
+        sleep 0.1
+    done
+    for p in $pids; do kill -9 "$p" 2>/dev/null; done
+    # the step daemons of this cluster (their slurmd is gone): those holding its spool
+    for p in $(pgrep -x slurmstepd 2>/dev/null); do
+        ls -l "/proc/$p/cwd" "/proc/$p/fd" 2>/dev/null | grep -q "$d/spool" && kill -9 "$p" 2>/dev/null
     done
     slurm_dir=
     return 0
