@@ -95,6 +95,21 @@ static int suite_of_folder(run_t *r)
     return load_references(r, refs, r->st.nreferences);
 }
 
+/* every probe as a 1-rank launch (launch.h launch_set_probe_wrap) */
+static char **probe_wrap(void *ctx, char *const *argv)
+{
+    run_t *r = ctx;
+    return launchplan_wrap(r->c.a, &r->c.s, NULL, (char **)argv, 1, 1, 0);
+}
+
+/* on compute nodes, probes (`--help` of optional benchmarks, the peak probe,
+ * `stemdl --describe`) run as 1-rank launches, as the benchmarks do */
+static int probes_through_launcher(run_t *r)
+{
+    if (r->c.s.launcher->job_steps && r->now.slurm) launch_set_probe_wrap(probe_wrap, r);
+    return 0;
+}
+
 int run_stage_suite(run_t *r)
 {
     runctx_t *c = &r->c;
@@ -103,7 +118,7 @@ int run_stage_suite(run_t *r)
     char started[32];
     timer_utc_iso(started, sizeof started);
     c->ri.started_utc = ar_strdup(c->a, started);
-    if (r->resume) return suite_of_folder(r);
+    if (r->resume) return suite_of_folder(r) || probes_through_launcher(r);
     int rc;
     if (r->suite_file) rc = suite_load_file(c->a, r->suite_file, &r->now, &c->s, err, sizeof err);
     else {
@@ -133,7 +148,7 @@ int run_stage_suite(run_t *r)
     const char **refs = ar_alloc(c->a, (s->nreferences + r->nextra + 1) * sizeof *refs);
     for (size_t i = 0; i < s->nreferences + r->nextra; i++)
         refs[i] = i < s->nreferences ? s->references[i] : r->extra[i - s->nreferences];
-    return load_references(r, refs, s->nreferences + r->nextra);
+    return load_references(r, refs, s->nreferences + r->nextra) || probes_through_launcher(r);
 }
 
 int run_stage_preflight(run_t *r)
@@ -154,13 +169,6 @@ int run_stage_preflight(run_t *r)
                                   p.hosts ? p.hosts : "?", p.elapsed_s, p.command);
     printf("exadl: preflight: %s\n", r->c.ri.preflight);
     return 0;
-}
-
-/* every probe as a 1-rank launch (launch.h launch_set_probe_wrap) */
-static char **probe_wrap(void *ctx, char *const *argv)
-{
-    run_t *r = ctx;
-    return launchplan_wrap(r->c.a, &r->c.s, NULL, (char **)argv, 1, 1, 0);
 }
 
 /* the first node of the allocation: where the launches run */
@@ -272,7 +280,6 @@ int run_stage_rundir(run_t *r)
     if (runstate_write(ri->dir, st, err, sizeof err))
         fprintf(stderr, "exadl %s: warning: %s (the run cannot be resumed)\n", cmd_name(r), err);
     launch_set_probe_env(c->s.env, c->s.nenv); /* describe and peak probes run like the benchmarks */
-    if (c->s.launcher->job_steps && r->now.slurm) launch_set_probe_wrap(probe_wrap, r);
     launchplan_build(a, &c->s, ri->dir, &c->plan);
     return 0;
 }
