@@ -48,6 +48,11 @@ check() {
             miss "clang (tests: the fuzz harnesses)"
             miss "libclang-rt-dev (tests: libFuzzer, clang -fsanitize=fuzzer)"
         fi
+        # tests/it/slurm.sh starts a single-node Slurm of its own (no systemd needed)
+        have_cmd slurmctld || miss "slurmctld (tests: a local Slurm controller)"
+        have_cmd slurmd || miss "slurmd (tests: a local Slurm node)"
+        have_cmd srun && have_cmd sbatch || miss "slurm-client (tests: srun, salloc, sbatch)"
+        have_cmd munged || miss "munge (tests: Slurm's authentication)"
     fi
 }
 mode=${1:-run}

@@ -22,6 +22,9 @@ export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_t
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_pml=ob1 OMPI_MCA_mtl=^ofi,psm,psm2 OMPI_MCA_osc=^ucx
 export EXADL_MPIRUN=${EXADL_MPIRUN:-mpirun}
+# run inside a Slurm job or not, the tests see a plain machine (tests/it/slurm.sh
+# starts a Slurm of its own): no allocation's variables reach exadl
+for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}

@@ -8,3 +8,9 @@ bench_conv_main := benchmarks/peak/bench_conv.c
 bench_conv_objs := benchmarks/peak/conv_blas.c
 bench_conv_libs := stemdl train comm common
 bench_conv_ldlibs = $(TRAIN_LDLIBS)
+# mpiprobe: the preflight of `exadl run` and `exadl validate` (MPI start-up, hosts)
+PROGRAMS        += mpiprobe
+mpiprobe_main   := benchmarks/peak/mpiprobe.c
+mpiprobe_libs   := comm common
+mpiprobe_link    = $(CC)
+mpiprobe_ldlibs  = $(MPI_LIBS) $(YAML_LIBS) $(SYS_LIBS)

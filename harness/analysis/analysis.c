@@ -56,12 +56,13 @@ static void run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
     for (size_t i = 0; i < n; i++) {
         bres_t *b = bench_of(a, an, &cap, &o[i]);
         b->nlaunch++;
-        if (o[i].status != LS_OK) {
-            b->nfailed++;
+        if (o[i].status != LS_OK) { /* a launch stopped or never run did not fail */
+            b->nfailed += o[i].status != LS_INTERRUPTED && o[i].status != LS_NOTRUN;
             continue;
         }
         const record_t *r = o[i].rec;
-        if (!an->first_ok) an->first_ok = r;
+        /* the machine as the largest launch saw it (every host of a multi-node run) */
+        if (!an->first_ok || r->ranks > an->first_ok->ranks) an->first_ok = r;
         if (!b->nparams) {
             b->kind = r->benchmark;
             add_params(a, b, r);

@@ -68,7 +68,8 @@ typedef struct {
     double device_peak;         /* FLOP/s per device (per core when peak_per_core); NaN unknown */
     int peak_per_core;          /* CPU ranks: scale by the record's threads_per_rank */
     const char *peak_source;
-    const record_t *first_ok;   /* its system block describes the machine */
+    const record_t *first_ok;   /* the successful launch with the most ranks (the first of
+                                   those): its system block describes the machine */
 } analysis_t;
 
 void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,

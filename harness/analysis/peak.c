@@ -74,9 +74,12 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
         *source = "not measured: peak_cpu printed no peak_flops_per_s line";
         return NAN;
     }
-    *source = "measured by peak_cpu on this host: FMA peak per core (the larger of the "
-              "all-cores rate per thread and the one-thread rate); a CPU rank's peak is that "
-              "times its threads";
+    *source = ar_printf(a, "measured by peak_cpu %s: FMA peak per core (the larger of the "
+                           "all-cores rate per thread and the one-thread rate); a CPU rank's "
+                           "peak is that times its threads",
+                        launch_probes_wrapped() ? "on a compute node (a 1-rank launch through the "
+                                                  "launcher)"
+                                                : "on this host");
     *per_core = 1;
     return v;
 }

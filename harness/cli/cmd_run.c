@@ -1,15 +1,17 @@
-/* exadl run [SUITE.yaml] [--out DIR] [--reference FILE]... [--dry-run]: the
- * stages of run_stages.c, in order, over one run context. */
+/* exadl run [SUITE.yaml] [--out DIR] [--reference FILE]... [--dry-run]
+ * [--preflight|--no-preflight], exadl run --resume DIR: the stages of
+ * run_stages.c, in order, over one run context. */
 #define _GNU_SOURCE
 #include <stdio.h>
 
 #include "benchmarks/common/timer.h"
 #include "harness/cli/cmds.h"
 #include "harness/cli/run_stages.h"
-#include "harness/run/launch.h"
 
 static const char help_run[] =
     "usage: exadl run [SUITE.yaml] [--out DIR] [--reference FILE]... [--dry-run]\n"
+    "                 [--preflight | --no-preflight]\n"
+    "       exadl run --resume RUN_DIR\n"
     "\n"
     "Run a suite: every benchmark at every scale and repetition, through the suite's\n"
     "launcher, one launch at a time, then analyse, plot, check and report.  Without\n"
@@ -18,30 +20,30 @@ static const char help_run[] =
     "  --out DIR         create the run folder in DIR (default: results/ of the project)\n"
     "  --reference FILE  also check against FILE (besides the suite's references)\n"
     "  --dry-run         print the plan (every command) and stop\n"
+    "  --preflight       first start a 1-rank job under the launcher (build/bin/mpiprobe)\n"
+    "                    and stop with what to set if it fails; the default for srun\n"
+    "  --no-preflight    do not\n"
+    "  --resume RUN_DIR  continue an interrupted or hard-stopped run in its folder: its\n"
+    "                    finished launches (journal.yaml) are kept, the others run, and\n"
+    "                    results.yaml and report.md are written anew\n"
     "\n"
-    "Writes DIR/<UTC time>-<host>-<suite>/ with suite.yaml, records/, logs/,\n"
-    "results.yaml, report.md, plots/ and references/; never overwrites a run.\n"
+    "Writes DIR/<UTC time>-<host>-<suite>/ with suite.yaml, run.yaml, journal.yaml,\n"
+    "records/, logs/, results.yaml, report.md, plots/ and references/; never\n"
+    "overwrites a run.  Signals: SIGINT, SIGTERM, SIGHUP ... stop the running launch;\n"
+    "SIGUSR1 and SIGUSR2 (Slurm's --signal=B:USR1@T) let it finish; either way no\n"
+    "other launch starts and the results of what ran are written.  SIGPIPE is\n"
+    "ignored.  Inside a Slurm allocation a launch that fails because the job ended\n"
+    "(time limit, scancel) stops the run as interrupted, not failed.\n"
     "Exit status: 0 all launches ok and all checks passed; 1 a launch failed or a\n"
-    "check failed (everything else is still written); 2 bad usage or a bad suite;\n"
-    "130 interrupted (what ran is written).\n";
+    "check failed (everything else is still written); 2 bad usage, a bad suite or a\n"
+    "failed preflight; 130 interrupted: a launch stopped or not run (what ran is\n"
+    "written; `exadl run --resume RUN_DIR` completes it).\n";
 
 static int cmd_run(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_run, stdout), 0;
-    run_t r = {.argc = argc, .argv = argv, .started_s = timer_now_s()};
-    r.c.a = ar_new();
-    const stage_t *st = run_stages;
-    for (; st->name; st++) {
-        double t = timer_now_s();
-        int stopped = st->run(&r);
-        if (st->time_field != STAGE_UNTIMED)
-            *(double *)((char *)&r.c.ri + st->time_field) += timer_now_s() - t;
-        if (stopped) break;
-    }
-    int status = st->name ? r.status : r.c.ri.exit_status;
-    launch_set_probe_env(NULL, 0);
-    ar_free(r.c.a);
-    return status;
+    run_t r = {.argc = argc, .argv = argv, .started_s = timer_now_s(), .preflight = -1};
+    return run_pipeline(&r);
 }
 
 const command_t command_run = {

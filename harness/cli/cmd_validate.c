@@ -1,4 +1,6 @@
-/* exadl validate [SUITE.yaml]: a suite checked and its plan printed, nothing run */
+/* exadl validate [SUITE.yaml] [--preflight|--no-preflight]: a suite checked
+ * and its plan printed; inside a Slurm allocation (or asked) the preflight's
+ * 1-rank job under the launcher too */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
@@ -8,14 +10,22 @@
 #include "harness/cli/cmds.h"
 #include "harness/launchers/launcher.h"
 #include "harness/run/launchplan.h"
+#include "harness/run/preflight.h"
+#include "harness/run/slurm.h"
 
 static const char help_validate[] =
-    "usage: exadl validate [SUITE.yaml]\n"
+    "usage: exadl validate [SUITE.yaml] [--preflight | --no-preflight]\n"
     "\n"
-    "Check a suite without running anything: YAML syntax, every key (an unknown key\n"
-    "gets the nearest valid one suggested), values, programs, reference files.\n"
-    "Prints the plan.  Without SUITE the embedded default suite is checked.\n"
-    "Exit status 0 when valid, 2 with one line FILE:LINE:COLUMN: problem otherwise.\n";
+    "Check a suite without running any benchmark: YAML syntax, every key (an unknown\n"
+    "key gets the nearest valid one suggested), values, programs, reference files,\n"
+    "scales against the Slurm allocation.  Prints the plan.  Without SUITE the\n"
+    "embedded default suite is checked.\n"
+    "With launcher srun inside an allocation (or with --preflight for any launcher)\n"
+    "it also starts one 1-rank job under the launcher (build/bin/mpiprobe) and says\n"
+    "exactly what to set when MPI does not start (e.g. `launcher_mpi: pmix`).\n"
+    "Outside an allocation a srun suite gets a warning: it must run inside one.\n"
+    "Exit status 0 when valid, 2 with one line FILE:LINE:COLUMN: problem (or the\n"
+    "preflight's message) otherwise.\n";
 
 /* the launcher list comes from harness/launchers/registry.c */
 static void print_launchers(void)
@@ -28,15 +38,22 @@ static void print_launchers(void)
 static int cmd_validate(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_validate, stdout), print_launchers(), 0;
-    if (argc > 1 || (argc == 1 && argv[0][0] == '-'))
-        return usage_error("validate", "give one suite file (see exadl validate --help)");
+    const char *file = NULL;
+    int preflight = -1;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--preflight")) preflight = 1;
+        else if (!strcmp(argv[i], "--no-preflight")) preflight = 0;
+        else if (argv[i][0] == '-' || file)
+            return usage_error("validate", "give one suite file (see exadl validate --help)");
+        else file = argv[i];
+    }
     arena_t *a = ar_new();
     machine_t m;
     machine_detect(&m);
     suite_t s;
     char err[1024];
     int rc;
-    if (argc == 1) rc = suite_load_file(a, argv[0], &m, &s, err, sizeof err);
+    if (file) rc = suite_load_file(a, file, &m, &s, err, sizeof err);
     else {
         const char *t = suite_default_text(a, &m, geteuid() == 0);
         rc = suite_load_text(a, t, strlen(t), "<default suite>", exadl_root(), &m, &s, err, sizeof err);
@@ -50,10 +67,29 @@ static int cmd_validate(int argc, char **argv)
         ar_free(a);
         return 2;
     }
+    slurm_choose_mpi(a, &s);
     launchplan_t p;
     launchplan_build(a, &s, NULL, &p);
     printf("%s: valid suite '%s', launcher %s, %zu benchmark(s), %zu launches\n", s.path, s.name,
            s.launcher->name, s.nbench, p.n);
+    if (s.launcher->job_steps && !m.slurm)
+        printf("  warning: launcher %s starts job steps of a Slurm allocation and there is none "
+               "here (no SLURM_JOB_ID): `exadl run` must run inside salloc or an sbatch script; "
+               "the plan below assumes this machine\n", s.launcher->name);
+    if (m.slurm) printf("  Slurm job %s: %s\n", m.slurm_job, m.slurm_error[0] ? m.slurm_error : m.slurm_how);
+    if (s.launcher_mpi_source)
+        printf("  srun --mpi: %s (%s)\n", s.launcher_mpi ? s.launcher_mpi : "not given",
+               s.launcher_mpi_source);
+    if (preflight == 1 || (preflight == -1 && s.launcher->job_steps && m.slurm)) {
+        preflight_t pf;
+        if (preflight_run(a, &s, 120, &pf)) {
+            fprintf(stderr, "exadl validate: error: %s\n", pf.message);
+            ar_free(a);
+            return 2;
+        }
+        printf("  preflight: 1 rank started on %s in %.1f s: %s\n", pf.hosts ? pf.hosts : "?",
+               pf.elapsed_s, pf.command);
+    }
     int dev = machine_devices(&m);
     for (size_t i = 0; i < s.nbench; i++) {
         const bench_spec_t *b = &s.bench[i];
@@ -63,7 +99,8 @@ static int cmd_validate(int argc, char **argv)
         printf(", %d repetition(s), timeout %.0f s\n", b->repetitions, b->timeout_s);
         if (b->nscales && b->scales[b->nscales - 1] > dev)
             printf("  note: %s asks for %d ranks; this machine has %d %s\n", b->name,
-                   b->scales[b->nscales - 1], dev, m.gpus ? "GPUs" : "cores");
+                   b->scales[b->nscales - 1], dev,
+                   m.slurm ? "ranks in its allocation" : m.gpus ? "GPUs" : "cores");
     }
     for (size_t i = 0; i < s.nreferences; i++) printf("  reference %s\n", s.references[i]);
     for (size_t i = 0; i < p.n; i++) printf("  %s: %s\n", p.l[i].id, argv_join(a, p.l[i].argv));

@@ -19,7 +19,7 @@ typedef struct {
  * command_t command_<verb> its cmd_<verb>.c defines.  A new command is one
  * file and one entry here. */
 #define EXADL_COMMANDS(X)                                                                        \
-    X(run) X(validate) X(check) X(compare) X(history) X(summary) X(model) X(sysinfo) X(suite)   \
+    X(run) X(analyze) X(validate) X(check) X(compare) X(history) X(summary) X(model) X(sysinfo) X(suite)   \
     X(metrics) X(bind)
 
 #define EXADL_COMMAND_DECLARE(verb) extern const command_t command_##verb;

@@ -18,12 +18,6 @@
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
 
-static int stop(run_t *r, int status)
-{
-    r->status = status;
-    return 1;
-}
-
 static int stage_options(run_t *r)
 {
     for (int i = 0; i < r->argc; i++) {
@@ -32,51 +26,18 @@ static int stage_options(run_t *r)
         else if (!strcmp(argv[i], "--reference") && i + 1 < r->argc && r->nextra < 64)
             r->extra[r->nextra++] = argv[++i];
         else if (!strcmp(argv[i], "--dry-run")) r->dry = 1;
+        else if (!strcmp(argv[i], "--resume") && i + 1 < r->argc) r->resume = argv[++i];
+        else if (!strcmp(argv[i], "--preflight")) r->preflight = 1;
+        else if (!strcmp(argv[i], "--no-preflight")) r->preflight = 0;
         else if (argv[i][0] == '-')
-            return stop(r, usage_error("run", "unknown option '%s' (see exadl run --help)", argv[i]));
+            return run_stop(r, usage_error("run", "unknown option '%s' (see exadl run --help)", argv[i]));
         else if (!r->suite_file) r->suite_file = argv[i];
-        else return stop(r, usage_error("run", "more than one suite given ('%s')", argv[i]));
+        else return run_stop(r, usage_error("run", "more than one suite given ('%s')", argv[i]));
     }
-    return 0;
-}
-
-/* the suite (given, or the embedded default fitted to this machine) and
- * every reference file it and --reference name, loaded */
-static int stage_suite(run_t *r)
-{
-    runctx_t *c = &r->c;
-    machine_t m;
-    machine_detect(&m);
-    char err[1024];
-    char started[32];
-    timer_utc_iso(started, sizeof started);
-    c->ri.started_utc = ar_strdup(c->a, started);
-    int rc;
-    if (r->suite_file) rc = suite_load_file(c->a, r->suite_file, &m, &c->s, err, sizeof err);
-    else {
-        const char *text = suite_default_text(c->a, &m, geteuid() == 0);
-        rc = suite_load_text(c->a, text, strlen(text), "<default suite>", exadl_root(), &m, &c->s,
-                             err, sizeof err);
-    }
-    for (size_t i = 0; i < r->nextra; i++)
-        if (!path_is_file(r->extra[i])) {
-            fprintf(stderr, "exadl run: error: reference file %s not found\n", r->extra[i]);
-            rc = -1, err[0] = 0;
-        }
-    if (rc) {
-        if (err[0]) fprintf(stderr, "exadl run: error: %s\n", err);
-        return stop(r, 2);
-    }
-    const suite_t *s = &c->s;
-    c->refs = ar_alloc(c->a, (s->nreferences + r->nextra + 1) * sizeof *c->refs);
-    for (size_t i = 0; i < s->nreferences + r->nextra; i++) {
-        const char *p = i < s->nreferences ? s->references[i] : r->extra[i - s->nreferences];
-        if (reference_load(c->a, p, &c->refs[c->nrefs], err, sizeof err)) {
-            fprintf(stderr, "exadl run: error: %s\n", err);
-            return stop(r, 2);
-        }
-        c->nrefs++;
-    }
+    if (r->resume && (r->suite_file || r->out || r->nextra || r->dry))
+        return run_stop(r, usage_error("run", "--resume DIR takes the suite, the run folder and the "
+                                              "references of DIR (no SUITE, --out, --reference or "
+                                              "--dry-run with it)"));
     return 0;
 }
 
@@ -125,63 +86,50 @@ static int stage_dry_run(run_t *r)
         printf("skip %s: %s\n", c->ri.skipped[i].name, c->ri.skipped[i].reason);
     for (size_t i = 0; i < c->plan.n; i++)
         printf("%s: %s\n", c->plan.l[i].id, argv_join(c->a, c->plan.l[i].argv));
-    return stop(r, 0);
-}
-
-/* the run folder with the suite as run and copies of the reference files */
-static int stage_rundir(run_t *r)
-{
-    runctx_t *c = &r->c;
-    arena_t *a = c->a;
-    char err[1024];
-    const char *parent = r->out ? r->out : path_join(a, exadl_root(), "results");
-    char *dir = rundir_create(a, parent, c->s.name, err, sizeof err);
-    if (!dir) {
-        fprintf(stderr, "exadl run: error: %s\n", err);
-        return stop(r, 2);
-    }
-    runinfo_t *ri = &c->ri;
-    ri->dir = dir, ri->name = path_basename(dir), ri->suite = c->s.name;
-    ri->suite_file = "suite.yaml", ri->host = short_host();
-    sb_t cmd = {0};
-    sb_puts(&cmd, "exadl run");
-    for (int i = 0; i < r->argc; i++) sb_printf(&cmd, " %s", shell_quote(a, r->argv[i]));
-    ri->command = ar_strdup(a, sb_str(&cmd));
-    sb_free(&cmd);
-    if (fileio_write_atomic(path_join(a, dir, "suite.yaml"), c->s.text, c->s.textlen, err,
-                            sizeof err))
-        fprintf(stderr, "exadl run: warning: %s\n", err);
-    ri->references = ar_alloc(a, (c->nrefs + 1) * sizeof *ri->references);
-    for (size_t i = 0; i < c->nrefs; i++) {
-        char *cp = rundir_copy(a, c->refs[i].path, path_join(a, dir, "references"), err, sizeof err);
-        if (cp) ri->references[ri->nreferences++] = ar_printf(a, "references/%s", cp);
-        else fprintf(stderr, "exadl run: warning: %s\n", err);
-    }
-    launch_set_probe_env(c->s.env, c->s.nenv); /* describe and peak probes run like the benchmarks */
-    launchplan_build(a, &c->s, dir, &c->plan);
-    return 0;
+    return run_stop(r, 0);
 }
 
 static int stage_sweep(run_t *r)
 {
     runctx_t *c = &r->c;
     runinfo_t *ri = &c->ri;
-    size_t nrun = 0;
-    for (size_t i = 0; i < c->plan.n; i++) {
-        int sk = 0;
-        for (size_t k = 0; k < r->nskip; k++) sk |= !strcmp(r->skip[k], c->plan.l[i].b->name);
-        nrun += !sk;
+    sweep_opts_t o = {.s = &c->s, .p = &c->plan, .skip = r->skip, .nskip = r->nskip,
+                      .progress = stdout, .rundir = r->analyze ? NULL : ri->dir,
+                      .earlier = r->earlier, .nearlier = r->nearlier, .run_none = r->analyze,
+                      .slurm_job = r->now.slurm ? r->now.slurm_job : NULL,
+                      .slurm_end_epoch = ri->slurm ? ri->slurm->end_epoch : NAN};
+    if (r->analyze) {
+        printf("exadl: analysing %s from its journal and records (nothing runs)\n", ri->dir);
+    } else {
+        size_t nrun = 0, nkept = 0;
+        for (size_t i = 0; i < c->plan.n; i++) {
+            int sk = 0, kept = 0;
+            for (size_t k = 0; k < r->nskip; k++) sk |= !strcmp(r->skip[k], c->plan.l[i].b->name);
+            for (size_t k = 0; k < r->nearlier; k++)
+                kept |= !strcmp(r->earlier[k].id, c->plan.l[i].id) &&
+                        lstatus_final(r->earlier[k].status);
+            nrun += !sk && !kept, nkept += !sk && kept;
+        }
+        if (r->resume)
+            printf("exadl: resuming %s: %zu launches finished earlier, %zu to run\n", ri->dir,
+                   nkept, nrun);
+        else
+            printf("exadl: suite %s: %zu launches -> %s\n", c->s.name, nrun, ri->dir);
+        for (size_t i = 0; i < ri->nskipped; i++)
+            printf("exadl: skipping %s: %s\n", ri->skipped[i].name, ri->skipped[i].reason);
     }
-    printf("exadl: suite %s: %zu launches -> %s\n", c->s.name, nrun, ri->dir);
-    for (size_t i = 0; i < ri->nskipped; i++)
-        printf("exadl: skipping %s: %s\n", ri->skipped[i].name, ri->skipped[i].reason);
     fflush(stdout);
-    launch_install_signals();
     launch_become_subreaper();
-    ri->o = sweep_run(c->a, &c->s, &c->plan, r->skip, r->nskip, stdout, &ri->no, &ri->launches_s,
-                      &ri->interrupted);
-    launch_reset_signals();
-    if (ri->interrupted) printf("exadl: interrupted: writing the results of what ran\n");
+    sweep_result_t res;
+    sweep_run(c->a, &o, &res);
+    launch_report_mode(); /* a time limit's SIGTERM now must not lose the report */
+    ri->o = res.o, ri->no = res.n, ri->launches_s = res.launches_s, ri->kept = res.kept;
+    int ok, failed, intr, notrun;
+    outcome_count(ri->o, ri->no, &ok, &failed, &intr, &notrun);
+    ri->interrupted = res.interrupted || intr || notrun;
+    ri->stopped_by = res.stopped_by;
+    if (res.interrupted)
+        printf("exadl: stopped early (%s): writing the results of what ran\n", res.stopped_by);
     return 0;
 }
 
@@ -224,12 +172,13 @@ static int stage_plots(run_t *r)
     return 0;
 }
 
-/* the exit status: 130 interrupted, 1 a launch or a check failed, else 0 */
+/* the exit status: 130 interrupted (a launch stopped or not run), 1 a launch
+ * or a check failed, else 0 */
 static int stage_verdict(run_t *r)
 {
     runinfo_t *ri = &r->c.ri;
-    int nfail = 0, cp, cf, cn;
-    for (size_t i = 0; i < ri->no; i++) nfail += ri->o[i].status != LS_OK;
+    int nfail, cp, cf, cn, ok, intr, notrun;
+    outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     checks_count(&r->c.ck, &cp, &cf, &cn);
     ri->exit_status = ri->interrupted ? 130 : (nfail || cf) ? 1 : 0;
     char fin[32];
@@ -238,26 +187,47 @@ static int stage_verdict(run_t *r)
     return 0;
 }
 
+/* write one file of the run folder; where that fails (a full or read-only
+ * disk) the same file into a temporary folder, so the analysis is not lost;
+ * the path it went to, or NULL */
+static const char *write_file(run_t *r, const char *name,
+                              int (*writer)(const runctx_t *c, const char *path, char *err,
+                                            size_t errlen))
+{
+    runctx_t *c = &r->c;
+    char err[1024];
+    const char *path = path_join(c->a, c->ri.dir, name);
+    if (!writer(c, path, err, sizeof err)) return path;
+    fprintf(stderr, "exadl %s: error: %s\n", r->analyze ? "analyze" : "run", err);
+    if (!c->ri.exit_status) c->ri.exit_status = 1;
+    if (!r->fallback_dir) { /* one folder for every file that did not fit */
+        const char *tmp = getenv("TMPDIR");
+        char *fb = ar_printf(c->a, "%s/exadl-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", c->ri.name);
+        if (!mkdtemp(fb)) return NULL;
+        r->fallback_dir = fb;
+    }
+    path = path_join(c->a, r->fallback_dir, name);
+    if (writer(c, path, err, sizeof err)) {
+        fprintf(stderr, "exadl %s: error: %s\n", r->analyze ? "analyze" : "run", err);
+        return NULL;
+    }
+    fprintf(stderr, "exadl %s: %s written to %s instead\n", r->analyze ? "analyze" : "run", name,
+            path);
+    return path;
+}
+
 static int stage_report(run_t *r)
 {
-    char err[1024];
     report_files(&r->c);
-    if (report_write(&r->c, path_join(r->c.a, r->c.ri.dir, "report.md"), err, sizeof err)) {
-        fprintf(stderr, "exadl run: error: %s\n", err);
-        r->c.ri.exit_status = 1;
-    }
+    r->c.ri.report_path = write_file(r, "report.md", report_write);
     return 0;
 }
 
 static int stage_results(run_t *r)
 {
     runinfo_t *ri = &r->c.ri;
-    char err[1024];
     ri->wall_s = timer_now_s() - r->started_s;
-    if (results_write(&r->c, path_join(r->c.a, ri->dir, "results.yaml"), err, sizeof err)) {
-        fprintf(stderr, "exadl run: error: results.yaml: %s\n", err);
-        ri->exit_status = 1;
-    }
+    ri->results_path = write_file(r, "results.yaml", results_write);
     return 0;
 }
 
@@ -265,13 +235,23 @@ static int stage_results(run_t *r)
 static int stage_summary(run_t *r)
 {
     const runinfo_t *ri = &r->c.ri;
-    int nfail = 0;
-    for (size_t i = 0; i < ri->no; i++) nfail += ri->o[i].status != LS_OK;
+    int ok, nfail, intr, notrun;
+    outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     printf("\n");
     summary_print(stdout, &r->c.t, &r->c.ck, 0);
-    if (nfail) printf("launches: %d of %zu failed (see the report's \"Failed launches\")\n", nfail, ri->no);
+    if (nfail || intr || notrun) {
+        printf("launches: %d ok", ok);
+        if (nfail) printf(", %d failed", nfail);
+        if (intr) printf(", %d interrupted", intr);
+        if (notrun) printf(", %d not run", notrun);
+        printf(" of %zu%s\n", ri->no, nfail ? " (see the report's \"Failed launches\")" : "");
+    }
+    if (ri->stopped_by) printf("stopped: %s\n", ri->stopped_by);
+    if ((intr || notrun) && ri->results_path)
+        printf("resume: exadl run --resume %s\n", shell_quote(r->c.a, ri->dir));
     if (r->c.pl.note) printf("plots: %s\n", r->c.pl.note);
-    printf("report: %s\n", path_join(r->c.a, ri->dir, "report.md"));
+    if (ri->report_path) printf("report: %s\n", ri->report_path);
+    else printf("report: not written (see the errors above)\n");
     double post_s = timer_now_s() - r->analysis_started_s;
     printf("harness cost: %.3f s per launch beyond the benchmarks, %.2f s for analysis, plots "
            "and report\n",
@@ -284,10 +264,11 @@ static int stage_summary(run_t *r)
 #define TIMED(field) offsetof(runinfo_t, field)
 const stage_t run_stages[] = {
     {"options", stage_options, STAGE_UNTIMED},
-    {"suite", stage_suite, STAGE_UNTIMED},
+    {"suite", run_stage_suite, STAGE_UNTIMED},
     {"probe", stage_probe, STAGE_UNTIMED},
     {"dry_run", stage_dry_run, STAGE_UNTIMED},
-    {"rundir", stage_rundir, STAGE_UNTIMED},
+    {"preflight", run_stage_preflight, STAGE_UNTIMED},
+    {"rundir", run_stage_rundir, STAGE_UNTIMED},
     {"sweep", stage_sweep, STAGE_UNTIMED},
     {"peak", stage_peak, TIMED(probe_s)},
     {"analysis", stage_analysis, TIMED(analysis_s)},
@@ -299,3 +280,26 @@ const stage_t run_stages[] = {
     {"summary", stage_summary, STAGE_UNTIMED},
     {NULL, NULL, 0},
 };
+
+int run_pipeline(run_t *r)
+{
+    r->c.a = ar_new();
+    /* from the start: a reader gone away (| head) or a signal during the
+     * preflight must not end exadl without a word */
+    launch_install_signals();
+    const stage_t *st = run_stages;
+    for (; st->name; st++) {
+        double t = timer_now_s();
+        int stopped = st->run(r);
+        if (st->time_field != STAGE_UNTIMED)
+            *(double *)((char *)&r->c.ri + st->time_field) += timer_now_s() - t;
+        if (stopped) break;
+    }
+    int status = st->name ? r->status : r->c.ri.exit_status;
+    launch_set_probe_env(NULL, 0);
+    launch_set_probe_wrap(NULL, NULL);
+    /* the handlers stay to the end: stdout is flushed at exit, and a reader
+     * gone away must not turn the exit status into SIGPIPE's */
+    ar_free(r->c.a);
+    return status;
+}

@@ -1,7 +1,10 @@
 /* run_stages: `exadl run` as named stages over one run context, in the order
  * of run_stages[] (ReFrame-style pipeline): options, suite, probe, dry_run,
- * rundir, sweep, peak, analysis, checks, plots, verdict, report, results,
- * summary.  Each stage is a short function that reads and fills the run;
+ * preflight, rundir, sweep, peak, analysis, checks, plots, verdict, report,
+ * results, summary.  `exadl run --resume DIR` runs the same stages over the
+ * run folder DIR (its suite.yaml, run.yaml and journal.yaml: the finished
+ * launches are kept, the rest run); `exadl analyze DIR` too, running nothing
+ * (run_setup.c: suite, preflight, rundir).  Each stage is a short function that reads and fills the run;
  * the time of the timed ones adds to a runinfo_t field (results.yaml's
  * harness_cost).  A new stage is one function and one line of the table in
  * run_stages.c.
@@ -13,6 +16,7 @@
 #include <stdint.h>
 
 #include "harness/report/runctx.h"
+#include "harness/run/runstate.h"
 
 typedef struct {
     runctx_t c;                /* what the stages make and the report reads */
@@ -29,6 +33,15 @@ typedef struct {
     double started_s;          /* when `exadl run` started */
     double analysis_started_s; /* the report's part of the harness cost starts here */
     int status;                /* exit status when a stage stops the run early */
+    const char *resume;        /* --resume DIR, or analyze's DIR */
+    int analyze;               /* `exadl analyze`: run nothing */
+    int preflight;             /* --preflight 1, --no-preflight 0; -1: where the launcher's
+                                  launches are job steps */
+    machine_t now;             /* this machine and allocation, as detected now */
+    runstate_t st;             /* run.yaml: the run's settings */
+    outcome_t *earlier;        /* journal.yaml: the outcomes of an earlier run */
+    size_t nearlier;
+    const char *fallback_dir;  /* where files went that the run folder did not take */
 } run_t;
 
 #define STAGE_UNTIMED SIZE_MAX
@@ -41,5 +54,16 @@ typedef struct {
 
 /* In order; ends with a {NULL} entry. */
 extern const stage_t run_stages[];
+
+/* run_setup.c: the suite (given, the default, or the run folder's), the
+ * preflight, the run folder (made, or the one resumed) */
+int run_stage_suite(run_t *r);
+int run_stage_preflight(run_t *r);
+int run_stage_rundir(run_t *r);
+/* Every stage in order over r (its argc, argv and modes set); the exit
+ * status.  Frees r->c.a. */
+int run_pipeline(run_t *r);
+/* r->status = status; returns 1 (stop) */
+int run_stop(run_t *r, int status);
 
 #endif

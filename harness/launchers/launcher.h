@@ -4,8 +4,8 @@
  * template.c) and one line of registry.c, the only list of them: suite
  * parsing, the "did you mean" suggestions, `exadl validate` and the help text
  * all loop over that list.  A launcher sets no MPI variables of its own.
- * defines: launcher_t, launcher_job_t, launchers[], launcher_by_name,
- * launcher_select, launcher_wrap */
+ * defines: launcher_t, launcher_job_t, launch_facts_t, launchers[],
+ * launcher_by_name, launcher_select, launcher_wrap, launcher_read_log */
 #ifndef EXADL_HARNESS_LAUNCHER_H
 #define EXADL_HARNESS_LAUNCHER_H
 
@@ -27,7 +27,22 @@ typedef struct {
     int ranks_per_node;        /* as the suite resolved it; 0: one node holds every rank */
     const char *const *env;    /* names of the variables the launch sets (NULL-terminated,
                                   or NULL): what exports carries to other nodes */
+    const char *mpi;           /* srun's --mpi=VALUE (suite launcher_mpi, or the site's
+                                  choice, harness/run/slurm.c); NULL: none given */
 } launcher_job_t;
+
+/* What a launcher's own lines in a launch's log say (read_log): each NULL or 0
+ * where it says nothing. */
+typedef struct {
+    const char *step;          /* the batch system's step ID ("7.3") */
+    const char *hosts;         /* the hosts the launch ran on, comma-separated */
+    const char *cause;         /* why ranks died: "task 1 on n01: Killed" */
+    int not_started;           /* the launcher could not start the job (no step created) */
+    const char *not_started_why; /* its message */
+    int allocation_over;       /* it says the allocation has ended ("Job/step already
+                                  completing or completed", "has expired"): true even while
+                                  the job's state still reads RUNNING */
+} launch_facts_t;
 
 typedef struct launcher {
     const char *name;    /* unique; `exadl validate` prints it */
@@ -54,6 +69,15 @@ typedef struct launcher {
      * (LAUNCHER_USES_*): a suite giving one the launcher would ignore is
      * refused, not run without it. */
     unsigned uses;
+    /* Each launch is a job step of a batch allocation (srun): exadl must run
+     * inside one, whose size bounds the scales; probes (peak, describe) run
+     * through the launcher on a compute node; a launch that fails because the
+     * allocation ended is not a failure but the end of the run (interrupted,
+     * harness/run/slurm.c); `exadl run` and `validate` try a 1-rank step
+     * first (preflight). */
+    int job_steps;
+    /* Facts from the launcher's own lines in a launch's log text (NULL: none). */
+    void (*read_log)(arena_t *a, const char *log, launch_facts_t *f);
 } launcher_t;
 
 #define LAUNCHER_USES_COMMAND 1u
@@ -82,5 +106,7 @@ const char *launcher_check_scale(arena_t *a, const launcher_t *l, int scale);
  * spans nodes. */
 char **launcher_wrap(arena_t *a, const launcher_t *l, const launcher_job_t *j,
                      char *const *inner);
+/* l->read_log over a log's text (f zeroed first; nothing when l has none). */
+void launcher_read_log(arena_t *a, const launcher_t *l, const char *log, launch_facts_t *f);
 
 #endif

@@ -95,3 +95,9 @@ char **launcher_wrap(arena_t *a, const launcher_t *l, const launcher_job_t *j,
     argv_push_argv(a, &w, v + 1);
     return argv_done(a, &w);
 }
+
+void launcher_read_log(arena_t *a, const launcher_t *l, const char *log, launch_facts_t *f)
+{
+    memset(f, 0, sizeof *f);
+    if (l->read_log && log) l->read_log(a, log, f);
+}

@@ -75,7 +75,44 @@ static void write_launch(rec_t *w, const outcome_t *o)
     rec_kv_str(w, "record", o->rec ? o->record_path : NULL);
     rec_kv_str(w, "log", o->log_path);
     rec_kv_str(w, "command", o->command);
+    rec_kv_str(w, "step", o->step);
+    rec_kv_str(w, "hosts", o->hosts);
     if (o->status != LS_OK && o->log_tail) rec_kv_str(w, "log_tail", o->log_tail);
+    rec_map_end(w);
+}
+
+/* the allocation: job, partition, nodes, time limit, srun's --mpi; null
+ * outside Slurm */
+static void write_slurm(rec_t *w, const runinfo_t *ri)
+{
+    rec_key(w, "slurm");
+    const slurm_job_t *j = ri->slurm;
+    if (!j) {
+        rec_null(w);
+        return;
+    }
+    rec_map_begin(w);
+    rec_kv_str(w, "job_id", j->id);
+    rec_kv_str(w, "job_name", j->name);
+    rec_kv_str(w, "cluster", j->cluster);
+    rec_kv_str(w, "partition", j->partition);
+    rec_kv_str(w, "account", j->account);
+    rec_kv_str(w, "qos", j->qos);
+    rec_kv_str(w, "nodelist", j->nodelist);
+    rec_kv_int(w, "nodes", j->nodes);
+    rec_kv_int(w, "cpus", j->cpus);
+    rec_kv_int(w, "tasks", j->tasks);
+    rec_kv_str(w, "time_limit", j->time_limit);
+    rec_kv_str(w, "start_time", j->start);
+    rec_kv_str(w, "end_time", j->end);
+    rec_kv_str(w, "state_at_start", j->state);
+    rec_kv_str(w, "ranks_from", ri->slurm_ranks);
+    rec_kv_str(w, "srun_mpi", ri->launcher_mpi);
+    rec_kv_str(w, "srun_mpi_chosen_by", ri->launcher_mpi_source);
+    rec_key(w, "jobs");
+    rec_flow_seq_begin(w);
+    for (size_t i = 0; i < ri->nslurm_jobs; i++) rec_str(w, ri->slurm_jobs[i]);
+    rec_seq_end(w);
     rec_map_end(w);
 }
 
@@ -201,9 +238,9 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     const checks_t *ck = &c->ck;
     rec_t *w = rec_open(path, err, errlen);
     if (!w) return -1;
-    int pass, fail, na, nfail = 0;
+    int pass, fail, na, nok, nfail, nint, nnot;
     checks_count(ck, &pass, &fail, &na);
-    for (size_t i = 0; i < ri->no; i++) nfail += ri->o[i].status != LS_OK;
+    outcome_count(ri->o, ri->no, &nok, &nfail, &nint, &nnot);
     rec_map_begin(w);
     rec_kv_int(w, "exadl_results", RESULTS_FORMAT_VERSION);
     rec_key(w, "run");
@@ -214,15 +251,27 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_kv_str(w, "started_utc", ri->started_utc);
     rec_kv_str(w, "finished_utc", ri->finished_utc);
     rec_kv_str(w, "host", ri->host);
+    rec_kv_str(w, "exadl_host", ri->exadl_host);
     rec_kv_str(w, "command", ri->command);
     rec_kv_str(w, "status", ri->interrupted ? "interrupted" : (nfail || fail) ? "failed" : "ok");
+    rec_kv_str(w, "stopped_by", ri->stopped_by);
     rec_kv_int(w, "exit_status", ri->exit_status);
     rec_kv_int(w, "launches", (int64_t)ri->no);
+    rec_kv_int(w, "launches_ok", nok);
     rec_kv_int(w, "launches_failed", nfail);
+    rec_kv_int(w, "launches_interrupted", nint);
+    rec_kv_int(w, "launches_not_run", nnot);
+    rec_kv_int(w, "launches_kept", ri->kept);
+    rec_kv_str(w, "preflight", ri->preflight);
     rec_kv_int(w, "checks_passed", pass);
     rec_kv_int(w, "checks_failed", fail);
     rec_kv_int(w, "checks_not_applicable", na);
+    rec_key(w, "history");
+    rec_seq_begin(w);
+    for (size_t i = 0; i < ri->nhistory; i++) rec_str(w, ri->history[i]);
+    rec_seq_end(w);
     rec_map_end(w);
+    write_slurm(w, ri);
     rec_key(w, "harness_cost");
     rec_map_begin(w);
     kv_num(w, "wall_s", ri->wall_s);

@@ -125,8 +125,12 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
     memset(r, 0, sizeof *r);
     const char *path = path_is_dir(run) ? path_join(a, run, "results.yaml") : run;
     if (path_is_dir(run) && !path_is_file(path)) {
-        snprintf(err, errlen, "%s: no results.yaml in this folder (not a run, or the run "
-                              "did not finish)", run);
+        if (path_is_file(path_join(a, run, "suite.yaml")))
+            snprintf(err, errlen, "%s: no results.yaml in this folder: the run did not finish "
+                                  "(`exadl analyze %s` writes it from the records; `exadl run "
+                                  "--resume %s` also runs what is missing)", run, run, run);
+        else
+            snprintf(err, errlen, "%s: no results.yaml in this folder (not a run folder)", run);
         return -1;
     }
     ytdoc *d = yt_load_file(path, err, errlen);

@@ -10,6 +10,7 @@
 #include "harness/checks/refcheck.h"
 #include "harness/report/section.h"
 #include "harness/run/launchplan.h"
+#include "harness/run/slurm.h"
 
 typedef struct {
     const char *name;        /* benchmark skipped */
@@ -28,6 +29,18 @@ typedef struct {
     size_t nreferences;
     double wall_s, launches_s, probe_s, analysis_s, plots_s, report_s;
     const char *plots_note;  /* why plots are missing, or NULL */
+    const char *exadl_host;  /* where exadl itself ran (the login node under salloc) */
+    const slurm_job_t *slurm; /* the allocation it ran in (NULL outside Slurm) */
+    const char *slurm_ranks; /* how the allocation's ranks and nodes were read */
+    const char *const *slurm_jobs; /* every job the run ran in (resumes add theirs) */
+    size_t nslurm_jobs;
+    const char *launcher_mpi, *launcher_mpi_source; /* srun --mpi, and who chose it */
+    const char *preflight;   /* what the 1-rank job before the run saw (NULL: none ran) */
+    const char *stopped_by;  /* why the run stopped early (a signal, the allocation's end) */
+    int kept;                /* launches kept from the run it resumed */
+    const char *const *history; /* "UTC: command" of the start and each resume */
+    size_t nhistory;
+    const char *report_path, *results_path; /* where they were written; NULL: nowhere */
 } runinfo_t;
 
 struct runctx {

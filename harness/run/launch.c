@@ -15,30 +15,100 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
+#include "harness/run/proctree.h"
 
-static volatile sig_atomic_t g_interrupted;
+/* exadl's signals (launch.h): stop (the launch is stopped now), drain (it may
+ * finish, no other starts), late (after the sweep: noted, the report goes on) */
+static volatile sig_atomic_t g_interrupted, g_drain, g_late, g_report_mode;
+static volatile pid_t g_launch_pgid; /* the running launch's group, for the crash handler */
 
-static void on_signal(int sig) { g_interrupted = sig; }
+/* every signal whose default ends a process and that is not a fault */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGVTALRM, SIGPROF,
+                                   SIGXCPU, SIGXFSZ, SIGIO,
+#ifdef SIGPWR
+                                   SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+                                   SIGSTKFLT,
+#endif
+                                   0};
+static const int drain_signals[] = {SIGUSR1, SIGUSR2, 0};
+/* faults: exadl itself is broken; the launch tree goes with it */
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, 0};
+static struct sigaction g_old_fault[65];
 
-void launch_install_signals(void)
+static void on_signal(int sig)
+{
+    int drain = sig == SIGUSR1 || sig == SIGUSR2;
+    if (g_report_mode) { /* the report is being written: finish it */
+        if (!g_late) g_late = sig;
+        return;
+    }
+    if (drain) {
+        if (!g_drain) g_drain = sig;
+    } else if (!g_interrupted) {
+        g_interrupted = sig;
+    }
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    pid_t g = g_launch_pgid;
+    if (g > 0) kill(-g, SIGKILL);
+    proctree_signal(getpid(), SIGKILL);
+    sigaction(sig, &g_old_fault[sig], NULL);
+    /* sent by someone: raise it again; a real fault repeats when the handler
+     * returns, now to the handler before ours (the sanitizers') or the default */
+    if (si->si_code <= 0) raise(sig);
+}
+
+static void set_handler(int sig, void (*h)(int))
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = h;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    sigaction(sig, &sa, NULL);
+}
+
+void launch_install_signals(void)
+{
+    g_report_mode = 0;
+    for (int i = 0; stop_signals[i]; i++) set_handler(stop_signals[i], on_signal);
+    for (int i = 0; drain_signals[i]; i++) set_handler(drain_signals[i], on_signal);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) set_handler(s, on_signal);
+    /* a reader that went away (exadl run | head) must not end the run: writes
+     * to stdout fail quietly instead */
+    set_handler(SIGPIPE, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; fault_signals[i]; i++) sigaction(fault_signals[i], &sa, &g_old_fault[fault_signals[i]]);
 }
 
 int launch_interrupted(void) { return g_interrupted != 0; }
+int launch_draining(void) { return g_drain != 0; }
+int launch_stop_signal(void) { return g_interrupted ? g_interrupted : g_drain; }
+int launch_late_signal(void) { return g_late; }
+
+void launch_report_mode(void)
+{
+    g_report_mode = 1;
+    set_handler(SIGINT, SIG_DFL); /* a second Ctrl-C ends exadl at once; files are whole or absent */
+    g_interrupted = 0;
+}
 
 void launch_reset_signals(void)
 {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    g_interrupted = 0;
+    for (int i = 0; stop_signals[i]; i++) set_handler(stop_signals[i], SIG_DFL);
+    for (int i = 0; drain_signals[i]; i++) set_handler(drain_signals[i], SIG_DFL);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) set_handler(s, SIG_DFL);
+    for (int i = 0; fault_signals[i]; i++) sigaction(fault_signals[i], &g_old_fault[fault_signals[i]], NULL);
+    set_handler(SIGPIPE, SIG_DFL);
+    g_interrupted = g_drain = g_late = g_report_mode = 0;
 }
 
 static int g_subreaper;
@@ -117,7 +187,16 @@ static int wait_child(pid_t pid, int *status, double deadline, int use_deadline,
     }
 }
 
-/* SIGTERM to the group, wait up to grace, then SIGKILL to the group. */
+/* SIGKILL to everything below exadl until nothing is left: the launch's
+ * group and what its launcher put in groups or sessions of their own */
+static void kill_tree(pid_t pgid)
+{
+    kill(-pgid, SIGKILL);
+    for (int i = 0; i < 20 && proctree_signal(getpid(), SIGKILL) > 0; i++) sleep_s(0.005);
+}
+
+/* SIGTERM to the group (the launcher forwards it to its ranks: mpirun, srun),
+ * wait up to grace for the leader, then SIGKILL to the whole tree. */
 static void kill_group(pid_t pgid, pid_t pid, int *status, double grace, int *reaped)
 {
     kill(-pgid, SIGTERM);
@@ -130,7 +209,7 @@ static void kill_group(pid_t pgid, pid_t pid, int *status, double grace, int *re
         }
         sleep_s(0.02);
     }
-    kill(-pgid, SIGKILL); /* also whatever the leader left behind */
+    kill_tree(pgid); /* also whatever the leader left behind */
     if (!*reaped && waitpid(pid, status, 0) == pid) *reaped = 1;
 }
 
@@ -161,6 +240,7 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
     }
     fflush(NULL);
     double t0 = timer_now_s();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(r->why, sizeof r->why, "fork: %s", strerror(errno));
@@ -172,10 +252,14 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
     }
     if (pid == 0) {
         setpgid(0, 0);
+        /* exadl killed outright (SIGKILL, the OOM killer): the launcher still
+         * gets SIGTERM and takes its ranks down */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(127);
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = SIG_DFL;
-        for (int s = 1; s < 32; s++)
+        for (int s = 1; s < 65; s++)
             if (s != SIGKILL && s != SIGSTOP) sigaction(s, &sa, NULL);
         sigset_t none;
         sigemptyset(&none);
@@ -196,6 +280,7 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
         _exit(127);
     }
     setpgid(pid, pid); /* both sides set it: no race with an early kill */
+    g_launch_pgid = pid;
     close(errpipe[1]);
     if (o->capture) {
         close(pipefd[1]);
@@ -210,12 +295,13 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
                        o->capture ? pipefd[0] : -1, &cap);
     if (w == 0) {
         reaped = 1;
-        kill(-pid, SIGKILL); /* leftovers of the group (daemons a launcher forgot) */
+        kill_tree(pid); /* leftovers (daemons a launcher forgot, ranks it orphaned) */
     } else if (w == 1 || w == 2) {
         r->timed_out = w == 1;
         r->interrupted = w == 2;
         kill_group(pid, pid, &status, o->grace_s > 0 ? o->grace_s : 5, &reaped);
     }
+    g_launch_pgid = 0;
     reap_orphans();
     if (o->capture) {
         char buf[65536];
@@ -281,8 +367,20 @@ int launch_run_env_ok(const char *name)
     return 0;
 }
 
+static char **(*g_probe_wrap)(void *ctx, char *const *argv);
+static void *g_probe_ctx;
+
+void launch_set_probe_wrap(char **(*fn)(void *ctx, char *const *argv), void *ctx)
+{
+    g_probe_wrap = fn;
+    g_probe_ctx = ctx;
+}
+
+int launch_probes_wrapped(void) { return g_probe_wrap != NULL; }
+
 char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whylen)
 {
+    if (g_probe_wrap) argv = g_probe_wrap(g_probe_ctx, argv);
     spawn_opts_t o = {.argv = argv, .env = g_probe_env, .nenv = g_probe_nenv,
                       .timeout_s = timeout_s, .grace_s = 1, .capture = 1};
     spawn_result_t r;

@@ -1,7 +1,9 @@
 /* launch: start a real process in its own process group, with its stdout and
  * stderr in a log file, wait for it with a time limit, and on timeout (or when
- * exadl itself is interrupted) kill the whole group: SIGTERM, a grace period,
- * then SIGKILL.  Records how it ended: exit status or signal. */
+ * exadl itself is interrupted) stop it: SIGTERM to its group, a grace period,
+ * then SIGKILL to every process below exadl (the ranks a launcher put in
+ * groups of their own included).  Records how it ended: exit status or
+ * signal. */
 #ifndef EXADL_HARNESS_LAUNCH_H
 #define EXADL_HARNESS_LAUNCH_H
 
@@ -52,18 +54,45 @@ void launch_set_probe_env(const kv_t *env, size_t n);
 extern const char *const launch_run_env_allowed[];
 /* 1 when name is on that list. */
 int launch_run_env_ok(const char *name);
+/* And through what: where the launches are job steps on compute nodes (srun),
+ * `exadl run` wraps every probe (the peak probe, `stemdl --describe`) as a
+ * 1-rank launch, so that it measures and answers on the machine the
+ * benchmarks ran on, not on the login node (fn NULL: as is). */
+void launch_set_probe_wrap(char **(*fn)(void *ctx, char *const *argv), void *ctx);
+/* Whether probes go through the launcher now. */
+int launch_probes_wrapped(void);
 
-/* exadl's own SIGINT/SIGTERM/SIGHUP: set a flag that makes spawn_run kill
- * the running group and return; the sweep then stops. */
+/* exadl's signals during a sweep (docs/harness.md "Signals"): every signal
+ * whose default would end exadl is handled.  SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGALRM, SIGXCPU ... and the real-time ones stop the run: the
+ * running launch is stopped (SIGTERM to its group, the grace period, then
+ * SIGKILL to every process below exadl), the rest are not run, the results
+ * are written.  SIGUSR1 and SIGUSR2 (Slurm's warning before a time limit,
+ * --signal=B:USR1@T) let the running launch finish and start no other.
+ * SIGPIPE is ignored: a reader that went away (exadl run | head) leaves the
+ * run going.  A fault of exadl itself (SIGSEGV ...) kills the launch tree
+ * before exadl dies.  A launch's processes get SIGTERM if exadl is killed
+ * outright (PR_SET_PDEATHSIG). */
 void launch_install_signals(void);
-/* Back to the default dispositions (after the sweep: a second Ctrl-C during
- * the report ends exadl at once; every file it writes is whole or absent). */
+/* After the sweep, while the report is written: SIGINT ends exadl at once
+ * (every file it writes is whole or absent); the other signals are only
+ * noted (launch_late_signal), so a time limit's SIGTERM does not lose the
+ * report that the grace before SIGKILL leaves time for. */
+void launch_report_mode(void);
+/* Back to the default dispositions. */
 void launch_reset_signals(void);
 /* Become the reaper of orphaned descendants (Linux), so that what a killed
- * launch leaves behind is collected instead of lingering as zombies. */
+ * launch leaves behind is collected instead of lingering as zombies, and
+ * stays below exadl where proctree.h finds it. */
 void launch_become_subreaper(void);
-/* Sleep for s seconds (a signal may end it early). */
+/* A stop signal came (the running launch is being stopped). */
 int launch_interrupted(void);
+/* SIGUSR1 or SIGUSR2 came (finish the running launch, start no other). */
+int launch_draining(void);
+/* The signal that stopped or drained the sweep (0: none). */
+int launch_stop_signal(void);
+/* A signal noted while the report was written (0: none). */
+int launch_late_signal(void);
 /* Sleep for s seconds (a signal may end it early). */
 void sleep_s(double s);
 

@@ -17,7 +17,7 @@ char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b
                        const char *record)
 {
     argv_t v = {0};
-    if (s->gpu_bind && s->machine.gpus > 0) {
+    if (s->gpu_bind && machine_gpus_per_node(&s->machine) > 0) {
         argv_push(a, &v, exadl_self());
         argv_push(a, &v, "bind");
         argv_push(a, &v, "--");
@@ -45,10 +45,7 @@ char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b
 
 int launchplan_ranks_per_node(const suite_t *s)
 {
-    if (s->ranks_per_node) return s->ranks_per_node;
-    if (s->machine.slurm_tasks_per_node > 0) return s->machine.slurm_tasks_per_node;
-    if (s->machine.gpus > 0) return s->machine.gpus;
-    return 0;
+    return machine_ranks_per_node(&s->machine, s->ranks_per_node);
 }
 
 char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char **inner,
@@ -64,7 +61,9 @@ char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char
                         .scale = scale,
                         .nodes = nodes,
                         .ranks_per_node = rpn,
-                        .env = env};
+                        .env = env,
+                        .mpi = s->launcher_mpi && strcmp(s->launcher_mpi, "auto") ? s->launcher_mpi
+                                                                                 : NULL};
     return launcher_wrap(a, s->launcher, &j, inner);
 }
 

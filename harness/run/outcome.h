@@ -14,11 +14,15 @@ typedef enum {
     LS_FAILED,      /* non-zero exit, a signal, no record, or status failed */
     LS_INVALID,     /* the record says a validation failed */
     LS_TIMEOUT,     /* killed after the per-launch time limit */
-    LS_INTERRUPTED, /* exadl was interrupted during it */
-    LS_NOTRUN       /* never started (run interrupted before it) */
+    LS_INTERRUPTED, /* stopped by a signal to exadl, or the allocation ended during it */
+    LS_NOTRUN       /* never started (the run stopped before it, or the allocation had
+                       ended: no job step could be created) */
 } lstatus_t;
 /* "ok", "failed", "invalid", "timeout", "interrupted", "not_run" (results.yaml) */
 const char *lstatus_name(lstatus_t s);
+/* A launch that ran to its end (ok, failed, invalid, timeout): a resumed run
+ * keeps it; the others run again. */
+int lstatus_final(lstatus_t s);
 
 typedef struct {
     const char *bench, *program; /* suite entry name; program as written */
@@ -31,7 +35,17 @@ typedef struct {
     const char *log_tail;   /* for failed launches */
     int exit_code, sig;     /* -1 when not applicable */
     double elapsed_s;
+    const char *step;       /* the batch system's step ID ("7.3"); NULL when none */
+    const char *hosts;      /* the hosts it ran on, comma-separated; NULL when not known */
     record_t *rec;          /* NULL when no readable record */
 } outcome_t;
+
+/* Of n outcomes: failed (failed, invalid, timeout), interrupted and not run. */
+void outcome_count(const outcome_t *o, size_t n, int *ok, int *failed, int *interrupted,
+                   int *not_run);
+
+/* Every host any launch ran on (the launcher's word, else the record's
+ * system.hosts), each once, in the order first seen; *nh of them. */
+const char **outcome_hosts(arena_t *a, const outcome_t *o, size_t n, size_t *nh);
 
 #endif

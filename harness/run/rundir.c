@@ -40,13 +40,13 @@ static int mkdir_p(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-char *rundir_create(arena_t *a, const char *parent, const char *suite, char *err,
-                    size_t errlen)
+char *rundir_create(arena_t *a, const char *parent, const char *suite, const char *host,
+                    char *err, size_t errlen)
 {
     if (mkdir_p(parent, err, errlen)) return NULL;
     char stamp[32];
     utc_stamp(stamp, sizeof stamp);
-    char *base = ar_printf(a, "%s-%s-%s", stamp, sanitize_name(a, short_host()),
+    char *base = ar_printf(a, "%s-%s-%s", stamp, sanitize_name(a, host),
                            sanitize_name(a, suite));
     char *dir = NULL;
     for (int i = 1; i < 10000; i++) {

@@ -6,10 +6,11 @@
 
 #include "harness/util/util.h"
 
-/* Create parent (and its parents) if needed, then the run folder and its
- * subfolders.  Returns the absolute path, or NULL with err. */
-char *rundir_create(arena_t *a, const char *parent, const char *suite, char *err,
-                    size_t errlen);
+/* Create parent (and its parents) if needed, then the run folder (named by
+ * the time, host and suite) and its subfolders.  Returns the absolute path,
+ * or NULL with err. */
+char *rundir_create(arena_t *a, const char *parent, const char *suite, const char *host,
+                    char *err, size_t errlen);
 
 /* Copy a file into dir (whole or not at all); returns the copy's base name
  * (made unique within dir), or NULL with err. */

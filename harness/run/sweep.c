@@ -2,11 +2,15 @@
 #include "harness/run/sweep.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchmarks/common/timer.h"
+#include "harness/run/runstate.h"
+#include "harness/run/slurm.h"
 
 void sweep_judge(arena_t *a, const launch_t *l, const spawn_result_t *r, outcome_t *o)
 {
@@ -84,68 +88,203 @@ static double eta(const outcome_t *o, size_t done, const launchplan_t *p, size_t
     return left;
 }
 
-outcome_t *sweep_run(arena_t *a, const suite_t *s, const launchplan_t *p, const char *const *skip,
-                     size_t nskip, FILE *f, size_t *nout, double *launches_s, int *interrupted)
+/* the log's text for the launcher's lines: its head (srun names the step
+ * there) and its tail (the ranks' fates), at most 96 KiB in all */
+static char *log_text(arena_t *a, const char *path)
 {
-    outcome_t *o = ar_alloc(a, (p->n + 1) * sizeof *o);
-    size_t n = 0, total = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        int sk = 0;
-        for (size_t k = 0; k < nskip; k++) sk |= !strcmp(skip[k], p->l[i].b->name);
-        total += !sk;
+    char err[256];
+    size_t len;
+    char *t = fileio_read(path, &len, (size_t)64 << 20, err, sizeof err);
+    if (!t) return NULL;
+    char *r = len <= 98304 ? ar_strndup(a, t, len)
+                           : ar_printf(a, "%.32768s\n%s", t, t + len - 65536);
+    free(t);
+    return r;
+}
+
+static void fill_from_plan(arena_t *a, const launch_t *l, outcome_t *x)
+{
+    x->bench = l->b->name;
+    x->program = l->b->program;
+    x->scaling = l->b->scaling;
+    x->scale = l->scale, x->rep = l->rep, x->nodes = l->nodes;
+    x->id = l->id, x->record_path = l->record, x->log_path = l->log;
+    x->command = argv_join(a, l->argv);
+}
+
+/* an outcome of an earlier run (journal), its record read again */
+static void keep_earlier(arena_t *a, const launch_t *l, const outcome_t *e, outcome_t *x)
+{
+    *x = *e;
+    fill_from_plan(a, l, x);
+    x->rec = NULL;
+    char err[1024];
+    if (path_is_file(l->record)) {
+        record_t *rec = ar_alloc(a, sizeof *rec);
+        if (record_load(a, l->record, rec, err, sizeof err) == 0) x->rec = rec;
+        else if (x->status == LS_OK) x->status = LS_FAILED, x->error = ar_printf(a, "unreadable record: %s", err);
+    } else if (x->status == LS_OK) {
+        x->status = LS_FAILED;
+        x->error = ar_printf(a, "its record %s is gone", l->record);
     }
-    double t0 = timer_now_s();
-    *launches_s = 0;
-    *interrupted = 0;
+    if (x->status != LS_OK) x->log_tail = log_tail(a, l->log, 25, 3000);
+}
+
+/* analyze: a launch the journal does not know */
+static void judge_unrecorded(arena_t *a, const launch_t *l, outcome_t *x)
+{
+    char *part = ar_printf(a, "%s.part", l->log);
+    if (path_is_file(l->record)) {
+        spawn_result_t r = {.started = 1, .exited = 1};
+        snprintf(r.why, sizeof r.why, "no exit status recorded (exadl stopped before it could); "
+                                      "judged by its record");
+        sweep_judge(a, l, &r, x);
+        x->exit_code = -1;
+    } else if (path_is_file(part) || path_is_file(l->log)) {
+        x->status = LS_INTERRUPTED;
+        x->why = "the run stopped during this launch (exadl was stopped before recording how it "
+                 "ended)";
+        x->error = x->why;
+        x->log_tail = log_tail(a, path_is_file(part) ? part : l->log, 25, 3000);
+    } else {
+        x->status = LS_NOTRUN;
+        x->why = x->error = "not run";
+    }
+}
+
+/* Slurm: has the allocation ended?  Its state is asked only here, after a
+ * launch failed, and when the job's end time has passed. */
+static int allocation_ended(arena_t *a, const sweep_opts_t *opt, double *end, const char **why)
+{
+    if (!opt->slurm_job) return 0;
+    int e = slurm_job_ended(a, opt->slurm_job, why);
+    if (e == 0) *end = NAN; /* the limit was raised: ask again only after a failure */
+    return e == 1;
+}
+
+static const char *stop_reason(arena_t *a)
+{
+    int sig = launch_stop_signal();
+    if (launch_interrupted()) return ar_printf(a, "exadl got %s", signal_name(sig));
+    return ar_printf(a, "exadl got %s (finish the running launch, start no other)",
+                     signal_name(sig));
+}
+
+static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outcome_t *x,
+                    sweep_result_t *res, double *end)
+{
+    const suite_t *s = opt->s;
+    char *part = ar_printf(a, "%s.part", l->log);
+    char *hdr = ar_printf(a, "# exadl launch %s\n# command: %s\n# timeout: %.0f s\n", l->id,
+                          x->command, l->b->timeout_s);
+    spawn_opts_t so = {.argv = l->argv, .env = l->env, .nenv = l->nenv, .log = part,
+                       .header = hdr, .timeout_s = l->b->timeout_s, .grace_s = s->kill_grace_s};
+    spawn_result_t r;
+    unlink(l->record); /* a stale record must not pass for this launch's */
+    spawn_run(&so, &r);
+    rename(part, l->log); /* the log appears whole */
+    sweep_judge(a, l, &r, x);
+    res->launches_s += r.elapsed_s;
+    res->ran++;
+    launch_facts_t f;
+    char *text = log_text(a, l->log);
+    launcher_read_log(a, s->launcher, text, &f);
+    x->step = f.step, x->hosts = f.hosts;
+    if (x->status == LS_FAILED && f.cause && !(x->rec && strcmp(x->rec->status, "ok"))) {
+        /* the ranks' fate, not the launcher's exit code (srun's 143 for a rank SIGKILLed) */
+        int said = x->error && x->why && !strncmp(x->error, x->why, strlen(x->why));
+        x->why = ar_printf(a, "%s (%s)", f.cause, r.why);
+        if (said || !x->error) x->error = x->why;
+    }
+    /* a step exadl stopped whose srun did not end it: Slurm ends it */
+    if ((r.interrupted || r.timed_out) && f.step && s->launcher->job_steps) slurm_step_cancel(a, f.step);
+    const char *why = NULL;
+    /* a step Slurm refused because the job is over: the job's state may still
+     * read RUNNING (its end time passed before Slurm's next check) */
+    int over = x->status != LS_OK && !r.interrupted && opt->slurm_job &&
+               (allocation_ended(a, opt, end, &why) || f.allocation_over);
+    if (over && !why)
+        why = ar_printf(a, "Slurm job %s has ended (%s)", opt->slurm_job, f.not_started_why);
+    if (over) {
+        x->status = f.not_started ? LS_NOTRUN : LS_INTERRUPTED;
+        x->why = f.not_started ? ar_printf(a, "not run: %s", f.not_started_why)
+                               : ar_printf(a, "stopped: %s", why);
+        x->error = why;
+        res->interrupted = 1;
+        res->stopped_by = why;
+    }
+    if (r.interrupted) {
+        res->interrupted = 1;
+        res->stopped_by = stop_reason(a);
+    }
+    char err[512];
+    if (opt->rundir && journal_append(opt->rundir, x, err, sizeof err) && opt->progress)
+        fprintf(opt->progress, "exadl: warning: %s\n", err);
+}
+
+void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
+{
+    const launchplan_t *p = opt->p;
+    memset(res, 0, sizeof *res);
+    outcome_t *o = ar_alloc(a, (p->n + 1) * sizeof *o);
+    const outcome_t **earlier = ar_alloc(a, (p->n + 1) * sizeof *earlier);
+    size_t n = 0, total = 0;
+    int *sk = ar_alloc(a, (p->n + 1) * sizeof *sk);
+    for (size_t i = 0; i < p->n; i++) {
+        for (size_t k = 0; k < opt->nskip; k++) sk[i] |= !strcmp(opt->skip[k], p->l[i].b->name);
+        for (size_t k = 0; k < opt->nearlier; k++)
+            if (!strcmp(opt->earlier[k].id, p->l[i].id)) earlier[i] = &opt->earlier[k];
+        total += !sk[i] && !(earlier[i] && lstatus_final(earlier[i]->status));
+    }
+    double t0 = timer_now_s(), end = opt->slurm_end_epoch;
     size_t k = 0;
+    FILE *f = opt->progress;
     for (size_t i = 0; i < p->n; i++) {
         const launch_t *l = &p->l[i];
-        int sk = 0;
-        for (size_t j = 0; j < nskip; j++) sk |= !strcmp(skip[j], l->b->name);
-        if (sk) continue;
+        if (sk[i]) continue;
         outcome_t *x = &o[n++];
         memset(x, 0, sizeof *x);
-        x->bench = l->b->name;
-        x->program = l->b->program;
-        x->scaling = l->b->scaling;
-        x->scale = l->scale, x->rep = l->rep, x->nodes = l->nodes;
-        x->id = l->id, x->record_path = l->record, x->log_path = l->log;
-        x->command = argv_join(a, l->argv);
+        fill_from_plan(a, l, x);
         x->exit_code = x->sig = -1;
-        if (*interrupted || launch_interrupted()) {
-            *interrupted = 1;
+        if (earlier[i] && lstatus_final(earlier[i]->status)) {
+            keep_earlier(a, l, earlier[i], x);
+            res->kept++;
+            continue;
+        }
+        if (opt->run_none) { /* the journal's word first (interrupted, not run) */
+            if (earlier[i]) keep_earlier(a, l, earlier[i], x);
+            else judge_unrecorded(a, l, x);
+            continue;
+        }
+        if (!res->interrupted && (launch_interrupted() || launch_draining()))
+            res->interrupted = 1, res->stopped_by = stop_reason(a);
+        const char *why;
+        if (!res->interrupted && isfinite(end) && (double)time(NULL) >= end &&
+            allocation_ended(a, opt, &end, &why))
+            res->interrupted = 1, res->stopped_by = why;
+        if (res->interrupted) {
             x->status = LS_NOTRUN;
-            x->why = "not run: exadl was interrupted";
-            x->error = x->why;
+            x->why = x->error = ar_printf(a, "not run: %s", res->stopped_by);
             continue;
         }
         k++;
-        fprintf(f, "[%zu/%zu] %-14s n=%-4d rep %d/%d  ", k, total, l->b->name, l->scale, l->rep,
-                l->b->repetitions);
-        fflush(f);
-        char *part = ar_printf(a, "%s.part", l->log);
-        char *hdr = ar_printf(a, "# exadl launch %s\n# command: %s\n# timeout: %.0f s\n", l->id,
-                              x->command, l->b->timeout_s);
-        spawn_opts_t so = {.argv = l->argv, .env = l->env, .nenv = l->nenv, .log = part,
-                           .header = hdr, .timeout_s = l->b->timeout_s,
-                           .grace_s = s->kill_grace_s};
-        spawn_result_t r;
-        unlink(l->record); /* a stale record must not pass for this launch's */
-        spawn_run(&so, &r);
-        rename(part, l->log); /* the log appears whole */
-        sweep_judge(a, l, &r, x);
-        *launches_s += r.elapsed_s;
-        if (r.interrupted) *interrupted = 1;
+        if (f) {
+            fprintf(f, "[%zu/%zu] %-14s n=%-4d rep %d/%d  ", k, total, l->b->name, l->scale, l->rep,
+                    l->b->repetitions);
+            fflush(f);
+        }
+        run_one(a, opt, l, x, res, &end);
+        if (!f) continue;
         char el[32], tot[32], left[32];
-        fmt_duration(r.elapsed_s, el, sizeof el);
+        fmt_duration(x->elapsed_s, el, sizeof el);
         fmt_duration(timer_now_s() - t0, tot, sizeof tot);
-        double e = eta(o, n, p, i + 1, skip, nskip);
+        double e = eta(o, n, p, i + 1, opt->skip, opt->nskip);
         fmt_duration(e, left, sizeof left);
         fprintf(f, "%-7s %9s | elapsed %s, left ~%s%s%s\n", lstatus_name(x->status), el, tot,
                 k == total ? "0 s" : left, x->status == LS_OK ? "" : "\n        ",
-                x->status == LS_OK ? "" : x->error);
+                x->status == LS_OK ? "" : x->error ? x->error : x->why);
         fflush(f);
     }
-    *nout = n;
-    return o;
+    res->o = o;
+    res->n = n;
 }

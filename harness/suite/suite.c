@@ -11,7 +11,7 @@
 
 const char *const suite_top_keys[] = {
     "exadl_suite", "name", "description", "launcher", "launcher_command", "launcher_args",
-    "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
+    "launcher_mpi", "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
     "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model", NULL};
 const char *const suite_bench_keys[] = {
     "name", "program", "optional", "config", "config_file", "args", "scales", "scaling",
@@ -86,6 +86,8 @@ static int parse_model(ctx_t *c, const ytnode *n, suite_t *s)
 }
 
 /* ---- one benchmark ---------------------------------------------------------------- */
+/* a path is relative to the suite's folder; a bare name is exadl's program,
+ * else a program beside the suite, else one on PATH */
 static const char *resolve_program(ctx_t *c, const char *prog)
 {
     if (strchr(prog, '/')) {
@@ -94,6 +96,8 @@ static const char *resolve_program(ctx_t *c, const char *prog)
     }
     char *p = path_join(c->a, exadl_bindir(), prog);
     if (path_is_exec(p)) return p;
+    p = path_join(c->a, c->dir, prog);
+    if (path_is_exec(p) && !path_is_dir(p)) return path_abs(c->a, p);
     return path_search(c->a, prog);
 }
 
@@ -169,12 +173,16 @@ static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t
     }
     for (size_t i = 0; i < b->nscales; i++) {
         const char *why = launcher_check_scale(c->a, s->launcher, b->scales[i]);
+        /* a job step cannot outgrow the allocation it runs in */
+        if (!why && s->launcher->job_steps)
+            why = machine_check_launch(c->a, c->m, b->scales[i], machine_ranks_per_node(c->m, s->ranks_per_node));
         if (why) return suite_err_at(c, sc, "%s", why);
     }
     if (!b->program_path && !b->optional)
-        return suite_err_at(c, yt_get(n, "program"), "program '%s' not found (looked in %s%s)",
+        return suite_err_at(c, yt_get(n, "program"), "program '%s' not found (looked in %s%s%s)",
                       b->program, strchr(b->program, '/') ? "" : exadl_bindir(),
-                      strchr(b->program, '/') ? c->dir : " and on PATH");
+                      strchr(b->program, '/') ? c->dir : ", beside the suite in ",
+                      strchr(b->program, '/') ? "" : ar_printf(c->a, "%s and on PATH", c->dir));
     return 0;
 }
 
@@ -211,6 +219,18 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         suite_parse_strlist(c, k, "launcher_args", &s->launcher_args, &s->nlauncher_args))
         return -1;
     if (ignored_launcher_option(c, r, s)) return -1;
+    if ((k = yt_get(r, "launcher_mpi"))) {
+        if (suite_scalar_str(c, k, "launcher_mpi", &s->launcher_mpi)) return -1;
+        if (!s->launcher->job_steps)
+            return suite_err_at(c, k, "launcher_mpi applies to launcher: srun (launcher %s takes "
+                                "its MPI settings from launcher_args or its template)",
+                                s->launcher->name);
+        if (!s->launcher_mpi[0] ||
+            strspn(s->launcher_mpi, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(s->launcher_mpi))
+            return suite_err_at(c, k, "launcher_mpi '%s': a plugin name of `srun --mpi=list` "
+                                "(pmix, pmi2, none ...) or auto", s->launcher_mpi);
+        s->launcher_mpi_source = "the suite (launcher_mpi)";
+    }
     if ((k = yt_get(r, "ranks_per_node")) && !(k->kind == YT_SCALAR && !strcmp(k->str, "auto"))) {
         if (suite_int_in(c, k, "ranks_per_node", 1, 4096, &v)) return -1;
         s->ranks_per_node = (int)v;

@@ -326,12 +326,15 @@ static void test_srun(void)
                                          .ranks_per_node = 8,
                                          .args = (const char *[]){"-A", "x"}, .nargs = 2},
                        prog);
+    char *l4 = line_of(a, "srun", &(launcher_job_t){.scale = 1, .nodes = 1, .mpi = "pmix"}, prog);
     T_ASSERT(!strcmp(l1, "srun --ntasks=8 --nodes=2 --ntasks-per-node=4 --kill-on-bad-exit=1 "
-                         "prog 'a b'"), "two nodes (Slurm carries the env): %s", l1);
-    T_ASSERT(!strcmp(l2, "srun --ntasks=2 --nodes=1 --kill-on-bad-exit=1 prog 'a b'"),
+                         "--verbose prog 'a b'"), "two nodes (Slurm carries the env): %s", l1);
+    T_ASSERT(!strcmp(l2, "srun --ntasks=2 --nodes=1 --kill-on-bad-exit=1 --verbose prog 'a b'"),
              "no ranks per node: %s", l2);
-    T_ASSERT(!strcmp(l3, "mysrun --ntasks=2 --nodes=1 --ntasks-per-node=2 --kill-on-bad-exit=1 -A "
-                         "x prog 'a b'"), "command, args, rpn above the scale: %s", l3);
+    T_ASSERT(!strcmp(l3, "mysrun --ntasks=2 --nodes=1 --ntasks-per-node=2 --kill-on-bad-exit=1 "
+                         "--verbose -A x prog 'a b'"), "command, args, rpn above the scale: %s", l3);
+    T_ASSERT(!strcmp(l4, "srun --ntasks=1 --nodes=1 --kill-on-bad-exit=1 --mpi=pmix --verbose prog "
+                         "'a b'"), "--mpi: %s", l4);
     ar_free(a);
 }
 

@@ -110,7 +110,7 @@ static void test_launchers(void)
     rc = load(a, "launcher: srun\nscales: [1]\nbenchmarks: [{program: /bin/true}]\n", &s);
     T_ASSERT(rc == 0, "srun suite: %s", err);
     line = argv_join(a, launchplan_wrap(a, &s, NULL, (char *[]){"prog", NULL}, 8, 2, 4));
-    T_ASSERT(!strcmp(line, "srun --ntasks=8 --nodes=2 --ntasks-per-node=4 --kill-on-bad-exit=1 prog"),
+    T_ASSERT(!strcmp(line, "srun --ntasks=8 --nodes=2 --ntasks-per-node=4 --kill-on-bad-exit=1 --verbose prog"),
              "srun: %s", line);
     rc = load(a, "launcher: \"env R={ranks} N={nodes} P={ranks_per_node} {cmd}\"\nranks_per_node: 2\n"
                  "scales: [3]\nbenchmarks: [{program: /bin/true}]\n", &s);

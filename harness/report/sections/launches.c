@@ -1,26 +1,37 @@
-/* Report section: every launch (status, how it ended, time, record, log),
- * the optional benchmarks skipped, and for each failed launch its error,
- * command and the end of its log. */
+/* Report section: every launch (status, how it ended, time, hosts and
+ * step, record, log), the optional benchmarks skipped, why the run stopped
+ * early, and for each failed launch its error, command and the end of its
+ * log (launches interrupted or not run are listed, not repeated there). */
 #include "harness/report/runctx.h"
 
 static void md(sb_t *o, const runctx_t *c, const void *self)
 {
     (void)self;
     const runinfo_t *ri = &c->ri;
-    sb_puts(o, "\n## Launches\n\n| launch | status | how it ended | time | record | log |\n"
-               "|---|---|---|---:|---|---|\n");
-    int failed = 0;
+    sb_puts(o, "\n## Launches\n\n");
+    int ok, failed, intr, notrun;
+    outcome_count(ri->o, ri->no, &ok, &failed, &intr, &notrun);
+    if (ri->stopped_by)
+        sb_printf(o, "The run stopped early: %s. %d launch%s interrupted and %d not run; `exadl run "
+                     "--resume %s` runs them.\n\n", ri->stopped_by, intr, intr == 1 ? " was" : "es were",
+                  notrun, ri->name);
+    if (ri->kept)
+        sb_printf(o, "%d launch%s kept from before the run was resumed (run.yaml's history).\n\n",
+                  ri->kept, ri->kept == 1 ? " was" : "es were");
+    sb_puts(o, "| launch | status | how it ended | time | hosts | step | record | log |\n"
+               "|---|---|---|---:|---|---|---|---|\n");
     for (size_t i = 0; i < ri->no; i++) {
         const outcome_t *x = &ri->o[i];
         char t[32];
         fmt_duration(x->elapsed_s, t, sizeof t);
-        sb_printf(o, "| %s | %s | %s | %s | ", x->id,
+        sb_printf(o, "| %s | %s | %s | %s | %s | %s | ", x->id,
                   x->status == LS_OK ? "ok" : lstatus_name(x->status), x->why ? x->why : "-",
-                  x->status == LS_NOTRUN ? "-" : t);
+                  x->status == LS_NOTRUN ? "-" : t, x->hosts ? x->hosts : "-",
+                  x->step ? x->step : "-");
         if (x->rec) sb_printf(o, "[records/%s.yaml](records/%s.yaml)", x->id, x->id);
         else sb_puts(o, "none");
-        sb_printf(o, " | [logs/%s.log](logs/%s.log) |\n", x->id, x->id);
-        failed += x->status != LS_OK;
+        if (x->status == LS_NOTRUN) sb_puts(o, " | - |\n");
+        else sb_printf(o, " | [logs/%s.log](logs/%s.log) |\n", x->id, x->id);
     }
     if (ri->nskipped) {
         sb_puts(o, "\nSkipped benchmarks:\n\n");
@@ -31,7 +42,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     sb_puts(o, "\n### Failed launches\n");
     for (size_t i = 0; i < ri->no; i++) {
         const outcome_t *x = &ri->o[i];
-        if (x->status == LS_OK) continue;
+        if (x->status == LS_OK || x->status == LS_INTERRUPTED || x->status == LS_NOTRUN) continue;
         sb_printf(o, "\n**%s**: %s%s%s.\n", x->id, lstatus_name(x->status), x->error ? ": " : "",
                   x->error ? x->error : "");
         if (x->command) sb_printf(o, "\nCommand: `%s`\n", x->command);

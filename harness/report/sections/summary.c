@@ -11,13 +11,17 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
 {
     (void)self;
     const runinfo_t *ri = &c->ri;
-    int nfail = 0, p, f, na;
-    for (size_t i = 0; i < ri->no; i++) nfail += ri->o[i].status != LS_OK;
+    int p, f, na, ok, nfail, intr, notrun;
+    outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     checks_count(&c->ck, &p, &f, &na);
     sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->host);
     sb_printf(o, "Run `%s`, started %s, finished %s. ", ri->name, ri->started_utc,
               ri->finished_utc);
-    if (ri->interrupted) sb_puts(o, "Status: **interrupted** (the sweep was stopped). ");
+    if (ri->interrupted)
+        sb_printf(o, "Status: **interrupted** (%s: %d of %zu launches ok, %d failed, %d "
+                     "interrupted, %d not run; `exadl run --resume` completes it). ",
+                  ri->stopped_by ? ri->stopped_by : "the run stopped early", ok, ri->no, nfail,
+                  intr, notrun);
     else if (nfail || f)
         sb_printf(o, "Status: **FAILED** (%d of %zu launches failed, %d checks failed). ", nfail,
                   ri->no, f);

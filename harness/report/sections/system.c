@@ -1,5 +1,5 @@
-/* Report section: the machine, from the system block of the first
- * successful record. */
+/* Report section: the machine, from the system block of the successful
+ * launch with the most ranks, with every host any launch ran on. */
 #include <string.h>
 
 #include "harness/report/runctx.h"
@@ -21,13 +21,17 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                    "beyond the host name; `exadl sysinfo` prints it.\n");
         return;
     }
-    sb_puts(o, "As rank 0 of the first successful launch recorded it.\n\n| | |\n|---|---|\n");
-    const ytnode *h = yt_get(s, "hosts");
+    sb_printf(o, "As rank 0 of the largest successful launch (%lld rank%s) recorded it; the hosts "
+                 "are those of every launch.\n\n| | |\n|---|---|\n",
+              c->an.first_ok->ranks, c->an.first_ok->ranks == 1 ? "" : "s");
+    size_t nh;
+    const char **h = outcome_hosts(c->a, c->ri.o, c->ri.no, &nh);
     sb_puts(o, "| hosts | ");
-    for (size_t i = 0; h && h->kind == YT_SEQ && i < h->n && i < 16; i++)
-        sb_printf(o, "%s%s", i ? ", " : "", h->items[i]->kind == YT_SCALAR ? h->items[i]->str : "?");
-    if (h && h->kind == YT_SEQ && h->n > 16) sb_printf(o, " ... (%zu hosts)", h->n);
+    for (size_t i = 0; i < nh && i < 16; i++) sb_printf(o, "%s%s", i ? ", " : "", h[i]);
+    if (nh > 16) sb_printf(o, " ... (%zu hosts)", nh);
     sb_puts(o, " |\n");
+    if (c->ri.exadl_host && (nh != 1 || strcmp(h[0], c->ri.exadl_host)))
+        sb_printf(o, "| exadl ran on | %s |\n", c->ri.exadl_host);
     sb_printf(o, "| CPU | %s, %s cores |\n", sys_str(s, "cpu", "model"), sys_str(s, "cpu", "cores"));
     sb_printf(o, "| OS | %s |\n", sys_str(s, "os", NULL));
     sb_printf(o, "| GPU | %s x %s (driver %s, compute capability %s) |\n",
