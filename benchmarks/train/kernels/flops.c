@@ -36,4 +36,7 @@ int64_t flops_pool_bwd(int64_t out_elems) { return 4 * out_elems; }
 int64_t flops_l1_fwd(int64_t elems) { return 3 * elems + 1; }
 int64_t flops_l1_bwd(int64_t elems) { return 2 * elems; }
 int64_t flops_adam(int64_t params) { return 13 * params; }
+int64_t flops_lion(int64_t params) { return 12 * params; }
+int64_t flops_lion_sign(int64_t params) { return 8 * params; }
+int64_t flops_lion_apply(int64_t params, int p) { return (p > 1 ? 5 : 4) * params; }
 int64_t flops_add(int64_t elems) { return elems; }

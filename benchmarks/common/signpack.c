@@ -1,0 +1,112 @@
+#include "benchmarks/common/signpack.h"
+
+#include <string.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/rng.h"
+
+int sp_bits(int nranks)
+{
+    CHECK(nranks >= 1 && nranks < (1 << 20), "sp_bits: %d ranks", nranks);
+    int p = 1;
+    while ((1 << p) < nranks + 1) p++;
+    return p;
+}
+
+uint64_t sp_tie_word(uint64_t seed, int64_t w)
+{
+    return rng_mix(rng_mix(seed) ^ ((uint64_t)w * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
+}
+
+void sp_pack_f32(const float *x, int64_t n, uint64_t *bits, uint64_t seed)
+{
+    int64_t nw = sp_words(n, 1);
+    for (int64_t w = 0; w < nw; w++) {
+        int64_t base = w * 64, m = n - base < 64 ? n - base : 64;
+        uint64_t pos = 0, zero = 0;
+        for (int64_t b = 0; b < m; b++) {
+            float v = x[base + b];
+            pos |= (uint64_t)(v > 0) << b;
+            zero |= (uint64_t)!(v > 0 || v < 0) << b;
+        }
+        bits[w] = pos | (zero ? zero & sp_tie_word(seed, w) : 0);
+    }
+}
+
+void sp_vote(const uint64_t *in, int64_t stride, int nranks, int64_t nwords, uint64_t *out,
+             uint64_t seed, int64_t w0)
+{
+    int p = sp_bits(nranks);
+    unsigned half = (unsigned)nranks / 2; /* more than half votes +1: 1 */
+    int even = nranks % 2 == 0;
+    uint64_t vseed = sp_vote_seed(seed);
+    for (int64_t w = 0; w < nwords; w++) {
+        /* c[k]: bit k of every bit position's count of ones */
+        uint64_t c[32] = {0};
+        for (int r = 0; r < nranks; r++) {
+            uint64_t carry = in[(int64_t)r * stride + w];
+            for (int k = 0; k < p && carry; k++) {
+                uint64_t t = c[k] & carry;
+                c[k] ^= carry;
+                carry = t;
+            }
+        }
+        /* count > half, count == half: compared from the top bit down */
+        uint64_t gt = 0, eq = ~0ULL;
+        for (int k = p - 1; k >= 0; k--) {
+            uint64_t hk = (half >> k) & 1 ? ~0ULL : 0;
+            gt |= eq & c[k] & ~hk;
+            eq &= ~(c[k] ^ hk);
+        }
+        uint64_t v = gt;
+        if (even && eq) v |= eq & sp_tie_word(vseed, w0 + w);
+        out[w] = v;
+    }
+}
+
+void sp_sum(const uint64_t *in, int64_t stride, int nranks, int64_t nwords, uint64_t *out)
+{
+    for (int64_t w = 0; w < nwords; w++) {
+        uint64_t s = 0;
+        for (int r = 0; r < nranks; r++) s += in[(int64_t)r * stride + w];
+        out[w] = s;
+    }
+}
+
+void sp_spread(const uint64_t *bits, int64_t n, int p, uint64_t *fields)
+{
+    if (p == 1) {
+        memcpy(fields, bits, (size_t)sp_words(n, 1) * sizeof *fields);
+        return;
+    }
+    int64_t per = sp_fields_per_word(p), nw = sp_words(n, p);
+    for (int64_t w = 0; w < nw; w++) {
+        int64_t base = w * per, m = n - base < per ? n - base : per;
+        uint64_t f = 0;
+        for (int64_t j = 0; j < m; j++) {
+            int64_t i = base + j;
+            f |= ((bits[i >> 6] >> (i & 63)) & 1) << (j * p);
+        }
+        fields[w] = f;
+    }
+}
+
+int64_t sp_disagree_bits(const uint64_t *a, const uint64_t *b, int64_t n)
+{
+    int64_t d = 0, full = n / 64;
+    for (int64_t w = 0; w < full; w++) d += __builtin_popcountll(a[w] ^ b[w]);
+    if (n % 64) d += __builtin_popcountll((a[full] ^ b[full]) & ((1ULL << (n % 64)) - 1));
+    return d;
+}
+
+int64_t sp_disagree_fields(const uint64_t *bits, const uint64_t *fields, int p, int nranks,
+                           int64_t n)
+{
+    int64_t d = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int s = 2 * (int)sp_field(fields, p, i) - nranks;
+        int local = (int)((bits[i >> 6] >> (i & 63)) & 1);
+        d += s != 0 && (s > 0) != local;
+    }
+    return d;
+}
