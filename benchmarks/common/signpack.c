@@ -2,6 +2,10 @@
 
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/rng.h"
 
@@ -18,17 +22,35 @@ uint64_t sp_tie_word(uint64_t seed, int64_t w)
     return rng_mix(rng_mix(seed) ^ ((uint64_t)w * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
 }
 
+void sp_sign_word(const float *x, int m, uint64_t *pos, uint64_t *zero)
+{
+    uint64_t p = 0, z = 0;
+    int b = 0;
+#if defined(__SSE2__)
+    const __m128 z4 = _mm_setzero_ps();
+    for (; b + 4 <= m; b += 4) {
+        __m128 v = _mm_loadu_ps(x + b);
+        uint64_t gt = (uint64_t)_mm_movemask_ps(_mm_cmpgt_ps(v, z4));
+        uint64_t lt = (uint64_t)_mm_movemask_ps(_mm_cmplt_ps(v, z4));
+        p |= gt << b;
+        z |= (~(gt | lt) & 15u) << b;
+    }
+#endif
+    for (; b < m; b++) {
+        p |= (uint64_t)(x[b] > 0) << b;
+        z |= (uint64_t)!(x[b] > 0 || x[b] < 0) << b;
+    }
+    *pos = p;
+    *zero = z;
+}
+
 void sp_pack_f32(const float *x, int64_t n, uint64_t *bits, uint64_t seed)
 {
     int64_t nw = sp_words(n, 1);
     for (int64_t w = 0; w < nw; w++) {
         int64_t base = w * 64, m = n - base < 64 ? n - base : 64;
-        uint64_t pos = 0, zero = 0;
-        for (int64_t b = 0; b < m; b++) {
-            float v = x[base + b];
-            pos |= (uint64_t)(v > 0) << b;
-            zero |= (uint64_t)!(v > 0 || v < 0) << b;
-        }
+        uint64_t pos, zero;
+        sp_sign_word(x + base, (int)m, &pos, &zero);
         bits[w] = pos | (zero ? zero & sp_tie_word(seed, w) : 0);
     }
 }
@@ -80,6 +102,18 @@ void sp_spread(const uint64_t *bits, int64_t n, int p, uint64_t *fields)
         return;
     }
     int64_t per = sp_fields_per_word(p), nw = sp_words(n, p);
+    if (p == 2) { /* 32 bits to every other bit of a word (the bits past n are 0) */
+        for (int64_t w = 0; w < nw; w++) {
+            uint64_t x = (bits[w >> 1] >> ((w & 1) * 32)) & 0xffffffffULL;
+            x = (x | (x << 16)) & 0x0000ffff0000ffffULL;
+            x = (x | (x << 8)) & 0x00ff00ff00ff00ffULL;
+            x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0fULL;
+            x = (x | (x << 2)) & 0x3333333333333333ULL;
+            x = (x | (x << 1)) & 0x5555555555555555ULL;
+            fields[w] = x;
+        }
+        return;
+    }
     for (int64_t w = 0; w < nw; w++) {
         int64_t base = w * per, m = n - base < per ? n - base : per;
         uint64_t f = 0;

@@ -18,7 +18,7 @@
  * ranks that compute it agree without communicating.
  *
  * defines: sp_bits, sp_fields_per_word, sp_words, sp_tie_word, sp_vote_seed,
- *          sp_pack_f32, sp_vote, sp_sum, sp_spread, sp_field, sp_disagree_bits,
+ *          sp_sign_word, sp_pack_f32, sp_vote, sp_sum, sp_spread, sp_field, sp_disagree_bits,
  *          sp_disagree_fields */
 #ifndef EXADL_SIGNPACK_H
 #define EXADL_SIGNPACK_H
@@ -40,6 +40,10 @@ static inline int64_t sp_words(int64_t n, int p)
 uint64_t sp_tie_word(uint64_t seed, int64_t w);
 /* The seed of a vote's ties, apart from the seed of the zero signs. */
 static inline uint64_t sp_vote_seed(uint64_t seed) { return seed ^ 0x5bd1e9955bd1e995ULL; }
+
+/* One word of signs of m <= 64 floats: *pos gets bit b set where x[b] > 0,
+ * *zero where x[b] is 0 or NaN (SSE compare masks where available). */
+void sp_sign_word(const float *x, int m, uint64_t *pos, uint64_t *zero);
 
 /* Signs of n floats, 1 bit each, into sp_words(n, 1) words (the bits past n
  * are 0): x > 0 -> 1, x < 0 -> 0, 0 or NaN -> the tie bit of (seed, w). */

@@ -4,9 +4,6 @@
 
 #include "benchmarks/common/signpack.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 static void fast_lion(void *ctx, float *w, void *w_compute, const void *gv, float *m, int64_t n,
                       const lion_hyper *h)
@@ -27,29 +24,6 @@ static void fast_lion(void *ctx, float *w, void *w_compute, const void *gv, floa
     if (w_compute && w_compute != (void *)w) memcpy(w_compute, w, (size_t)n * sizeof *w);
 }
 
-/* Bits of c > 0 and of c == 0 (or NaN) for 64 values (m values at most). */
-static void signs64(const float *c, int64_t m, uint64_t *pos, uint64_t *zero)
-{
-    uint64_t p = 0, z = 0;
-    int64_t b = 0;
-#if defined(__SSE2__)
-    const __m128 z4 = _mm_setzero_ps();
-    for (; b + 4 <= m; b += 4) {
-        __m128 v = _mm_loadu_ps(c + b);
-        uint64_t gt = (uint64_t)_mm_movemask_ps(_mm_cmpgt_ps(v, z4));
-        uint64_t lt = (uint64_t)_mm_movemask_ps(_mm_cmplt_ps(v, z4));
-        p |= gt << b;
-        z |= (~(gt | lt) & 15) << b;
-    }
-#endif
-    for (; b < m; b++) {
-        p |= (uint64_t)(c[b] > 0) << b;
-        z |= (uint64_t)!(c[b] > 0 || c[b] < 0) << b;
-    }
-    *pos = p;
-    *zero = z;
-}
-
 static void fast_lion_sign(void *ctx, float *m, const void *gv, uint64_t *bits, int64_t n,
                            const lion_hyper *h)
 {
@@ -68,7 +42,7 @@ static void fast_lion_sign(void *ctx, float *m, const void *gv, uint64_t *bits, 
             mm[b] = b2 * mi + (1.0f - b2) * gi;
         }
         uint64_t pos, zero;
-        signs64(c, cnt, &pos, &zero);
+        sp_sign_word(c, (int)cnt, &pos, &zero);
         bits[w] = pos | (zero ? zero & sp_tie_word(h->tie_seed, w) : 0);
     }
 }
