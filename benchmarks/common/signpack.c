@@ -140,7 +140,7 @@ int64_t sp_disagree_fields(const uint64_t *bits, const uint64_t *fields, int p, 
     for (int64_t i = 0; i < n; i++) {
         int s = 2 * (int)sp_field(fields, p, i) - nranks;
         int local = (int)((bits[i >> 6] >> (i & 63)) & 1);
-        d += s != 0 && (s > 0) != local;
+        d += s == 0 || (s > 0) != local;
     }
     return d;
 }

@@ -74,8 +74,9 @@ static inline unsigned sp_field(const uint64_t *f, int p, int64_t i)
 
 /* Elements among the first n whose bits differ. */
 int64_t sp_disagree_bits(const uint64_t *a, const uint64_t *b, int64_t n);
-/* Elements among the first n where the sum of nranks signs (fields: counts of
- * +1) is not 0 and its sign differs from the local bit. */
+/* Elements among the first n where the mean of nranks signs (fields: counts
+ * of +1), the update pbit applies, does not move the way the local bit says:
+ * the sum is 0, or its sign differs. */
 int64_t sp_disagree_fields(const uint64_t *bits, const uint64_t *fields, int p, int nranks,
                            int64_t n);
 

@@ -219,12 +219,18 @@ void lionx_momentum_sync(lionx_t *x, kc_t *kc, int64_t step)
     if (x->cfg.sync == LX_SYNC_EVERY) {
         for (int k = 0; k < x->S; k++) pick[k] = 1;
     } else {
-        /* the largest disagreement of any rank, over the last K steps */
-        double *d = XMALLOC((size_t)x->S * sizeof *d, "disagreement");
-        for (int k = 0; k < x->S; k++) d[k] = x->seen[k] > 0 ? x->dis[k] / x->seen[k] : 0;
-        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, d, x->S, MPI_DOUBLE, MPI_MAX, x->comm->world));
-        x->st.sync_bytes += (int64_t)(2.0 * (x->n - 1) / x->n * x->S * sizeof(double));
-        for (int k = 0; k < x->S; k++) pick[k] = d[k] > x->cfg.sync_threshold;
+        /* each layer's disagreement over the last K steps, and the whole
+         * network's (the last entry), the largest of any rank */
+        double *d = XMALLOC((size_t)(x->S + 1) * sizeof *d, "disagreement");
+        double all_dis = 0, all_seen = 0;
+        for (int k = 0; k < x->S; k++) {
+            d[k] = x->seen[k] > 0 ? x->dis[k] / x->seen[k] : 0;
+            all_dis += x->dis[k], all_seen += x->seen[k];
+        }
+        d[x->S] = all_seen > 0 ? all_dis / all_seen : 0;
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, d, x->S + 1, MPI_DOUBLE, MPI_MAX, x->comm->world));
+        x->st.sync_bytes += (int64_t)(2.0 * (x->n - 1) / x->n * (x->S + 1) * sizeof(double));
+        for (int k = 0; k < x->S; k++) pick[k] = d[k] > x->cfg.sync_threshold * d[x->S];
         free(d);
     }
     for (int k = 0; k < x->S; k++) {

@@ -8,8 +8,9 @@
  * the signs.  Every rank then applies the same update to the same weights
  * (lion_apply), so the weights stay identical; the momenta differ (each is
  * its rank's own gradient history) unless synchronised (lionx_momentum_sync:
- * every K steps, or selectively the layers whose local signs disagree most
- * with the agreed update).
+ * every K steps, or selectively every K steps the layers whose signs
+ * disagreed with the agreed update more than threshold times the whole
+ * network did over those K steps).
  *
  * The exchange is the gradient engine's exchange (gsync_set_exchange): each
  * group of tensors is exchanged as soon as backward has made it, fused up to
@@ -37,7 +38,8 @@ typedef struct {
     int pbit;              /* 0: majority vote in 1 bit; 1: sum of signs in p bits */
     int sync;              /* LX_SYNC_* */
     int sync_every;        /* K */
-    double sync_threshold; /* selective: disagreement above which a layer is synced */
+    double sync_threshold; /* selective: a layer is synced when its disagreement exceeds this
+                              times the network's (largest of any rank, over K steps) */
     uint64_t seed;         /* the run's seed: tie words */
     int poll_us;           /* the engine's request polling (gsync_cfg.poll_us) */
     int timing;            /* time the exchange's kernels */
@@ -50,8 +52,10 @@ typedef struct {
     int64_t wire_bytes;     /* bytes this rank sent in them */
     int64_t sync_bytes;     /* bytes this rank sent to synchronise momenta */
     int synced;             /* layers whose momentum was synchronised */
-    double disagreement;    /* weights whose local sign differs from the agreed one, as a
-                               fraction (NaN: not measured: pbit without selective sync) */
+    double disagreement;    /* weights whose agreed update does not move them the way the
+                               local sign does (1bit: the vote differs; pbit: the mean is 0
+                               or of the other sign), as a fraction (NaN: not measured: pbit
+                               without selective sync) */
 } lionx_step;
 
 typedef struct lionx lionx_t;

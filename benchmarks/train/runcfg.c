@@ -49,9 +49,9 @@ const kt_key runcfg_keys[] = {
            "1bit, pbit: none | every (all momenta every K steps) | selective (layers whose "
            "signs disagree, checked every K steps)"),
     INT(momentum_sync_every, 1, 1 << 24, "K of --momentum-sync"),
-    DBL(momentum_sync_threshold, 0, 1,
-        "selective: sync a layer whose local signs disagree with the agreed update in more "
-        "than this fraction of its weights (max over ranks, mean over K steps)"),
+    DBL(momentum_sync_threshold, 0, 100,
+        "selective: sync a layer whose weights' agreed update went against the local sign "
+        "more often than this times the whole network's, over the last K steps"),
     INT(threads, 0, 4096, "threads per rank (0: cores / ranks on the node)"),
     {.key = "kernel_timing", .type = KT_BOOL, .off = F(kernel_timing),
      .help = "time every kernel (false: step time only)"},
@@ -82,7 +82,7 @@ void runcfg_default(runcfg_t *r)
     snprintf(r->exchange, sizeof r->exchange, "grad");
     snprintf(r->momentum_sync, sizeof r->momentum_sync, "none");
     r->momentum_sync_every = 10;
-    r->momentum_sync_threshold = 0.25;
+    r->momentum_sync_threshold = 1.0;
     r->kernel_timing = 1;
     snprintf(r->precision, sizeof r->precision, "fp32");
     snprintf(r->kernels, sizeof r->kernels, "fast");

@@ -28,7 +28,7 @@ typedef struct {
     char exchange[8];          /* grad | 1bit | pbit */
     char momentum_sync[12];    /* none | every | selective (1bit, pbit) */
     int momentum_sync_every;   /* K: every K steps (selective: checked every K steps) */
-    double momentum_sync_threshold; /* selective: sign disagreement that syncs a layer */
+    double momentum_sync_threshold; /* selective: a layer's sign disagreement / the network's */
     int threads;               /* threads per rank for the fast path; 0 = cores / ranks */
     int kernel_timing;         /* per-kernel times (off: only the step is timed) */
     /* gradient reduction (gsync.h, docs/gsync.md) */
@@ -47,7 +47,7 @@ extern const kt_key runcfg_keys[];
 
 /* Defaults: batch 1, 10 steps after 2 warm-up, seed 42, fp32, fast kernels
  * on the CPU, Adam 1e-3/0.9/0.999/1e-8 (Lion: weight decay 0, exchange
- * grad, momentum sync none, every 10 steps, threshold 0.25), per-kernel timing, and the 2019
+ * grad, momentum sync none, every 10 steps, threshold 1), per-kernel timing, and the 2019
  * engine (bit vector, 1024-tensor cache, layer groups, 8 MiB fusion, 1 ms
  * cycles, 60 s timeout). */
 void runcfg_default(runcfg_t *r);

@@ -88,7 +88,7 @@ cases=(
   "grad-sync|momentum_sync every needs exchange 1bit or pbit|--optimizer lion --momentum-sync every"
   "sync-word|momentum_sync: unknown value 'sometimes'|--optimizer lion --exchange 1bit --momentum-sync sometimes"
   "sync-every-zero|momentum_sync_every must be between 1|--optimizer lion --exchange pbit --momentum-sync-every 0"
-  "threshold|momentum_sync_threshold must be between 0|--optimizer lion --exchange pbit --momentum-sync-threshold 1.5"
+  "threshold|momentum_sync_threshold must be between 0|--optimizer lion --exchange pbit --momentum-sync-threshold -0.5"
   "weight-decay|weight_decay must be between 0|--optimizer lion --weight-decay -1"
   "cuda-1bit|the cuda backend has exchange grad|--optimizer lion --exchange 1bit --backend cuda"
 )

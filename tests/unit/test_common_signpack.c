@@ -140,7 +140,7 @@ static void test_fields(void)
             for (int64_t i = 0; i < n; i++) {
                 int mine = bit_at(bits, i), c = 2 * (int)sp_field(sum, p, i) - nranks;
                 dv += mine != bit_at(vote, i);
-                ds += c != 0 && (c > 0) != mine;
+                ds += c == 0 || (c > 0) != mine;
             }
             T_ASSERT(sp_disagree_bits(bits, vote, n) == dv, "disagree_bits n=%lld", (long long)n);
             T_ASSERT(sp_disagree_fields(bits, sum, p, nranks, n) == ds, "disagree_fields n=%lld",
