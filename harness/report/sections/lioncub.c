@@ -8,7 +8,8 @@
  * exchange grad at the same rate, scale and network, the loss after the last timed
  * step, and the share of weights whose local sign differs from the agreed
  * one.  Metrics exchange_s, wire_bytes_per_step, speedup_over_grad,
- * final_loss; plots lioncub_speedup and lioncub_loss. */
+ * final_loss; plots lioncub_speedup (every entry at the largest scale) and
+ * lioncub_loss (the loss per step of the longest runs there). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -186,18 +187,17 @@ static void plots(const runctx_t *c, const void *self, const char *dir, plots_t 
                              plots_gp_footer);
         plots_add(a, dir, pl, name, title, &d, gp);
     }
-    /* the loss of every timed step, one column per entry at the top scale */
+    /* the loss of every timed step of the longest runs at the top scale, one
+     * column per entry */
+#define LONGEST(r) ((r)->s->scale == top && (r)->s->rec->nloss == maxsteps)
     sb_puts(&l, "step");
     for (size_t i = 0; i < L->n; i++)
-        if (L->r[i].s->scale == top) sb_printf(&l, " %s", sanitize_name(a, L->r[i].b->name)), nlines++;
+        if (LONGEST(&L->r[i])) sb_printf(&l, " %s", sanitize_name(a, L->r[i].b->name)), nlines++;
     sb_puts(&l, "\n");
     for (size_t k = 0; k < maxsteps; k++) {
         sb_printf(&l, "%zu", k + 1);
-        for (size_t i = 0; i < L->n; i++) {
-            const lcrow_t *r = &L->r[i];
-            if (r->s->scale != top) continue;
-            plots_datum(&l, k < r->s->rec->nloss ? r->s->rec->loss[k] : NAN);
-        }
+        for (size_t i = 0; i < L->n; i++)
+            if (LONGEST(&L->r[i])) plots_datum(&l, L->r[i].s->rec->loss[k]);
         sb_puts(&l, "\n");
     }
     if (nlines && maxsteps) {
@@ -209,6 +209,7 @@ static void plots(const runctx_t *c, const void *self, const char *dir, plots_t 
                              nlines + 1, name, plots_gp_footer);
         plots_add(a, dir, pl, name, title, &l, gp);
     }
+#undef LONGEST
     sb_free(&d);
     sb_free(&l);
 }
