@@ -1,8 +1,8 @@
 /* sum_pbit: the sum of the ranks' signs in p = ceil(log2(n+1)) bits per
  * element (docs/lioncub.md; Lion Cub's p-bit allreduce): each rank packs the
  * signs of its buffer (a 0 as its tie bit) as p-bit counts, a reduce-scatter
- * of packed 64-bit words (integer sums: every field at once, exactly) and an
- * all-gather (benchmarks/common/mpi/signx.h); every rank ends with the sum
+ * of packed 64-bit words (an all-to-all of chunks, then integer sums: every
+ * field at once, exactly) and an all-gather (benchmarks/common/mpi/signx.h); every rank ends with the sum
  * of the ranks' +-1, an integer in -n..n, per element.  Packing and
  * unpacking are inside the timed call.  Size and busbw as vote_1bit.  Host
  * buffers (mpi backend). */

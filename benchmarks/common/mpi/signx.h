@@ -8,9 +8,10 @@
  *         the ranks); an all-to-all sends chunk q of every rank to rank q,
  *         which votes on its chunk (sp_vote) and an all-gather gives every
  *         rank every voted chunk.  Never an allreduce of unpacked values.
- *   sum:  the same chunks of p-bit fields, reduced with a reduce-scatter
- *         (MPI_SUM on 64-bit words: every field summed at once, exactly, as
- *         no field total exceeds the ranks) and an all-gather.
+ *   sum:  the same chunks of p-bit fields, reduce-scattered (an all-to-all
+ *         of the chunks, then each rank adds the n copies of its chunk as
+ *         64-bit integers: every field summed at once, exactly, as no field
+ *         total exceeds the ranks) and all-gathered.
  *
  * Both work in place and return the bytes this rank sends in them: each of
  * the two collectives moves (ranks - 1) chunks out of every rank in a
