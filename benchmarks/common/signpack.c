@@ -133,14 +133,36 @@ int64_t sp_disagree_bits(const uint64_t *a, const uint64_t *b, int64_t n)
     return d;
 }
 
-int64_t sp_disagree_fields(const uint64_t *bits, const uint64_t *fields, int p, int nranks,
+/* Per field of a word of p-bit counts (planes: bit k of every field, at the
+ * field's lowest bit): the fields whose count exceeds t. */
+static uint64_t fields_gt(const uint64_t *plane, int p, unsigned t)
+{
+    uint64_t gt = 0, eq = ~0ULL;
+    for (int k = p - 1; k >= 0; k--) {
+        uint64_t tk = (t >> k) & 1 ? ~0ULL : 0;
+        gt |= eq & plane[k] & ~tk;
+        eq &= ~(plane[k] ^ tk);
+    }
+    return gt;
+}
+
+int64_t sp_disagree_fields(const uint64_t *mine, const uint64_t *sum, int p, int nranks,
                            int64_t n)
 {
-    int64_t d = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int s = 2 * (int)sp_field(fields, p, i) - nranks;
-        int local = (int)((bits[i >> 6] >> (i & 63)) & 1);
-        d += s == 0 || (s > 0) != local;
+    int64_t per = sp_fields_per_word(p), nw = sp_words(n, p), d = 0;
+    uint64_t low = 0; /* the lowest bit of every field of a word */
+    for (int64_t j = 0; j < per; j++) low |= 1ULL << (j * p);
+    unsigned up = (unsigned)nranks / 2, down = (unsigned)(nranks + 1) / 2 - 1;
+    for (int64_t w = 0; w < nw; w++) {
+        uint64_t plane[32];
+        for (int k = 0; k < p; k++) plane[k] = (sum[w] >> k) & low;
+        /* 2 count > n: the mean moves up; 2 count < n: down (count <= ceil(n/2) - 1) */
+        uint64_t plus = fields_gt(plane, p, up), minus = ~fields_gt(plane, p, down) & low;
+        uint64_t me = mine[w] & low;
+        uint64_t agree = (me & plus) | (~me & minus & low);
+        int64_t m = n - w * per < per ? n - w * per : per;
+        uint64_t valid = m == per ? low : low & ((1ULL << (m * p)) - 1);
+        d += __builtin_popcountll(valid & ~agree);
     }
     return d;
 }

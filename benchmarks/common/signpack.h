@@ -74,10 +74,11 @@ static inline unsigned sp_field(const uint64_t *f, int p, int64_t i)
 
 /* Elements among the first n whose bits differ. */
 int64_t sp_disagree_bits(const uint64_t *a, const uint64_t *b, int64_t n);
-/* Elements among the first n where the mean of nranks signs (fields: counts
- * of +1), the update pbit applies, does not move the way the local bit says:
- * the sum is 0, or its sign differs. */
-int64_t sp_disagree_fields(const uint64_t *bits, const uint64_t *fields, int p, int nranks,
+/* Elements among the first n where the mean of nranks signs (sum: p-bit
+ * counts of +1), the update pbit applies, does not move the way this rank's
+ * sign (mine: its signs spread to p-bit fields, sp_spread) says: the sum is
+ * 0, or of the other sign.  Word-parallel (bit-sliced compares). */
+int64_t sp_disagree_fields(const uint64_t *mine, const uint64_t *sum, int p, int nranks,
                            int64_t n);
 
 #endif

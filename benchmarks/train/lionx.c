@@ -26,6 +26,7 @@ struct lionx {
     int64_t *res_off;       /* tensor -> first word of its agreed update in res */
     uint64_t *res;          /* agreed updates, word-aligned per tensor */
     uint64_t *local, *wire; /* scratch: local signs (1 bit), the words on the wire */
+    uint64_t *mine;         /* pbit, selective: this rank's signs as fields, kept */
     int64_t *run_off;       /* scratch: a batch's tensors' word offsets */
     signx_buf xb;
     lion_hyper h;
@@ -79,6 +80,8 @@ lionx_t *lionx_create(const lionx_cfg *cfg, comm_t *comm, const kern_ops *ops, v
     int64_t lw = words_all(tensors, ntensors, 1), ww = words_all(tensors, ntensors, x->p);
     x->local = XCALLOC((size_t)(lw ? lw : 1), sizeof *x->local, "local signs");
     x->wire = XCALLOC((size_t)(ww > lw ? ww : lw ? lw : 1), sizeof *x->wire, "exchange words");
+    if (cfg->pbit && cfg->sync == LX_SYNC_SELECTIVE)
+        x->mine = XCALLOC((size_t)(ww ? ww : 1), sizeof *x->mine, "local sign fields");
     x->dis = XCALLOC((size_t)nslices, sizeof *x->dis, "disagreement");
     x->seen = XCALLOC((size_t)nslices, sizeof *x->seen, "disagreement");
     ktab_init(&x->tab, 2 * nslices + 8);
@@ -100,6 +103,7 @@ void lionx_free(lionx_t *x)
     free(x->res);
     free(x->local);
     free(x->wire);
+    free(x->mine);
     free(x->dis);
     free(x->seen);
     free(x);
@@ -149,6 +153,7 @@ static void exchange_run(void *ctx, float *const *bufs, const int64_t *counts, c
             sp_spread(x->local + x->run_off[i], counts[i], x->p, x->wire + ww);
             ww += sp_words(counts[i], x->p);
         }
+        if (x->mine) memcpy(x->mine, x->wire, (size_t)ww * sizeof *x->mine);
         x->st.wire_bytes += signx_sum(x->xcomm, x->wire, ww, &x->xb, x->cfg.poll_us);
     }
     double t2 = timer_now_s();
@@ -158,7 +163,7 @@ static void exchange_run(void *ctx, float *const *bufs, const int64_t *counts, c
         int64_t nw = sp_words(counts[i], x->p);
         memcpy(x->res + x->res_off[id], x->wire + wo, (size_t)nw * sizeof *x->res);
         if (measure(x)) {
-            int64_t d = x->cfg.pbit ? sp_disagree_fields(x->local + lo, x->wire + wo, x->p, x->n,
+            int64_t d = x->cfg.pbit ? sp_disagree_fields(x->mine + wo, x->wire + wo, x->p, x->n,
                                                          counts[i])
                                     : sp_disagree_bits(x->local + lo, x->wire + wo, counts[i]);
             x->dis[x->slice_of[id]] += (double)d;

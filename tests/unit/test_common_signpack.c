@@ -143,8 +143,9 @@ static void test_fields(void)
                 ds += c == 0 || (c > 0) != mine;
             }
             T_ASSERT(sp_disagree_bits(bits, vote, n) == dv, "disagree_bits n=%lld", (long long)n);
-            T_ASSERT(sp_disagree_fields(bits, sum, p, nranks, n) == ds, "disagree_fields n=%lld",
-                     (long long)n);
+            T_ASSERT(sp_disagree_fields(f, sum, p, nranks, n) == ds,
+                     "disagree_fields %d ranks n=%lld: %lld, want %lld", nranks, (long long)n,
+                     (long long)sp_disagree_fields(f, sum, p, nranks, n), (long long)ds);
             free(vote);
             free(bits);
             free(f);
