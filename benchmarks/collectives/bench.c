@@ -143,6 +143,7 @@ void coll_measure(const coll_bufs_t *b, coll_ctx_t *c, coll_row_t *row,
     double bytes = (double)row->shape.bytes;
     row->algbw_GBps = bytes / row->st.median / 1e9;
     row->busbw_factor = op->busbw_factor(c->nranks);
+    row->wire_bytes = op->wire_bytes ? op->wire_bytes(&row->shape, c->nranks) : -1;
     row->busbw_GBps = row->algbw_GBps * row->busbw_factor;
     row->latency_us = row->st.median * 1e6;
 

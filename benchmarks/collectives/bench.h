@@ -46,6 +46,7 @@ typedef struct {
                                iterations, averaged over the ranks (pingpong:
                                rank 0's mean one-way time) */
     long long wrong;        /* wrong elements, all ranks together */
+    int64_t wire_bytes;     /* bytes one rank sends per call (op->wire_bytes); -1: not said */
 } coll_row_t;
 
 /* Measure one row (collective over the job).  ctx has everything but the

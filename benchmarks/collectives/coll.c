@@ -16,6 +16,7 @@ double coll_factor_one(int nranks)
 
 double coll_factor_allreduce(int nranks) { return 2.0 * (nranks - 1) / (double)nranks; }
 double coll_factor_n1_over_n(int nranks) { return (nranks - 1) / (double)nranks; }
+double coll_factor_fp32_equivalent(int nranks) { return coll_factor_allreduce(nranks); }
 
 int coll_inplace_always(coll_backend_t b)
 {

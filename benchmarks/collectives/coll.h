@@ -116,6 +116,7 @@ enum {
     OP_ROOTED = 2,   /* has a root (--root) */
     OP_SPLITS = 4,   /* the size is split over the ranks */
     OP_P2P = 8,      /* point to point between ranks 0 and 1 */
+    OP_HOST = 16,    /* host buffers only (the mpi backend): it packs on the CPU */
 };
 
 typedef struct coll_op {
@@ -142,6 +143,9 @@ typedef struct coll_op {
      * Returns 0, or -1 with a message naming the failed call. */
     int (*run)(const coll_ctx_t *c, int inplace, void *send, void *recv, char *err,
                size_t errlen);
+    /* Optional: bytes one rank sends in a call, where they are not the size
+     * (the compressed exchanges); the record's wire_bytes. */
+    int64_t (*wire_bytes)(const coll_shape_t *s, int nranks);
 } coll_op_t;
 
 /* ---- the registry (ops/ops.def, ops/registry.c) ---------------------------- */
@@ -167,6 +171,10 @@ int coll_ops_help(char *buf, size_t len, int indent);
 double coll_factor_one(int nranks);
 double coll_factor_allreduce(int nranks);   /* 2(n-1)/n */
 double coll_factor_n1_over_n(int nranks);   /* (n-1)/n */
+/* The compressed exchanges (vote_1bit, sum_pbit): the fp32 allreduce's
+ * 2(n-1)/n, so that their busbw is the bus bandwidth an fp32 allreduce would
+ * need to move the same parameters in the same time (docs/lioncub.md). */
+double coll_factor_fp32_equivalent(int nranks);
 int coll_inplace_always(coll_backend_t b);
 coll_region_t coll_region(int buf, size_t off, size_t n);
 /* Shapes: whole buffer on every rank, or a buffer split into n chunks. */

@@ -60,6 +60,7 @@ static void write_row(rec_t *rec, const coll_row_t *r)
     rec_kv_double(rec, "algbw_GBps", r->algbw_GBps);
     rec_kv_double(rec, "busbw_GBps", r->busbw_GBps);
     rec_kv_double(rec, "busbw_factor", r->busbw_factor);
+    if (r->wire_bytes >= 0) rec_kv_int(rec, "wire_bytes", r->wire_bytes);
     rec_kv_double(rec, "latency_us", r->latency_us);
     rec_kv_double(rec, "osu_avg_s", r->osu_avg_s);
     rec_kv_int(rec, "wrong", r->wrong);
@@ -171,11 +172,17 @@ int main(int argc, char **argv)
 
     /* every shape first, so a bad size stops the run before any output */
     size_t es_max = 0, send_cap = 0, recv_cap = 0;
-    int explicit_p2p = 0, nops = 0, p2p_dropped = 0;
+    int explicit_p2p = 0, nops = 0, p2p_dropped = 0, host_dropped = 0;
     for (int i = 0; coll_ops[i]; i++) nops += cfg.ops[i];
     for (int i = 0; coll_ops[i]; i++) {
         if (!cfg.ops[i]) continue;
         const coll_op_t *op = coll_ops[i];
+        if ((op->flags & OP_HOST) && cfg.backend != BK_MPI) {
+            if (nops == 1)
+                mpiopt_usage_error("%s packs on the CPU: it runs with --backend mpi", op->name);
+            cfg.ops[i] = 0, host_dropped = 1; /* --op all on a GPU backend */
+            continue;
+        }
         if ((op->flags & OP_P2P) && c.size < 2) {
             if (nops == 1) explicit_p2p = 1;
             else cfg.ops[i] = 0, p2p_dropped = 1; /* --op all on one rank: nothing to ping */
@@ -257,6 +264,7 @@ int main(int argc, char **argv)
             printf("# iterations: %s\n", "adaptive (1000 timed, 100 warm-up up to 8 KiB; 100 and 10 above)");
         printf("# validation: one untimed call per row, every output element of every rank checked\n");
         if (p2p_dropped) printf("# pingpong left out: it needs 2 ranks\n");
+        if (host_dropped) printf("# vote_1bit, sum_pbit left out: host buffers only (--backend mpi)\n");
         fflush(stdout);
     }
 

@@ -188,6 +188,25 @@ void kc_adam(kc_t *kc, const char *layer, float *master, void *w_compute, const 
             kc->ops->adam(kc->ctx, master, w_compute, g, m, v, n, h));
 }
 
+void kc_lion(kc_t *kc, const char *layer, float *master, void *w_compute, const void *g, float *m,
+             int64_t n, const lion_hyper *h)
+{
+    COUNTED("lion", layer, flops_lion(n), kc->ops->lion(kc->ctx, master, w_compute, g, m, n, h));
+}
+
+void kc_lion_sign(kc_t *kc, const char *layer, float *m, const void *g, uint64_t *bits, int64_t n,
+                  const lion_hyper *h)
+{
+    COUNTED("lion_sign", layer, flops_lion_sign(n), kc->ops->lion_sign(kc->ctx, m, g, bits, n, h));
+}
+
+void kc_lion_apply(kc_t *kc, const char *layer, float *master, void *w_compute,
+                   const uint64_t *words, int p, int nranks, int64_t n, const lion_hyper *h)
+{
+    COUNTED("lion_apply", layer, flops_lion_apply(n, p),
+            kc->ops->lion_apply(kc->ctx, master, w_compute, words, p, nranks, n, h));
+}
+
 void kc_copy(kc_t *kc, const char *layer, const tview *src, const tview *dst)
 {
     COUNTED("copy", layer, 0, kc->ops->copy(kc->ctx, src, dst));

@@ -64,6 +64,12 @@ double kc_l1_fwd(kc_t *kc, const char *layer, const tview *y, const tview *t);
 void kc_l1_bwd(kc_t *kc, const char *layer, const tview *y, const tview *t, const tview *dy);
 void kc_adam(kc_t *kc, const char *layer, float *master, void *w_compute, const void *g, float *m,
              float *v, int64_t n, const adam_hyper *h);
+void kc_lion(kc_t *kc, const char *layer, float *master, void *w_compute, const void *g, float *m,
+             int64_t n, const lion_hyper *h);
+void kc_lion_sign(kc_t *kc, const char *layer, float *m, const void *g, uint64_t *bits, int64_t n,
+                  const lion_hyper *h);
+void kc_lion_apply(kc_t *kc, const char *layer, float *master, void *w_compute,
+                   const uint64_t *words, int p, int nranks, int64_t n, const lion_hyper *h);
 void kc_copy(kc_t *kc, const char *layer, const tview *src, const tview *dst);
 void kc_add(kc_t *kc, const char *layer, const tview *src, const tview *dst);
 void kc_zero(kc_t *kc, const char *layer, const tview *dst);

@@ -9,6 +9,9 @@ static const char *const precisions[] = {"fp32", "tf32", "bf16", "fp16", NULL};
 static const char *const kernel_sets[] = {"reference", "fast", NULL};
 static const char *const backends[] = {"cpu", "cuda", NULL};
 static const char *const orchestrations[] = {"coordinator", "bitvector", NULL};
+static const char *const optimizers[] = {"adam", "lion", NULL};
+static const char *const exchanges[] = {"grad", "1bit", "pbit", NULL};
+static const char *const momentum_syncs[] = {"none", "every", "selective", NULL};
 
 static int grouping_valid(const char *text)
 {
@@ -33,10 +36,22 @@ const kt_key runcfg_keys[] = {
     CHOICE(precision, precisions, "fp32 | tf32 | bf16 | fp16"),
     CHOICE(kernels, kernel_sets, "reference | fast"),
     CHOICE(backend, backends, "cpu | cuda"),
-    DBL(lr, 0, 10, "Adam learning rate"),
-    DBL(beta1, 0, 0.999999, "Adam beta1"),
-    DBL(beta2, 0, 0.999999999, "Adam beta2"),
+    CHOICE(optimizer, optimizers, "adam | lion (docs/lioncub.md)"),
+    DBL(lr, 0, 10, "learning rate (Adam, Lion)"),
+    DBL(beta1, 0, 0.999999, "beta1 (Adam; Lion: the update's interpolation)"),
+    DBL(beta2, 0, 0.999999999, "beta2 (Adam; Lion: the momentum's decay, 0.99 in its paper)"),
     DBL(eps, 1e-30, 1, "Adam epsilon"),
+    DBL(weight_decay, 0, 10, "Lion's decoupled weight decay"),
+    CHOICE(exchange, exchanges,
+           "data parallelism with Lion: grad (allreduce of gradients) | 1bit (majority vote "
+           "of signs) | pbit (sum of signs in ceil(log2(ranks+1)) bits)"),
+    CHOICE(momentum_sync, momentum_syncs,
+           "1bit, pbit: none | every (all momenta every K steps) | selective (layers whose "
+           "signs disagree, checked every K steps)"),
+    INT(momentum_sync_every, 1, 1 << 24, "K of --momentum-sync"),
+    DBL(momentum_sync_threshold, 0, 100,
+        "selective: sync a layer whose weights' agreed update went against the local sign "
+        "more often than this times the whole network's, over the last K steps"),
     INT(threads, 0, 4096, "threads per rank (0: cores / ranks on the node)"),
     {.key = "kernel_timing", .type = KT_BOOL, .off = F(kernel_timing),
      .help = "time every kernel (false: step time only)"},
@@ -63,6 +78,11 @@ void runcfg_default(runcfg_t *r)
     r->beta1 = 0.9;
     r->beta2 = 0.999;
     r->eps = 1e-8;
+    snprintf(r->optimizer, sizeof r->optimizer, "adam");
+    snprintf(r->exchange, sizeof r->exchange, "grad");
+    snprintf(r->momentum_sync, sizeof r->momentum_sync, "none");
+    r->momentum_sync_every = 10;
+    r->momentum_sync_threshold = 1.0;
     r->kernel_timing = 1;
     snprintf(r->precision, sizeof r->precision, "fp32");
     snprintf(r->kernels, sizeof r->kernels, "fast");
@@ -84,6 +104,25 @@ int runcfg_validate(const runcfg_t *r, char *err, size_t errlen)
         return snprintf(err, errlen,
                         "precision %s is for the cuda backend; the cpu backend runs fp32",
                         r->precision),
+               -1;
+    int lion = !strcmp(r->optimizer, "lion"), compressed = strcmp(r->exchange, "grad") != 0;
+    if (compressed && !lion)
+        return snprintf(err, errlen,
+                        "exchange %s needs optimizer lion: only Lion's update is a sign "
+                        "(Adam exchanges gradients: exchange grad)",
+                        r->exchange),
+               -1;
+    if (compressed && strcmp(r->backend, "cpu"))
+        return snprintf(err, errlen,
+                        "exchange %s runs on the cpu backend; the %s backend has exchange grad "
+                        "(docs/lioncub.md)",
+                        r->exchange, r->backend),
+               -1;
+    if (!compressed && strcmp(r->momentum_sync, "none"))
+        return snprintf(err, errlen,
+                        "momentum_sync %s needs exchange 1bit or pbit: with exchange grad every "
+                        "rank's momentum is already the same",
+                        r->momentum_sync),
                -1;
     return 0;
 }

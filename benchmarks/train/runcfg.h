@@ -21,7 +21,14 @@ typedef struct {
     char precision[8];         /* fp32 (CPU); tf32, bf16, fp16 on the CUDA backend */
     char kernels[16];          /* reference | fast */
     char backend[8];           /* cpu | cuda */
-    double lr, beta1, beta2, eps; /* Adam */
+    double lr, beta1, beta2, eps; /* Adam (eps), Lion */
+    /* Lion and its update exchange (docs/lioncub.md) */
+    char optimizer[8];         /* adam | lion */
+    double weight_decay;       /* Lion's decoupled weight decay */
+    char exchange[8];          /* grad | 1bit | pbit */
+    char momentum_sync[12];    /* none | every | selective (1bit, pbit) */
+    int momentum_sync_every;   /* K: every K steps (selective: checked every K steps) */
+    double momentum_sync_threshold; /* selective: a layer's sign disagreement / the network's */
     int threads;               /* threads per rank for the fast path; 0 = cores / ranks */
     int kernel_timing;         /* per-kernel times (off: only the step is timed) */
     /* gradient reduction (gsync.h, docs/gsync.md) */
@@ -39,14 +46,16 @@ extern const kt_key runcfg_keys[];
 #define RUNCFG_TABLE(TYPE, MEMBER) {runcfg_keys, offsetof(TYPE, MEMBER)}
 
 /* Defaults: batch 1, 10 steps after 2 warm-up, seed 42, fp32, fast kernels
- * on the CPU, Adam 1e-3/0.9/0.999/1e-8, per-kernel timing, and the 2019
+ * on the CPU, Adam 1e-3/0.9/0.999/1e-8 (Lion: weight decay 0, exchange
+ * grad, momentum sync none, every 10 steps, threshold 1), per-kernel timing, and the 2019
  * engine (bit vector, 1024-tensor cache, layer groups, 8 MiB fusion, 1 ms
  * cycles, 60 s timeout). */
 void runcfg_default(runcfg_t *r);
 
 /* Checks of a runcfg_t filled in by code (keytab checks what is set by
- * key): batch and steps at least 1, the precision the backend runs.  0, or
- * -1 with one line in err. */
+ * key): batch and steps at least 1, the precision the backend runs, an
+ * update exchange the optimizer and backend have, momentum sync only with a
+ * compressed exchange.  0, or -1 with one line in err. */
 int runcfg_validate(const runcfg_t *r, char *err, size_t errlen);
 
 /* The gradient engine's settings (gsync.h) of a validated runcfg_t. */

@@ -9,6 +9,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/gsync/gsync.h"
+#include "benchmarks/train/lionx.h"
 #include "benchmarks/train/optim.h"
 
 /* Rows of a kernel table: each layer uses a handful of kernels. */
@@ -25,6 +26,7 @@ int64_t train_dry_flops(const network_t *net, const void *model, int batch, ktab
     void *n = net->create(model, kern_ref_ops(), NULL, batch, 1, err, sizeof err);
     CHECK(n != NULL, "%s", err);
     optim_t *opt = optim_create(net, model, n, kern_ref_ops(), NULL, 1, err, sizeof err);
+    /* Adam's FLOPs (--describe); a run counts those of its own optimizer */
     CHECK(opt != NULL, "%s", err);
     kc_t kc = {.ops = kern_ref_ops(), .tab = t, .dry = 1};
     adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
@@ -161,13 +163,13 @@ static gsync_t *open_gsync(const train_job *j, void *n, int nlayers, train_resul
 /* The step's reductions in the kernel table: one row per group, the span
  * from its first reduction's start to its last one's end (0 FLOPs: the sums
  * are MPI's or NCCL's; the span overlaps backward, see docs/gsync.md). */
-static void add_reduction_rows(const gsync_t *gs, ktab_t *tab)
+static void add_reduction_rows(const gsync_t *gs, ktab_t *tab, const char *kernel)
 {
     const gsync_step *st = gsync_last_step(gs);
     for (int k = 0; k < gsync_ngroups(gs); k++) {
         const gsync_group_time *x = &st->groups[k];
         if (x->reductions == 0) continue;
-        ktab_row *row = ktab_row_for(tab, "allreduce", gsync_group_label(gs, k));
+        ktab_row *row = ktab_row_for(tab, kernel, gsync_group_label(gs, k));
         row->calls += x->reductions;
         row->time_s += x->end_s - x->start_s;
     }
@@ -184,14 +186,16 @@ static int open_instance(const train_job *j, const net_facts *f, void **inst, op
     char why[256] = "";
     *opt = NULL;
     *inst = net->create(j->model, be->ops, be->ctx, c->batch, 0, why, sizeof why);
-    if (*inst) *opt = optim_create(net, j->model, *inst, be->ops, be->ctx, 0, why, sizeof why);
+    if (*inst)
+        *opt = optim_create_run(c, net, j->model, *inst, be->ops, be->ctx, 0, why, sizeof why);
     int ok = *opt != NULL, all_ok;
     CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm->world));
     if (!all_ok) {
         if (ok) {
             snprintf(err, errlen, "another rank ran out of memory allocating the network");
         } else {
-            size_t need = net->bytes_needed(j->model, be->ops, c->batch) + optim_bytes(f->params);
+            size_t need =
+                net->bytes_needed(j->model, be->ops, c->batch) + optim_bytes_run(c, f->params);
             snprintf(err, errlen, "out of memory: %s; the network needs %.3g GB at batch %d (%s)", why,
                      (double)need / 1e9, c->batch, net->oom_hint);
         }
@@ -244,6 +248,14 @@ static void alloc_result(const runcfg_t *c, const net_facts *f, train_result *r)
     r->loss = XCALLOC((size_t)c->steps, sizeof(double), "losses");
     r->warm_s = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up times");
     r->warm_loss = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up losses");
+    train_update *u = &r->up;
+    size_t n = (size_t)c->steps;
+    u->wire_bytes = XCALLOC(n, sizeof(int64_t), "exchange bytes");
+    u->sync_bytes = XCALLOC(n, sizeof(int64_t), "momentum-sync bytes");
+    u->synced = XCALLOC(n, sizeof(int), "momentum-sync layers");
+    u->kernel_s = XCALLOC(n, sizeof(double), "exchange kernel times");
+    u->collective_s = XCALLOC(n, sizeof(double), "exchange collective times");
+    u->disagreement = XCALLOC(n, sizeof(double), "sign disagreement");
     ktab_init(&r->kernels, table_rows(f));
 }
 
@@ -267,6 +279,59 @@ static void keep_step(train_result *r, int i, const double *mx, const gsync_step
     ktab_accumulate(&r->kernels, step_tab);
 }
 
+/* Lion with a compressed exchange (1bit, pbit): the gradient engine exchanges
+ * signs instead of summing gradients (lionx.h).  NULL otherwise. */
+static lionx_t *open_exchange(const train_job *j, optim_t *opt, gsync_t *gs, train_result *r)
+{
+    const runcfg_t *c = j->run;
+    int compressed = strcmp(c->exchange, "grad") != 0;
+    r->up.bits = 32;
+    if (!compressed) return NULL;
+    lionx_cfg xc = {
+        .pbit = !strcmp(c->exchange, "pbit"),
+        .sync = !strcmp(c->momentum_sync, "every")       ? LX_SYNC_EVERY
+                : !strcmp(c->momentum_sync, "selective") ? LX_SYNC_SELECTIVE
+                                                         : LX_SYNC_NONE,
+        .sync_every = c->momentum_sync_every,
+        .sync_threshold = c->momentum_sync_threshold,
+        .seed = c->seed,
+        .poll_us = r->gcfg.poll_us,
+        .timing = c->kernel_timing,
+    };
+    const net_slice *sl;
+    int ns = optim_slices(opt, &sl);
+    lionx_t *lx = lionx_create(&xc, j->comm, j->backend->ops, j->backend->ctx, r->tensors,
+                               r->ntensors, sl, ns, optim_moment(opt));
+    gsync_set_exchange(gs, lionx_exchange(lx));
+    r->up.bits = lionx_bits(lx);
+    return lx;
+}
+
+/* A timed step's exchange numbers: bytes of rank 0 (every rank sends the
+ * same), times and disagreement the max over ranks. */
+static void keep_update(const train_job *j, lionx_t *lx, int64_t params, int i, train_result *r)
+{
+    train_update *u = &r->up;
+    int n = j->comm->size;
+    if (!lx) {
+        /* a bandwidth-optimal allreduce of the fp32 gradients: 2 (n-1)/n of them */
+        u->wire_bytes[i] = (int64_t)(2.0 * (n - 1) / n * (double)params * sizeof(float));
+        u->disagreement[i] = NAN;
+        return;
+    }
+    const lionx_step *st = lionx_last(lx);
+    u->wire_bytes[i] = st->wire_bytes;
+    u->sync_bytes[i] = st->sync_bytes;
+    u->synced[i] = st->synced;
+    /* NaN (not measured) stays NaN: -1 travels through the max instead */
+    double in[3] = {st->kernel_s, st->collective_s, isnan(st->disagreement) ? -1 : st->disagreement},
+           mx[3];
+    CHECK_MPI(MPI_Allreduce(in, mx, 3, MPI_DOUBLE, MPI_MAX, j->comm->world));
+    u->kernel_s[i] = mx[0];
+    u->collective_s[i] = mx[1];
+    u->disagreement[i] = mx[2] < 0 ? NAN : mx[2];
+}
+
 int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
 {
     const network_t *net = j->net;
@@ -280,7 +345,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     void *n;
     optim_t *opt;
     if (open_instance(j, &f, &n, &opt, err, errlen)) return -1;
-    r->bytes = net->bytes(n) + optim_bytes(f.params);
+    r->bytes = net->bytes(n) + optim_bytes_run(c, f.params);
 
     size_t in_n, tg_n;
     net->batch_floats(j->model, c->batch, &in_n, &tg_n);
@@ -298,8 +363,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
         net->release(n);
         return -1;
     }
-    adam_hyper h = {.lr = c->lr, .beta1 = c->beta1, .beta2 = c->beta2, .eps = c->eps,
-                    .grad_scale = 1.0 / comm->size};
+    lionx_t *lx = open_exchange(j, opt, gs, r);
     if (be->tune_pass) tune_pass(j, n, input, target, &f);
     int total = c->warmup + c->steps;
     double t_start = timer_now_s();
@@ -314,18 +378,23 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
         ktab_reset(&step_tab);
         CHECK_MPI(MPI_Barrier(comm->world));
         t0 = timer_now_s();
+        if (lx) {
+            lion_hyper lh = optim_lion_hyper(opt);
+            lionx_begin(lx, &lh, s + 1);
+        }
         gsync_begin(gs);
         double loss = net->forward(n, &kc);
         net->backward(n, &kc, gsync_ready, gs);
         gsync_finish(gs);
-        h.step = s + 1;
-        optim_step(opt, &kc, &h);
+        optim_step_run(opt, &kc, s + 1, 1.0 / comm->size, lx);
         be->ops->sync(be->ctx);
         double dt = timer_now_s() - t0;
         if (be->ops->timer_flush) be->ops->timer_flush(be->ctx);
         gsync_settle(gs);
         const gsync_step *gst = gsync_last_step(gs);
-        add_reduction_rows(gs, &step_tab);
+        if (lx) lionx_take_rows(lx, &step_tab);
+        add_reduction_rows(gs, &step_tab, lx ? "sign_exchange" : "allreduce");
+        if (s >= c->warmup) keep_update(j, lx, f.params, s - c->warmup, r);
         double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, mx[6],
                gloss;
         CHECK_MPI(MPI_Allreduce(in6, mx, 5, MPI_DOUBLE, MPI_MAX, comm->world));
@@ -349,6 +418,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     validate(j, n, f.params, r);
     int rc = j->dump_weights ? dump_weights(j, n, f.params, err, errlen) : 0;
     gsync_free(gs);
+    lionx_free(lx);
     ktab_free(&step_tab);
     free(input);
     free(target);
@@ -359,6 +429,12 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
 
 void train_result_free(train_result *r)
 {
+    free(r->up.wire_bytes);
+    free(r->up.sync_bytes);
+    free(r->up.synced);
+    free(r->up.kernel_s);
+    free(r->up.collective_s);
+    free(r->up.disagreement);
     free(r->exposed_s);
     free(r->negotiation_s);
     free(r->backward_end_s);

@@ -30,6 +30,18 @@ typedef struct {
     int decides;     /* a failure makes the run invalid */
 } train_check;
 
+/* The optimizer's update exchange per timed step (docs/lioncub.md). */
+typedef struct {
+    int bits;                /* on the wire per weight: 32 (exchange grad: fp32 sums), 1, or p */
+    int64_t *wire_bytes;     /* bytes each rank sends in the exchange, rank 0 */
+    int64_t *sync_bytes;     /* bytes each rank sends to synchronise momenta, rank 0 */
+    int *synced;             /* layers whose momentum was synchronised */
+    double *kernel_s;        /* engine time in lion_sign, max over ranks */
+    double *collective_s;    /* engine time in the compressed collectives, max over ranks */
+    double *disagreement;    /* local signs against the agreed update, max over ranks (NaN: not
+                                measured) */
+} train_update;
+
 typedef struct {
     int steps, warmup;
     double *step_s, *warm_s; /* per step, max over ranks */
@@ -49,6 +61,7 @@ typedef struct {
     int *tensor_group;
     gsync_cfg gcfg;
     double *loss, *warm_loss; /* global mean loss per step */
+    train_update up;         /* the optimizer's exchange (compressed modes: lionx.h) */
     ktab_t kernels;          /* rank 0, summed over the timed steps */
     int64_t flops_rank_step; /* executed FLOPs of one step on one rank */
     size_t bytes;            /* memory of the network and optimizer state on rank 0 */

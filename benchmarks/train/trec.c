@@ -139,6 +139,42 @@ static void write_reduction(const train_job *j, const train_result *r, rec_t *w)
     rec_map_end(w);
 }
 
+/* docs/record.md "update_exchange": the optimizer, how the ranks agree on
+ * its update, and per timed step what that cost (docs/lioncub.md). */
+static void write_update(const train_job *j, const train_result *r, rec_t *w)
+{
+    const runcfg_t *c = j->run;
+    const train_update *u = &r->up;
+    size_t n = (size_t)r->steps;
+    int lion = !strcmp(c->optimizer, "lion");
+    rec_key(w, "update_exchange");
+    rec_map_begin(w);
+    rec_kv_str(w, "optimizer", c->optimizer);
+    rec_kv_str(w, "exchange", c->exchange);
+    rec_kv_int(w, "bits_per_weight", u->bits);
+    rec_kv_str(w, "momentum_sync", lion ? c->momentum_sync : "none");
+    rec_kv_int(w, "momentum_sync_every", c->momentum_sync_every);
+    rec_kv_double(w, "momentum_sync_threshold", c->momentum_sync_threshold);
+    rec_kv_str(w, "wire", "bytes each rank sends per step in a bandwidth-optimal algorithm: "
+                          "2(n-1)/n of the fp32 gradients for exchange grad; (n-1) chunks in each "
+                          "all-to-all, reduce-scatter and all-gather of packed signs");
+    rec_key(w, "steps");
+    rec_map_begin(w);
+    rec_kv_doubles(w, "exchange_s", r->comm_s, n);
+    rec_kv_doubles(w, "exposed_s", r->exposed_s, n);
+    rec_kv_doubles(w, "sign_kernel_s", u->kernel_s, n);
+    rec_kv_doubles(w, "collective_s", u->collective_s, n);
+    rec_kv_ints(w, "wire_bytes", u->wire_bytes, n);
+    rec_kv_ints(w, "momentum_sync_bytes", u->sync_bytes, n);
+    int64_t *sy = XMALLOC((n ? n : 1) * sizeof *sy, "synced layers");
+    for (size_t i = 0; i < n; i++) sy[i] = u->synced[i];
+    rec_kv_ints(w, "momentum_synced_layers", sy, n);
+    free(sy);
+    rec_kv_doubles(w, "disagreement", u->disagreement, n);
+    rec_map_end(w);
+    rec_map_end(w);
+}
+
 void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
 {
     derived_t d;
@@ -178,6 +214,7 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_map_end(w);
 
     write_reduction(j, r, w);
+    write_update(j, r, w);
     rec_kv_int(w, "kernels_steps", r->steps);
     write_kernels(w, &r->kernels);
 

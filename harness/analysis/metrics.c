@@ -31,6 +31,14 @@ const metric_info_t metric_catalog[] = {
                                    "scale: suites with model:, exadl model (docs/model.md)"},
     {"model_speedup", "", 1, 1, "the model's coordinator step time / bit-vector step time at one "
                                 "scale and grouping (param grouping): exadl model"},
+    /* STEMDL with Lion's update exchange, per scale (params exchange, rate; docs/lioncub.md) */
+    {"exchange_s", "s", -1, 1, "the gradient engine's time in the update exchange (or the "
+                               "gradient allreduce): median per timed step (max over ranks)"},
+    {"wire_bytes_per_step", "B", -1, 1, "bytes each rank sends per step in the exchange "
+                                        "(bandwidth-optimal count): median"},
+    {"speedup_over_grad", "", 1, 1, "median step time of exchange grad at the same rate and "
+                                    "scale / this entry's"},
+    {"final_loss", "", -1, 1, "loss after the last timed step (first record at the scale)"},
     /* STEMDL, per configuration */
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},

@@ -12,6 +12,7 @@
     X(local)         \
     X(mpirun)        \
     X(srun)          \
+    X(netns)         \
     X(template)
 
 #define LAUNCHER_DECLARE(n) extern const launcher_t launcher_##n;

@@ -3,7 +3,7 @@
  * `benchmark` kind.
  *
  * defines: record_reader_fn, record_kind_t, record_kinds, record_kind_find,
- *          one record_read_<kind> per line of kinds.def, record_read_gr. */
+ *          one record_read_<kind> per line of kinds.def, record_read_gr, record_read_ux. */
 #ifndef EXADL_HARNESS_RECORD_KINDS_H
 #define EXADL_HARNESS_RECORD_KINDS_H
 
@@ -31,5 +31,7 @@ const record_kind_t *record_kind_find(const char *benchmark);
 
 /* stemdl's gradient_reduction block (read_stemdl_gr.c), called by its reader. */
 int record_read_gr(const rd_t *c, const ytnode *root, record_t *r);
+/* stemdl's update_exchange block and its loss list (read_stemdl_ux.c). */
+int record_read_ux(const rd_t *c, const ytnode *root, record_t *r);
 
 #endif

@@ -5,7 +5,7 @@
  * leaves NaN or nothing; a value of the wrong type is an error naming
  * FILE:LINE:COL; numbers follow the one rule of benchmarks/common/record/read.h.
  *
- * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t),
+ * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t, uxinfo_t),
  *          record_load, record_config. */
 #ifndef EXADL_HARNESS_RECREAD_H
 #define EXADL_HARNESS_RECREAD_H
@@ -53,6 +53,18 @@ typedef struct {
     size_t ntl;
 } grinfo_t;
 
+/* stemdl's update_exchange block (docs/record.md, docs/lioncub.md), read by
+ * read_stemdl_ux.c: the optimizer, how the ranks agree on its update, and
+ * per timed step what that cost (lists of nsteps; disagreement may be NaN) */
+typedef struct {
+    const char *optimizer, *exchange, *momentum_sync;
+    long long bits, sync_every;
+    double sync_threshold;
+    double *exchange_s, *exposed_s, *kernel_s, *collective_s;
+    double *wire_bytes, *sync_bytes, *synced, *disagreement;
+    size_t nsteps;
+} uxinfo_t;
+
 /* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
     const char *mode, *grouping;
@@ -84,6 +96,10 @@ typedef struct {
     size_t nc;
     /* stemdl's gradient reduction (NULL without the block) */
     grinfo_t *gr;
+    /* stemdl's update exchange (NULL without the block) and the loss of each timed step */
+    uxinfo_t *ux;
+    double *loss;
+    size_t nloss;
     /* the orchestration benchmark */
     orow_t *o;
     size_t no;

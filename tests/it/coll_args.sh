@@ -46,6 +46,7 @@ check "orchestration flag among others" 2 "run \`orchestration\` with the same o
 check "allgather split over 3" 3 "cannot be split over 3 ranks" --op allgather -b 4 -e 4
 check "reduce_scatter split over 3" 3 "cannot be split over 3 ranks" --op reduce_scatter -b 8 -e 64
 check "alltoall split over 2" 2 "cannot be split over 2 ranks" --op alltoall -b 4 -e 4 --dtype float32
+check "vote_1bit on device buffers" 0 "vote_1bit packs on the CPU" --backend nccl --op vote_1bit
 check "root outside the job" 2 "--root 5 is not a rank" --root 5
 "$bin" --help >"$tmp/args.out" 2>&1
 if [ $? -eq 0 ] && grep -q -- '--backend mpi|mpi-cuda|nccl' "$tmp/args.out"; then
@@ -55,7 +56,7 @@ else
 fi
 # the --op help is generated from the registry: one line per operation
 missing=
-for op in allreduce reduce_scatter allgather broadcast reduce alltoall pingpong; do
+for op in allreduce reduce_scatter allgather broadcast reduce alltoall pingpong vote_1bit sum_pbit; do
     grep -q "^ *$op  " "$tmp/args.out" || missing="$missing $op"
 done
 if [ -z "$missing" ]; then echo "PASS: coll_args help lists every operation"

@@ -37,14 +37,21 @@ need(rec["benchmark"] == "collectives" and rec["status"] == "ok", "benchmark/sta
 need(rec["ranks"] == np and rec["gpus"] == 0 and rec["backend"] == "mpi", "ranks/gpus/backend")
 need(rec["validation"][0]["outcome"] == "pass", "validation not pass")
 ops = {r["op"] for r in rec["results"]}
-want = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"}
+want = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall",
+        "vote_1bit", "sum_pbit"}
 if np > 1: want.add("pingpong")
 need(ops == want, "ops %s" % sorted(ops))
 keys = ("op dtype redop root inplace bytes count iterations warmup time_s median_s ci_lo_s "
         "ci_hi_s min_s max_s algbw_GBps busbw_GBps busbw_factor latency_us wrong").split()
 # nccl-tests' factors (pingpong: one way, factor 1), written here independently
 factor = {"allreduce": 2 * (np - 1) / np, "allgather": (np - 1) / np, "reduce_scatter": (np - 1) / np,
-          "alltoall": (np - 1) / np, "broadcast": 1, "reduce": 1, "pingpong": 1}
+          "alltoall": (np - 1) / np, "broadcast": 1, "reduce": 1, "pingpong": 1,
+          # the sign exchanges: the fp32 allreduce's, busbw = fp32-equivalent (docs/lioncub.md)
+          "vote_1bit": 2 * (np - 1) / np, "sum_pbit": 2 * (np - 1) / np}
+def wire(op, count):  # bytes one rank sends: 2 (n-1) chunks of the packed words
+    p = 1 if op == "vote_1bit" else max(1, (np).bit_length())
+    words = -(-count // (64 // p))
+    return 2 * (np - 1) * (-(-words // np)) * 8
 for r in rec["results"]:
     for k in keys: need(k in r, "row lacks %s" % k)
     need(r["wrong"] == 0, "wrong in %s" % r)
@@ -54,6 +61,8 @@ for r in rec["results"]:
     need(abs(r["algbw_GBps"] - r["bytes"] / r["median_s"] / 1e9) < 1e-9 * max(1, r["algbw_GBps"]), "algbw")
     need(abs(r["busbw_factor"] - factor[r["op"]]) < 1e-12, "busbw_factor of %s: %s" % (r["op"], r["busbw_factor"]))
     need(abs(r["busbw_GBps"] - r["algbw_GBps"] * r["busbw_factor"]) <= 1e-12 * max(1, r["busbw_GBps"]), "busbw")
+    if r["op"] in ("vote_1bit", "sum_pbit"):
+        need(r.get("wire_bytes") == wire(r["op"], r["count"]), "wire_bytes of %s" % r)
     if r["op"] in ("allreduce", "reduce_scatter", "reduce"):
         need(r["redop"] in ("sum", "min", "max"), "redop")
     else:

@@ -24,6 +24,7 @@
 #include "benchmarks/collectives/bench.h"
 #include "benchmarks/collectives/coll.h"
 #include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/signpack.h"
 #include "tests/unit/tap.h"
 
 enum { MAXR = 8, CHUNK = 4 };
@@ -50,6 +51,10 @@ static double expected_factor(const char *op, int n)
      * of a message of `size` bytes, so busbw = algbw = size / one-way time
      * (OSU's bandwidth convention for one link): factor 1 */
     if (!strcmp(op, "pingpong")) return 1;
+    /* not in nccl-tests: the compressed sign exchanges (docs/lioncub.md) take
+     * the fp32 allreduce's factor, so that their busbw is the bandwidth an
+     * fp32 allreduce of the same parameters would need (effective busbw) */
+    if (!strcmp(op, "vote_1bit") || !strcmp(op, "sum_pbit")) return 2 * (p - 1) / p;
     return NAN;
 }
 
@@ -116,7 +121,8 @@ static void test_factors(void)
         const char *op;
         int n;
         double want;
-    } known[] = {{"allreduce", 1, 0.0},        {"allreduce", 2, 1.0},     {"allreduce", 4, 1.5},
+    } known[] = {{"vote_1bit", 2, 1.0},        {"sum_pbit", 4, 1.5},
+                 {"allreduce", 1, 0.0},        {"allreduce", 2, 1.0},     {"allreduce", 4, 1.5},
                  {"allreduce", 3, 4.0 / 3},    {"allgather", 4, 0.75},    {"reduce_scatter", 3, 2.0 / 3},
                  {"alltoall", 8, 0.875},       {"broadcast", 6, 1.0},     {"reduce", 6, 1.0},
                  {"pingpong", 2, 1.0}};
@@ -207,6 +213,22 @@ static int reference(const sim_t *s, const coll_op_t *op, int inplace, int r, ex
         /* MPI has one buffer per rank: out of place the root's is its send buffer */
         if (r == root && !inplace && bk != BK_NCCL) e->buf = BUF_SEND;
         for (size_t j = 0; j < cnt; j++) e->v[j] = in_of(s, op, root, inplace, j);
+    } else if (!strcmp(name, "vote_1bit") || !strcmp(name, "sum_pbit")) {
+        /* every rank's sign, a 0 as its tie bit; the vote's ties by the vote's tie bit */
+        uint64_t seed = s->ctx[0].pat->seed;
+        for (size_t j = 0; j < cnt; j++) {
+            int ones = 0;
+            for (int q = 0; q < n; q++) {
+                double v = in_of(s, op, q, inplace, j);
+                ones += v > 0 ? 1 : v < 0 ? 0 : (int)((sp_tie_word(seed, (int64_t)(j / 64)) >> (j % 64)) & 1);
+            }
+            if (!strcmp(name, "sum_pbit"))
+                e->v[j] = 2.0 * ones - n;
+            else if (2 * ones != n)
+                e->v[j] = 2 * ones > n ? 1.0 : -1.0;
+            else
+                e->v[j] = (sp_tie_word(sp_vote_seed(seed), (int64_t)(j / 64)) >> (j % 64)) & 1 ? 1.0 : -1.0;
+        }
     } else if (!strcmp(name, "pingpong")) {
         if (r > 1) e->len = 0;
         for (size_t j = 0; j < e->len; j++) e->v[j] = in_of(s, op, 1 - r, inplace, j);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/launchers/launcher.h"
 #include "harness/suite/suite.h"
@@ -315,6 +316,27 @@ static void test_mpirun(void)
     ar_free(a);
 }
 
+/* the emulated network: its script in front of mpirun, one node whatever the shape */
+static void test_netns(void)
+{
+    arena_t *a = ar_new();
+    const char *saved = getenv("EXADL_MPIRUN");
+    char *keep = saved ? ar_strdup(a, saved) : NULL;
+    unsetenv("EXADL_MPIRUN");
+    char *l1 = line_of(a, "netns", &(launcher_job_t){.scale = 2, .nodes = 1, .env = env_names},
+                       prog);
+    char *l2 = line_of(a, "netns", &(launcher_job_t){.scale = 4, .nodes = 2, .ranks_per_node = 2,
+                                                     .args = (const char *[]){"--bind-to", "none"},
+                                                     .nargs = 2, .env = env_names}, prog);
+    if (keep) setenv("EXADL_MPIRUN", keep, 1);
+    char *script = ar_printf(a, "%s/harness/launchers/netns.sh", exadl_root());
+    T_ASSERT(!strcmp(l1, ar_printf(a, "%s -- mpirun -np 2 prog 'a b'", script)), "netns: %s", l1);
+    T_ASSERT(!strcmp(l2, ar_printf(a, "%s -- mpirun -np 4 --bind-to none prog 'a b'", script)),
+             "netns over two nodes stays on one: %s", l2);
+    T_ASSERT(access(script, X_OK) == 0, "%s is not an executable file", script);
+    ar_free(a);
+}
+
 static void test_srun(void)
 {
     arena_t *a = ar_new();
@@ -406,6 +428,7 @@ int main(void)
     T_RUN(test_wrap_every_launcher);
     T_RUN(test_local);
     T_RUN(test_mpirun);
+    T_RUN(test_netns);
     T_RUN(test_srun);
     T_RUN(test_template);
     T_RUN(test_usage);

@@ -458,6 +458,55 @@ static void test_dispatch(void)
     ar_free(a);
 }
 
+/* stemdl's update_exchange block (docs/lioncub.md) and the loss list */
+static void test_update_exchange(void)
+{
+    rec_t *r = start("ux.yaml", "stemdl", "ok", NULL, 2, "cpu", "fp32");
+    const double ex[] = {0.5, 0.25, 0.125}, wire[] = {1696320, 1696320, 1696320};
+    const double dis[] = {0.1, NAN, 0.3}, loss[] = {0.5, 0.4, 0.35};
+    const int64_t wi[] = {1696320, 1696320, 1696320}, sy[] = {0, 13, 0};
+    rec_key(r, "update_exchange");
+    rec_map_begin(r);
+    rec_kv_str(r, "optimizer", "lion");
+    rec_kv_str(r, "exchange", "1bit");
+    rec_kv_int(r, "bits_per_weight", 1);
+    rec_kv_str(r, "momentum_sync", "selective");
+    rec_kv_int(r, "momentum_sync_every", 10);
+    rec_kv_double(r, "momentum_sync_threshold", 1.5);
+    rec_key(r, "steps");
+    rec_map_begin(r);
+    const char *keys[] = {"exchange_s", "exposed_s", "sign_kernel_s", "collective_s"};
+    for (size_t i = 0; i < N(keys); i++) rec_kv_doubles(r, keys[i], ex, 3);
+    rec_kv_ints(r, "wire_bytes", wi, 3);
+    rec_kv_ints(r, "momentum_sync_bytes", sy, 3);
+    rec_kv_ints(r, "momentum_synced_layers", sy, 3);
+    rec_kv_doubles(r, "disagreement", dis, 3);
+    rec_map_end(r);
+    rec_map_end(r);
+    rec_key(r, "loss");
+    rec_map_begin(r);
+    rec_kv_doubles(r, "steps", loss, 3);
+    rec_map_end(r);
+    finish(r);
+    arena_t *a = ar_new();
+    record_t rr;
+    load(a, "ux.yaml", &rr);
+    const uxinfo_t *u = rr.ux;
+    T_ASSERT(u, "update_exchange not read");
+    T_STR(u->optimizer, "lion");
+    T_STR(u->exchange, "1bit");
+    T_STR(u->momentum_sync, "selective");
+    T_SAME(u->bits, 1);
+    T_SAME(u->sync_every, 10);
+    T_SAME(u->sync_threshold, 1.5);
+    same_list("exchange_s", u->exchange_s, u->nsteps, ex, 3);
+    same_list("collective_s", u->collective_s, u->nsteps, ex, 3);
+    same_list("wire_bytes", u->wire_bytes, u->nsteps, wire, 3);
+    same_list("disagreement", u->disagreement, u->nsteps, dis, 3);
+    same_list("loss", rr.loss, rr.nloss, loss, 3);
+    ar_free(a);
+}
+
 static void test_bad_values(void)
 {
     static const struct {
@@ -485,6 +534,14 @@ static void test_bad_values(void)
          "b.yaml:2:12: expected text for benchmark, found a sequence"},
         {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\nranks: .inf\n",
          "b.yaml:4:8: expected an integer for ranks, found '.inf'"},
+        {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\nupdate_exchange:\n  optimizer: lion\n"
+         "  exchange: 1bit\n  steps: {exchange_s: [1, 2], wire_bytes: [3]}\n",
+         "b.yaml:7:10: update_exchange.steps: exposed_s has 0 entries, exchange_s 2"},
+        {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\nupdate_exchange:\n  optimizer: lion\n"
+         "  exchange: 1bit\n  steps: {exchange_s: [.nan]}\n",
+         "b.yaml:7:24: expected a finite number for exchange_s, found '.nan'"},
+        {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\nupdate_exchange: {optimizer: lion}\n",
+         "b.yaml:4:18: update_exchange: optimizer and exchange are required"},
     };
     for (size_t i = 0; i < N(bad); i++) {
         write_text("b.yaml", bad[i].text);
@@ -514,6 +571,7 @@ int main(void)
     T_RUN(test_collectives);
     T_RUN(test_orchestration);
     T_RUN(test_dispatch);
+    T_RUN(test_update_exchange);
     T_RUN(test_bad_values);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -214,6 +214,37 @@ int gsync_group_of(const gsync_t *g, int tensor) { return g->group_of[tensor]; }
 const gsync_tensor *gsync_tensor_at(const gsync_t *g, int tensor) { return &g->tensors[tensor]; }
 int gsync_ntensors(const gsync_t *g) { return g->T; }
 
+void gsync_set_exchange(gsync_t *g, gsync_exchange x) { g->xchg = x; }
+
+/* One rank: no engine; the exchange gets each group in turn, after backward. */
+static void exchange_alone(gsync_t *g)
+{
+    float **bufs = XMALLOC((size_t)g->T * sizeof *bufs, "exchange list");
+    int64_t *counts = XMALLOC((size_t)g->T * sizeof *counts, "exchange list");
+    int *slots = XMALLOC((size_t)g->T * sizeof *slots, "exchange list");
+    for (int k = 0; k < g->G; k++) {
+        int n = 0;
+        for (int t = 0; t < g->T; t++)
+            if (g->group_of[t] == k && !isnan(g->tensor_ready[t])) {
+                bufs[n] = g->grad + g->tensors[t].off;
+                counts[n] = g->tensors[t].count;
+                slots[n++] = t;
+            }
+        if (n == 0) continue;
+        double t0 = timer_now_s();
+        g->xchg.run(g->xchg.ctx, bufs, counts, slots, n);
+        double t1 = timer_now_s();
+        g->gt[k].start_s = t0 - g->t0;
+        g->gt[k].end_s = t1 - g->t0;
+        g->gt[k].reductions = 1;
+        g->step.reduce_s += t1 - t0;
+        g->step.reductions++;
+    }
+    free(bufs);
+    free(counts);
+    free(slots);
+}
+
 void gsync_begin(gsync_t *g)
 {
     memset(&g->step, 0, sizeof g->step);
@@ -268,13 +299,14 @@ void gsync_finish(gsync_t *g)
             check_fail("gradient reduction", __FILE__, __LINE__, "%s", g->error);
         }
     }
+    if (!g->thread_up && g->xchg.run) exchange_alone(g);
     g->step.exposed_s = timer_now_s() - t_wait;
     /* group ready times: the last of their tensors, on this rank */
     for (int t = 0; t < g->T; t++) {
         gsync_group_time *x = &g->gt[g->group_of[t]];
         if (isnan(x->ready_s) || g->tensor_ready[t] > x->ready_s) x->ready_s = g->tensor_ready[t];
     }
-    if (!g->thread_up)
+    if (!g->thread_up && !g->xchg.run)
         for (int k = 0; k < g->G; k++) g->gt[k].start_s = g->gt[k].end_s = g->gt[k].ready_s;
 }
 

@@ -76,6 +76,17 @@ typedef struct {
     void *ctx;
 } gsync_transport;
 
+/* An exchange in place of the sum (the Lion update exchange, lionx.h): the
+ * engine hands each fused batch of released tensors (fp32 gradients, their
+ * tensor ids as slots) to run instead of reducing them; the batches are the
+ * same on every rank.  Engine thread; run may call MPI (the engine is the
+ * only thread calling MPI while a step runs).  On one rank, where no engine
+ * runs, gsync_finish hands it every group in turn. */
+typedef struct {
+    void (*run)(void *ctx, float *const *bufs, const int64_t *counts, const int *slots, int n);
+    void *ctx;
+} gsync_exchange;
+
 /* One tensor: a layer's weights or its bias, a slice of the flat gradient. */
 typedef struct {
     char name[48];     /* "up0.l2.w", "conv_fin.b" */
@@ -125,6 +136,9 @@ int64_t gsync_group_bytes(const gsync_t *g, int group);
 int gsync_group_of(const gsync_t *g, int tensor);
 const gsync_tensor *gsync_tensor_at(const gsync_t *g, int tensor);
 int gsync_ntensors(const gsync_t *g);
+
+/* Use x instead of the sum from the next step on (x.run NULL: the sum). */
+void gsync_set_exchange(gsync_t *g, gsync_exchange x);
 
 /* Start a step (the engine's cycles begin). */
 void gsync_begin(gsync_t *g);

@@ -87,7 +87,9 @@ static void flush(gsync_t *g, batch_t *b)
         gsync_group_time *x = &g->gt[g->group_of[b->slots[i]]];
         if (isnan(x->start_s)) x->start_s = start - g->t0;
     }
-    if (g->builtin_mpi)
+    if (g->xchg.run)
+        g->xchg.run(g->xchg.ctx, b->bufs, b->counts, b->slots, b->n);
+    else if (g->builtin_mpi)
         mpi_reduce(g, b->bufs, b->counts, b->n);
     else
         g->tr.allreduce(g->tr.ctx, b->bufs, b->counts, b->slots, b->n);

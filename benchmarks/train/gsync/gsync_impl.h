@@ -13,6 +13,7 @@ struct gsync {
     comm_t *comm;
     gsync_transport tr;
     int builtin_mpi;         /* tr has no allreduce: gsync reduces with MPI itself */
+    gsync_exchange xchg;     /* run set: exchanged instead of summed (gsync_set_exchange) */
     float *grad;
     int T, G, nlayers;
     gsync_tensor *tensors;   /* T, backward order */

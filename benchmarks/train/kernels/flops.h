@@ -55,6 +55,16 @@ int64_t flops_l1_bwd(int64_t elems);
  * v = b2 v + (1 - b2) g g (4); w -= lr_t m / (sqrt(v) + eps_t) (5): 13. */
 int64_t flops_adam(int64_t params);
 
+/* Lion, per parameter: g *= scale (1); c = b1 m + (1 - b1) g (3); sign(c), a
+ * compare-and-select (1); w -= lr (u + wd w) (4); m = b2 m + (1 - b2) g (3): 12.
+ * lion_sign: scale, c, sign, m: 8 (the bit packing is integer work).
+ * lion_apply: w -= lr (u + wd w): 4, plus 1 multiply by 1/nranks to turn a
+ * p-bit count into the mean sign (p > 1): 5.  Votes and field sums are
+ * integer operations: 0. */
+int64_t flops_lion(int64_t params);
+int64_t flops_lion_sign(int64_t params);
+int64_t flops_lion_apply(int64_t params, int p);
+
 /* Skip-connection gradient: dst += src, 1 per element.  Copies count 0. */
 int64_t flops_add(int64_t elems);
 

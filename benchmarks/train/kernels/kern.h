@@ -38,6 +38,14 @@ typedef struct {
     double grad_scale; /* gradients are multiplied by this first (1/ranks, 1/loss scale) */
 } adam_hyper;
 
+/* Lion (Chen et al. 2023; docs/lioncub.md): c = b1 m + (1 - b1) g,
+ * w -= lr (sign(c) + weight_decay w), m = b2 m + (1 - b2) g. */
+typedef struct {
+    double lr, beta1, beta2, weight_decay;
+    double grad_scale; /* gradients are multiplied by this first (1/ranks) */
+    uint64_t tie_seed; /* lion_sign: the tie words of signs that are 0 (signpack.h) */
+} lion_hyper;
+
 typedef struct kern_ops {
     const char *name; /* "reference", "fast", "cuda" */
 
@@ -75,6 +83,22 @@ typedef struct kern_ops {
      * when not NULL, receives the updated weights in the compute type. */
     void (*adam)(void *ctx, float *master, void *w_compute, const void *g, float *m, float *v,
                  int64_t n, const adam_hyper *h);
+
+    /* Lion on n parameters (fp32 master weights, moment m), the whole step
+     * on the (reduced) gradient; sign(0) = 0.  w_compute as for adam. */
+    void (*lion)(void *ctx, float *master, void *w_compute, const void *g, float *m, int64_t n,
+                 const lion_hyper *h);
+    /* The local half of a compressed Lion step (lionx.h): bits (1-bit format
+     * of signpack.h, sp_words(n, 1) words, bits past n 0) = sign(b1 m +
+     * (1 - b1) g), a sign 0 taking its tie bit of (h->tie_seed, word); then
+     * m = b2 m + (1 - b2) g.  bits in the set's memory, like m. */
+    void (*lion_sign)(void *ctx, float *m, const void *g, uint64_t *bits, int64_t n,
+                      const lion_hyper *h);
+    /* The agreed update applied: u = +-1 from bits (p = 1), or u = (2 c -
+     * nranks) / nranks from p-bit fields c (the mean of the ranks' signs);
+     * w -= lr (u + weight_decay w).  words in the set's memory. */
+    void (*lion_apply)(void *ctx, float *master, void *w_compute, const uint64_t *words, int p,
+                       int nranks, int64_t n, const lion_hyper *h);
 
     /* dst = src (same shape), dst += src, dst = 0. */
     void (*copy)(void *ctx, const tview *src, const tview *dst);

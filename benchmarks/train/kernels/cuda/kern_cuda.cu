@@ -131,6 +131,9 @@ static void fill_ops(Ctx *C)
     o->l1_fwd = kcu_op_l1_fwd;
     o->l1_bwd = kcu_op_l1_bwd;
     o->adam = kcu_op_adam;
+    o->lion = kcu_op_lion;
+    o->lion_sign = kcu_op_lion_sign;
+    o->lion_apply = kcu_op_lion_apply;
     o->copy = kcu_op_copy;
     o->add = kcu_op_add;
     o->zero = kcu_op_zero;

@@ -11,6 +11,7 @@
  *                         choice, workspace, aligned stand-ins)
  *   kern_cuda_device.cu   facts about the device and the peak probe (cuBLAS GEMM)
  *   kern_cuda_nccl.cu     NCCL: the communicator and gsync's gradient transport
+ *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
  *
  * All work is queued on one compute stream; NCCL runs on a second stream.
  * Device code cannot be shared between these files (they are compiled without
@@ -297,6 +298,13 @@ void kcu_op_l1_bwd(void *c, const tview *y, const tview *t, const tview *dy);
 void kcu_op_adam(void *c, float *master, void *w_compute, const void *g, float *m, float *v,
                  int64_t n, const adam_hyper *h);
 void kcu_op_grad_check(void *c, const float *grads, int64_t n);
+/* kern_cuda_lion.cu */
+void kcu_op_lion(void *c, float *master, void *w_compute, const void *g, float *m, int64_t n,
+                 const lion_hyper *h);
+void kcu_op_lion_sign(void *c, float *m, const void *g, uint64_t *bits, int64_t n,
+                      const lion_hyper *h);
+void kcu_op_lion_apply(void *c, float *master, void *w_compute, const uint64_t *words, int p,
+                       int nranks, int64_t n, const lion_hyper *h);
 /* kern_cuda_conv.cu */
 void kcu_op_conv_fwd(void *c, const tview *x, const void *w, int k, const tview *y);
 void kcu_op_conv_bwd_data(void *c, const tview *dy, const void *w, int k, const tview *dx);

@@ -17,6 +17,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/train/kernels/fast/kern_fast_conv.h"
 #include "benchmarks/train/kernels/fast/kern_fast_gemm.h"
+#include "benchmarks/train/kernels/fast/kern_fast_lion.h"
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/kern.h"
 
@@ -246,6 +247,7 @@ const kern_ops *kern_fast_ops(void)
         ops.l1_fwd = fast_l1_fwd;
         ops.l1_bwd = fast_l1_bwd;
         ops.adam = fast_adam;
+        kern_fast_lion_fill(&ops);
         ops.copy = fast_copy;
         ops.add = fast_add;
         ops.zero = fast_zero;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/kernels/ref/kern_ref_lion.h"
 
 #ifdef KERN_REF_COUNT
 extern int64_t kern_ref_flops;
@@ -333,6 +334,7 @@ const kern_ops *kern_ref_ops(void)
         ops.l1_fwd = ref_l1_fwd;
         ops.l1_bwd = ref_l1_bwd;
         ops.adam = ref_adam;
+        kern_ref_lion_fill(&ops);
         ops.copy = ref_copy;
         ops.add = ref_add;
         ops.zero = ref_zero;
