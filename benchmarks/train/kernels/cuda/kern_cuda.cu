@@ -131,6 +131,7 @@ static void fill_ops(Ctx *C)
     o->timer_stop = cu_timer_stop;
     o->timer_flush = cu_timer_flush;
     o->grad_check = C->prec == P_FP16 ? kcu_op_grad_check : NULL;
+    kcu_fill_3d(o);
 }
 
 extern "C" void *kcu_create(const kcu_opts *o, char *err, size_t errlen)
@@ -227,6 +228,7 @@ extern "C" void kcu_release(void *ctx)
         CK_DNN(cudnnDestroyConvolutionDescriptor(cv->cd));
         delete cv;
     }
+    kcu_release_3d(C);
     for (const Pending &p : C->pend) {
         C->evpool.push_back(p.a);
         C->evpool.push_back(p.b);
