@@ -132,7 +132,7 @@ static void write_record(const void *model, rec_t *w)
     for (int a = 0; a < 3; a++) rec_int(w, pt->units[a]);
     rec_seq_end(w);
     rec_kv_int(w, "halo_bytes_per_sample", bytes);
-    rec_kv_int(w, "halo_messages_per_sample", msgs);
+    rec_kv_int(w, "halo_messages_per_step", msgs);
     rec_kv_int(w, "gather_bytes_per_sample",
                pt->ranks_per_sample > 1 ? (int64_t)p->feat_c * pt->units[0] * pt->units[1] *
                                               pt->units[2] * (int64_t)sizeof(float) *
