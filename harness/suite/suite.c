@@ -18,7 +18,10 @@ const char *const suite_bench_keys[] = {
     "global_batch", "repetitions", "timeout_s", "env", NULL};
 
 
-const char *scaling_name(scaling_kind k) { return k == SCALING_STRONG ? "strong" : "weak"; }
+const char *scaling_name(scaling_kind k)
+{
+    return k == SCALING_STRONG ? "strong" : k == SCALING_SPATIAL ? "spatial" : "weak";
+}
 
 /* ---- launcher: a name or a text, as harness/launchers/registry.c lists them ---------- */
 static int parse_launcher(ctx_t *c, const ytnode *n, suite_t *s)

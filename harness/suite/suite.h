@@ -24,7 +24,11 @@ void machine_detect(machine_t *m);
 /* Devices `auto` scales go up to: Slurm tasks, else GPUs, else cores. */
 int machine_devices(const machine_t *m);
 
-typedef enum { SCALING_WEAK, SCALING_STRONG } scaling_kind;
+/* weak: fixed batch per rank; strong: fixed global batch (global_batch);
+ * spatial: the program's batch unchanged at every scale while more ranks
+ * split each sample (cosmoflow --spatial auto): strong scaling of one
+ * sample's work, efficiency T(N0) N0 / (N T(N)) */
+typedef enum { SCALING_WEAK, SCALING_STRONG, SCALING_SPATIAL } scaling_kind;
 
 typedef struct {
     const char *key, *value; /* value NULL: env -> unset; config -> flag alone */

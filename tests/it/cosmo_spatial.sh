@@ -56,6 +56,25 @@ else
     echo "FAIL: cosmoflow record lacks the decomposition or the halo rows (see $T/d2.yaml)"
 fi
 
+# the harness's model rebuilds the halo bytes from the record's geometry:
+# they must equal what the benchmark counted (exadl model --spatial on a run
+# folder made of these two records; no sweep, so no link constants)
+mkdir -p "$T/run/records"
+cp "$T/one.yaml" "$T/run/records/cosmoflow-n1-r1.yaml"
+cp "$T/d2.yaml" "$T/run/records/cosmoflow-n2-r1.yaml"
+if "$EXADL_BIN/exadl" model "$T/run" --spatial --scales 1,2 --quiet >"$T/model.out" 2>&1; then
+    want=$(awk '$1 == "halo_bytes_per_sample:" { print $2 }' "$T/d2.yaml")
+    got=$(awk '/^validation:/ { v = 1 } v && $1 == "ranks:" { r = $2 }
+               v && r == 2 && $1 == "halo_bytes_rank0:" { print $2 }' "$T/run/model/spatial_model.yaml")
+    if [ -n "$want" ] && [ "$want" = "$got" ]; then
+        echo "PASS: exadl model --spatial rebuilds rank 0's halo bytes ($got) from the record's geometry"
+    else
+        echo "FAIL: exadl model --spatial: halo bytes $got, the benchmark counted $want"
+    fi
+else
+    echo "FAIL: exadl model --spatial: $(tail -n 2 "$T/model.out")"
+fi
+
 # samples from a file, split and not
 "$C" --preset tiny --write-data "$T/s.bin" --samples 3 >"$T/w.out" 2>&1 ||
     echo "FAIL: cosmoflow --write-data: $(tail -n 2 "$T/w.out")"

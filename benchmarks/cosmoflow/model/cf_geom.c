@@ -227,12 +227,14 @@ int cf_part_make(const cf_plan *p, int world, int rank, cf_part *pt, char *err, 
 {
     int s[3];
     CHECK(cf_parse_spatial(p->cfg.spatial, s) == 0, "spatial '%s'", p->cfg.spatial);
-    if (s[0] == 0 && cf_split_choose(p, world, s)) {
-        snprintf(err, errlen,
-                 "--spatial auto: %d ranks cannot split one sample of size %d (%d units of %d "
-                 "voxels per axis, kernel %d)",
-                 world, p->cfg.size, p->units, 1 << p->cfg.blocks, p->cfg.kernel);
-        return -1;
+    /* auto: every rank on one sample when it splits that many ways, else the
+     * largest divisor of the ranks that it does (1 always does), the rest
+     * as data-parallel groups */
+    if (s[0] == 0) {
+        int found = 0;
+        for (int S = world; S >= 1 && !found; S--)
+            found = world % S == 0 && cf_split_choose(p, S, s) == 0;
+        CHECK(found, "--spatial auto found no split, not even 1x1x1");
     }
     int S = s[0] * s[1] * s[2];
     if (world % S) {

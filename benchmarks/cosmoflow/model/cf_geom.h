@@ -75,7 +75,9 @@ int cf_parse_spatial(const char *text, int s[3]);
 int cf_split_choose(const cf_plan *p, int ranks, int s[3]);
 
 /* The decomposition of `rank` among `world` ranks for the plan's spatial
- * setting.  0, or -1 with one line naming --spatial in err. */
+ * setting (auto: all ranks on one sample when it splits that many ways,
+ * else the largest divisor of the ranks that it does, the others as
+ * data-parallel groups).  0, or -1 with one line naming --spatial in err. */
 int cf_part_make(const cf_plan *p, int world, int rank, cf_part *pt, char *err, size_t errlen);
 /* The part of spatial rank `srank` of a split (group 0); no checks. */
 void cf_part_for(const cf_plan *p, const int split[3], int srank, cf_part *pt);
