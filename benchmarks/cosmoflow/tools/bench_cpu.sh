@@ -172,6 +172,6 @@ else
     echo "  model_over_measured: $(ratio "$p2" "$t2")"
     echo "  halo_s_per_step_measured: $(awk -F'[,:]+' '/kernel: halo,/ { t += $10 } END { printf "%.4g", t }' "$tmp/run/records/cosmoflow-n2-r1.yaml" | awk -v s="$steps" '{ printf "%.4g", $1 / s }')"
     echo "  halo_bytes_per_step_rank0: $(val halo_bytes_per_sample "$tmp/run/records/cosmoflow-n2-r1.yaml")"
-    echo "  model_links: \"$(awk -F': ' '$1 == "links" { print $2; exit }' "$tmp/model/spatial_model.yaml" | tr -d "'\"" | cut -c1-160)\""
+    echo "  model_links: \"$(sed -n 's/^links: //p' "$tmp/model/spatial_model.yaml" | tr -d "'\"" | cut -c1-200)\""
 fi
 echo "  loadavg_after: $(cut -d' ' -f1 /proc/loadavg)"
