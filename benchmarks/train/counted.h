@@ -73,6 +73,35 @@ void kc_lion_apply(kc_t *kc, const char *layer, float *master, void *w_compute,
 void kc_copy(kc_t *kc, const char *layer, const tview *src, const tview *dst);
 void kc_add(kc_t *kc, const char *layer, const tview *src, const tview *dst);
 void kc_zero(kc_t *kc, const char *layer, const tview *dst);
+/* 3D kernels (kern.h; formulas in flops.h) */
+void kc_conv3d_fwd(kc_t *kc, const char *layer, const t3view *x, const void *w, int k,
+                   const t3view *y);
+void kc_conv3d_bwd_data(kc_t *kc, const char *layer, const t3view *dy, const void *w, int k,
+                        const t3view *dx);
+void kc_conv3d_bwd_weights(kc_t *kc, const char *layer, const t3view *x, const t3view *dy, int k,
+                           void *dw);
+void kc_pool3d_fwd(kc_t *kc, const char *layer, const t3view *x, const t3view *y);
+void kc_pool3d_bwd(kc_t *kc, const char *layer, const t3view *x, const t3view *dy,
+                   const t3view *dx);
+void kc_lrelu_fwd(kc_t *kc, const char *layer, const t3view *x, const t3view *y, float slope);
+void kc_lrelu_bwd(kc_t *kc, const char *layer, const t3view *y, const t3view *dy,
+                  const t3view *dx, float slope);
+void kc_bias3d_fwd(kc_t *kc, const char *layer, const t3view *y, const void *b);
+void kc_bias3d_bwd(kc_t *kc, const char *layer, const t3view *dy, void *db);
+void kc_dense_fwd(kc_t *kc, const char *layer, const void *x, const void *w, int n, int in,
+                  int out, void *y);
+void kc_dense_bwd_data(kc_t *kc, const char *layer, const void *dy, const void *w, int n, int in,
+                       int out, void *dx);
+void kc_dense_bwd_weights(kc_t *kc, const char *layer, const void *x, const void *dy, int n,
+                          int in, int out, void *dw);
+double kc_mse_fwd(kc_t *kc, const char *layer, const void *y, const void *t, int64_t count);
+void kc_mse_bwd(kc_t *kc, const char *layer, const void *y, const void *t, int64_t count,
+                void *dy);
+/* A strided copy (0 FLOPs) under the given kernel name, so that halo
+ * packing and gathers get rows of their own ("halo_pack", "gather"). */
+void kc_copy3d(kc_t *kc, const char *kernel, const char *layer, const t3view *src,
+               const t3view *dst);
+
 /* The kernel set's once-per-step gradient check (kern_ops.grad_check, where
  * it has one): 0 FLOPs, it tests bits (inf/NaN), it does no arithmetic. */
 void kc_grad_check(kc_t *kc, const char *layer, const float *grads, int64_t n);

@@ -10,3 +10,9 @@ train_src += $(wildcard benchmarks/train/*.c benchmarks/train/gsync/*.c \
 # for --backend cuda (kernels/cuda/kern_cuda.h: kcu_load)
 GPU_MODULES += cuda
 cuda_cu     += $(wildcard benchmarks/train/kernels/cuda/*.cu)
+
+# the fast set's 3D loops share oneDNN's OpenMP threads (kern_fast_3d.c) and
+# need the vectoriser with selects as blends (-O3 -fno-trapping-math: no
+# result changes, FP exceptions are never enabled): as branches, random
+# signs mispredict half the time (5-10x slower on 128^3 activations)
+$(BUILD)/obj/benchmarks/train/kernels/fast/kern_fast_3d.o: CFLAGS += -fopenmp -O3 -fno-trapping-math

@@ -25,7 +25,13 @@
  *     row per slice, after the gradients are reduced;
  *   - data are generated on the fly: sample g of step t depends only on
  *     (seed, t, g), so R ranks of batch b see the samples one rank of batch
- *     R*b sees.
+ *     R*b sees;
+ *   - spatial parallelism (facts.replica_ranks = S > 1): ranks S*g ..
+ *     S*g + S-1 form group g, which trains on the samples of group g (the
+ *     runtime passes first_sample = g * batch to every rank of the group);
+ *     each rank computes its part of every gradient, parts that add up to
+ *     the group's gradient, so the runtime sums over all ranks and divides by
+ *     the number of groups.
  *
  * defines: network_t, net_facts, net_slice, net_params, net_grad_ready_fn */
 #ifndef TRAIN_NETWORK_H
@@ -50,6 +56,8 @@ typedef struct {
     int64_t params;           /* floats of the flat parameter array */
     int64_t fwd_conv_flops;   /* per sample: forward convolution FLOPs (DESIGN.md) */
     int64_t convention_flops; /* per sample: the published convention (3 x forward conv) */
+    int replica_ranks;        /* ranks sharing each sample (spatial parallelism); 0 or 1:
+                                 none.  The runtime zeroes net_facts before facts() */
 } net_facts;
 
 /* A run of the parameter array updated as one (the optimizer's unit). */

@@ -15,13 +15,21 @@
 /* Rows of a kernel table: each layer uses a handful of kernels. */
 static int table_rows(const net_facts *f) { return 16 * f->layers + 64; }
 
+void train_facts(const network_t *net, const void *model, net_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    net->facts(model, f);
+}
+
+int train_replica_ranks(const net_facts *f) { return f->replica_ranks > 1 ? f->replica_ranks : 1; }
+
 int64_t train_dry_flops(const network_t *net, const void *model, int batch, ktab_t *table)
 {
     char err[256];
     ktab_t own;
     ktab_t *t = table ? table : &own;
     net_facts f;
-    net->facts(model, &f);
+    train_facts(net, model, &f);
     ktab_init(t, table_rows(&f));
     void *n = net->create(model, kern_ref_ops(), NULL, batch, 1, err, sizeof err);
     CHECK(n != NULL, "%s", err);
@@ -339,8 +347,16 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     backend_t *be = j->backend;
     comm_t *comm = j->comm;
     net_facts f;
-    net->facts(j->model, &f);
+    train_facts(net, j->model, &f);
     alloc_result(c, &f, r);
+    /* spatial parallelism: groups of R ranks share their samples (network.h) */
+    int R = train_replica_ranks(&f);
+    if (comm->size % R) {
+        snprintf(err, errlen, "%d ranks do not form groups of %d ranks sharing each sample",
+                 comm->size, R);
+        return -1;
+    }
+    int groups = comm->size / R;
 
     void *n;
     optim_t *opt;
@@ -369,7 +385,8 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     double t_start = timer_now_s();
     for (int s = 0; s < total; s++) {
         double t0 = timer_now_s();
-        net->generate(j->model, c->seed, s, (int64_t)comm->rank * c->batch, c->batch, input, target);
+        net->generate(j->model, c->seed, s, (int64_t)(comm->rank / R) * c->batch, c->batch, input,
+                      target);
         /* the batch's upload (and conversion to the compute type) belongs to
          * data preparation, not to the step: on a GPU it is a host-to-device
          * copy of the whole input (1 GB for gb2019) */
@@ -386,7 +403,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
         double loss = net->forward(n, &kc);
         net->backward(n, &kc, gsync_ready, gs);
         gsync_finish(gs);
-        optim_step_run(opt, &kc, s + 1, 1.0 / comm->size, lx);
+        optim_step_run(opt, &kc, s + 1, 1.0 / groups, lx);
         be->ops->sync(be->ctx);
         double dt = timer_now_s() - t0;
         if (be->ops->timer_flush) be->ops->timer_flush(be->ctx);
@@ -406,7 +423,12 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
         } else {
             keep_step(r, s - c->warmup, mx, gst, gloss, &step_tab);
         }
-        if (s == 0) r->flops_rank_step = ktab_total_flops(&step_tab);
+        if (s == 0) {
+            /* ranks may differ (uneven spatial splits): the step's total is their sum */
+            r->flops_rank_step = ktab_total_flops(&step_tab);
+            CHECK_MPI(MPI_Allreduce(&r->flops_rank_step, &r->flops_step, 1, MPI_INT64_T, MPI_SUM,
+                                    comm->world));
+        }
         double elapsed = timer_now_s() - t_start;
         if (comm->rank == 0 && !j->quiet && (mx[0] >= 0.5 || elapsed > 5.0)) {
             double eta = elapsed / (s + 1) * (total - s - 1);

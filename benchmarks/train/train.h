@@ -63,7 +63,8 @@ typedef struct {
     double *loss, *warm_loss; /* global mean loss per step */
     train_update up;         /* the optimizer's exchange (compressed modes: lionx.h) */
     ktab_t kernels;          /* rank 0, summed over the timed steps */
-    int64_t flops_rank_step; /* executed FLOPs of one step on one rank */
+    int64_t flops_rank_step; /* executed FLOPs of one step on one rank (rank 0) */
+    int64_t flops_step;      /* executed FLOPs of one step summed over all ranks */
     size_t bytes;            /* memory of the network and optimizer state on rank 0 */
     train_check checks[TRAIN_MAX_CHECKS];
     int nchecks;
@@ -80,6 +81,11 @@ typedef struct {
     int quiet;                /* no progress lines */
     const char *dump_weights; /* write each rank's final fp32 weights to PATH.<rank> */
 } train_job;
+
+/* The facts of a network's model, zeroed first (members a network leaves
+ * alone read 0), and the ranks that share each sample (>= 1). */
+void train_facts(const network_t *net, const void *model, net_facts *f);
+int train_replica_ranks(const net_facts *f);
 
 /* Executed FLOPs of one step (forward, backward, optimizer) on one rank,
  * counted by a dry step: nothing is allocated or run.  table, when not NULL,

@@ -29,11 +29,12 @@ typedef struct {
 static void derive(const train_job *j, const train_result *r, derived_t *d)
 {
     net_facts f;
-    j->net->facts(j->model, &f);
+    train_facts(j->net, j->model, &f);
     memset(d, 0, sizeof *d);
-    d->samples_per_step = (double)j->run->batch * j->comm->size;
+    /* spatial parallelism: the ranks of a group share their samples */
+    d->samples_per_step = (double)j->run->batch * (j->comm->size / train_replica_ranks(&f));
     d->per_rank_step = r->flops_rank_step;
-    d->per_step = r->flops_rank_step * j->comm->size;
+    d->per_step = r->flops_step > 0 ? r->flops_step : r->flops_rank_step * j->comm->size;
     d->per_sample = (int64_t)(d->per_step / d->samples_per_step);
     d->fwd_per_sample = f.fwd_conv_flops;
     d->conv_per_sample = f.convention_flops;

@@ -97,7 +97,7 @@ void analysis_train_efficiency(bres_t *b)
 {
     sres_t *base = NULL;
     for (size_t i = 0; i < b->ns; i++)
-        if (isfinite(b->s[i].st.median) && (b->scaling == SCALING_STRONG || isfinite(b->s[i].thr))) {
+        if (isfinite(b->s[i].st.median) && (b->scaling != SCALING_WEAK || isfinite(b->s[i].thr))) {
             base = &b->s[i];
             break;
         }

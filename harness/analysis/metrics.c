@@ -45,6 +45,9 @@ const metric_info_t metric_catalog[] = {
     {"forward_conv_flops_per_sample", "FLOP", 0, 0, "forward conv FLOPs per sample"},
     {"conv_weights", "weights", 0, 0, "conv weights (no biases)"},
     {"parameters", "parameters", 0, 0, "all trained parameters"},
+    /* CosmoFlow, per configuration (its describe answer) */
+    {"forward_dense_flops_per_sample", "FLOP", 0, 0, "forward FLOPs of the dense layers per sample"},
+    {"dense_weights", "weights", 0, 0, "dense-layer weights (no biases)"},
     /* collectives, per scale and message size (params op, bytes, dtype, inplace) */
     {"busbw_GBps", "GB/s", 1, 1, "bus bandwidth, nccl-tests factors (1e9 bytes per GB)"},
     {"algbw_GBps", "GB/s", 1, 1, "bytes / median time"},

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "harness/cli/cmd_model_spatial.h"
 #include "harness/cli/cmds.h"
 #include "harness/model/model_out.h"
 #include "harness/run/launch.h"
@@ -52,6 +53,8 @@ static const char help_model[] =
     "  --out DIR           where model.yaml and plots go (default RUN/model, or\n"
     "                      results/model-<time>-<network>/)\n"
     "  --quiet             no table on stdout\n"
+    "  --spatial           CosmoFlow's spatial-parallelism model instead (exadl model RUN\n"
+    "                      --spatial --help)\n"
     "\n"
     "Writes DIR/model.yaml and DIR/model_efficiency.{png,svg,dat,gp}.  Efficiency is against\n"
     "the smallest scale predicted (give 1 for one GPU, 6 for one Summit node).  Exit status\n"
@@ -337,6 +340,11 @@ static int run_model(arena_t *a, const mopts_t *o, int argc, char **argv)
 
 static int cmd_model(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--spatial")) {
+            if (wants_help(argc, argv)) return fputs(help_model_spatial, stdout), 0;
+            return model_spatial_main(argc, argv);
+        }
     if (wants_help(argc, argv)) return fputs(help_model, stdout), 0;
     mopts_t o;
     int rc = parse_args(argc, argv, &o);

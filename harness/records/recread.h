@@ -5,7 +5,7 @@
  * leaves NaN or nothing; a value of the wrong type is an error naming
  * FILE:LINE:COL; numbers follow the one rule of benchmarks/common/record/read.h.
  *
- * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t, uxinfo_t),
+ * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t, uxinfo_t, spinfo_t),
  *          record_load, record_config. */
 #ifndef EXADL_HARNESS_RECREAD_H
 #define EXADL_HARNESS_RECREAD_H
@@ -64,6 +64,21 @@ typedef struct {
     double *wire_bytes, *sync_bytes, *synced, *disagreement;
     size_t nsteps;
 } uxinfo_t;
+/* cosmoflow's spatial block (docs/record.md "cosmoflow", read_cosmoflow.c):
+ * the decomposition, the per-layer geometry, rank 0's halo traffic */
+typedef struct {
+    const char *name;
+    double extent, c_in, c_out, fwd_flops;
+} splayer_t;
+
+typedef struct {
+    long long split[3], ranks_per_sample, groups, size, units, halo, kernel;
+    int overlap;
+    long long rank0_units[3];
+    double halo_bytes_per_sample, halo_messages_per_step, gather_bytes_per_sample;
+    splayer_t *l;           /* conv layers, forward order */
+    size_t nl;
+} spinfo_t;
 
 /* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
@@ -103,6 +118,8 @@ typedef struct {
     /* the orchestration benchmark */
     orow_t *o;
     size_t no;
+    /* cosmoflow's decomposition (NULL without the block) */
+    spinfo_t *sp;
     /* blocks kept as they are */
     const ytnode *system, *config, *validation;
 } record_t;

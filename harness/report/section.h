@@ -40,7 +40,7 @@ typedef struct {
     X(summary) X(system) X(slurm) X(method) X(benchmarks) X(gradient_reduction) X(lioncub)        \
     X(plots_note) X(checks) X(launches) X(files)
 /* each suite entry's part, in this order */
-#define BENCH_SECTIONS(X) X(training) X(collectives)
+#define BENCH_SECTIONS(X) X(training) X(spatial) X(collectives)
 
 #define REPORT_SECTION_DECLARE(n) extern const section_t section_##n;
 #define BENCH_SECTION_DECLARE(n) extern const bsection_t bsection_##n;

@@ -18,7 +18,10 @@ const char *const suite_bench_keys[] = {
     "global_batch", "repetitions", "timeout_s", "env", NULL};
 
 
-const char *scaling_name(scaling_kind k) { return k == SCALING_STRONG ? "strong" : "weak"; }
+const char *scaling_name(scaling_kind k)
+{
+    return k == SCALING_STRONG ? "strong" : k == SCALING_SPATIAL ? "spatial" : "weak";
+}
 
 /* launcher_command and launcher_args that the chosen launcher would ignore
  * (a template holds its whole command; local starts the program itself) */

@@ -49,7 +49,11 @@ int machine_ranks_per_node(const machine_t *m, int suite_rpn);
  * why not (always NULL outside Slurm). */
 const char *machine_check_launch(arena_t *a, const machine_t *m, int scale, int rpn);
 
-typedef enum { SCALING_WEAK, SCALING_STRONG } scaling_kind;
+/* weak: fixed batch per rank; strong: fixed global batch (global_batch);
+ * spatial: the program's batch unchanged at every scale while more ranks
+ * split each sample (cosmoflow --spatial auto): strong scaling of one
+ * sample's work, efficiency T(N0) N0 / (N T(N)) */
+typedef enum { SCALING_WEAK, SCALING_STRONG, SCALING_SPATIAL } scaling_kind;
 
 typedef struct {
     const char *key, *value; /* value NULL: env -> unset; config -> flag alone */

@@ -15,16 +15,16 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
             "name: default\n");
     if (gpus > 0)
         sb_printf(&b,
-                  "description: STEMDL weak scaling, one rank per GPU (%d GPUs seen), and "
+                  "description: STEMDL weak scaling and CosmoFlow spatial scaling, one rank per GPU (%d GPUs seen), and "
                   "the NCCL collectives sweep\n", gpus);
     else if (m->slurm)
         sb_printf(&b,
-                  "description: STEMDL weak scaling over MPI ranks on CPU cores (%d ranks in "
+                  "description: STEMDL weak scaling and CosmoFlow spatial scaling over MPI ranks on CPU cores (%d ranks in "
                   "Slurm job %s, no GPU asked for) and the MPI collectives sweep\n",
                   machine_devices(m), m->slurm_job);
     else
         sb_printf(&b,
-                  "description: STEMDL weak scaling over MPI ranks on CPU cores (%d cores, no "
+                  "description: STEMDL weak scaling and CosmoFlow spatial scaling over MPI ranks on CPU cores (%d cores, no "
                   "GPU seen) and the MPI collectives sweep\n", m->cores);
     if (m->slurm) /* inside an allocation each launch is one job step */
         sb_printf(&b, "launcher: srun               # one job step of Slurm job %s per launch\n",
@@ -48,6 +48,7 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
             "references:\n"
             "  - reference/stemdl-exact.yaml   # FLOP counts of gb2019 and bench256\n"
             "  - reference/summit-2019.yaml    # published Summit results, side by side\n"
+            "  - reference/cosmoflow-exact.yaml # FLOP and parameter counts of cosmo128/256/512\n"
             "benchmarks:\n"
             "  - name: stemdl\n"
             "    program: stemdl\n");
@@ -63,6 +64,21 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                 "    # compute (docs/ablation.md, \"Cycle time on 2 cores\")\n"
                 "    config: {preset: small, kernels: fast, threads: 1, steps: 10, warmup: 2, "
                 "cycle_ms: 5}\n");
+    /* cosmoflow: one sample split over the ranks (spatial scaling) */
+    sb_puts(&b,
+            "  - name: cosmoflow\n"
+            "    program: cosmoflow\n"
+            "    optional: true              # skipped where the program is not built yet\n"
+            "    scaling: spatial            # one sample per step, split over more ranks\n"
+            "    repetitions: 2\n");
+    if (m->gpus > 0)
+        sb_puts(&b, "    config: {preset: cosmo128, backend: cuda, precision: bf16, spatial: auto, "
+                    "steps: 10, warmup: 3}\n");
+    else
+        sb_puts(&b, "    # small: 64^3 samples, tens of ms per step on a core; --spatial auto splits\n"
+                    "    # each sample over the ranks (the halo exchange: docs/cosmoflow.md)\n"
+                    "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
+                    "warmup: 2, cycle_ms: 5}\n");
     sb_printf(&b,
               "  - name: collectives\n"
               "    program: collectives\n"

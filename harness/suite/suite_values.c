@@ -187,7 +187,8 @@ int suite_parse_scaling(ctx_t *c, const ytnode *n, scaling_kind *out)
 {
     if (n->kind == YT_SCALAR && !strcmp(n->str, "weak")) *out = SCALING_WEAK;
     else if (n->kind == YT_SCALAR && !strcmp(n->str, "strong")) *out = SCALING_STRONG;
-    else return suite_err_at(c, n, "scaling must be weak or strong");
+    else if (n->kind == YT_SCALAR && !strcmp(n->str, "spatial")) *out = SCALING_SPATIAL;
+    else return suite_err_at(c, n, "scaling must be weak, strong or spatial");
     return 0;
 }
 

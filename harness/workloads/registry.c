@@ -9,7 +9,11 @@
 static const char *const stemdl_describes[] = {"forward_conv_flops_per_sample",
                                                "convention_flops_per_sample", "conv_weights",
                                                "parameters", NULL};
+static const char *const cosmoflow_describes[] = {
+    "forward_conv_flops_per_sample", "forward_dense_flops_per_sample", "convention_flops_per_sample",
+    "conv_weights", "dense_weights", "parameters", NULL};
 static const char *const training_sections[] = {"training", NULL};
+static const char *const cosmoflow_sections[] = {"training", "spatial", NULL};
 static const char *const collective_sections[] = {"collectives", NULL};
 static const char *const no_sections[] = {NULL};
 
@@ -24,6 +28,19 @@ const workload_t workloads[] = {
         .sysinfo = 1,
         .trains = 1,
         .sections = training_sections,
+    },
+    {
+        /* the 3D CNN with spatial parallelism (docs/cosmoflow.md): a training
+         * record plus its decomposition; its own model (exadl model
+         * --spatial), not the data-parallel engine's, so trains = 0 */
+        .name = "cosmoflow",
+        .program = "cosmoflow",
+        .kind = "cosmoflow",
+        .describe = "--describe",
+        .describe_metrics = cosmoflow_describes,
+        .exact_reference = "reference/cosmoflow-exact.yaml",
+        .sysinfo = 1,
+        .sections = cosmoflow_sections,
     },
     {
         .name = "collectives",

@@ -29,11 +29,16 @@ static int cmp_str(const void *a, const void *b)
 
 void comm_init(int *argc, char ***argv, comm_t *c)
 {
-    memset(c, 0, sizeof *c);
     int provided;
     /* serialized: stemdl's gradient-reduction thread makes MPI calls while the
      * main thread makes none (docs/gsync.md) */
-    CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided));
+    comm_init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided, c);
+}
+
+void comm_init_thread(int *argc, char ***argv, int required, int *provided, comm_t *c)
+{
+    memset(c, 0, sizeof *c);
+    CHECK_MPI(MPI_Init_thread(argc, argv, required, provided));
     c->world = MPI_COMM_WORLD;
     c->mpi = 1;
     /* errors come back to CHECK_MPI, which names the call and the rank */

@@ -18,6 +18,9 @@ typedef struct {
 } comm_t;
 
 void comm_init(int *argc, char ***argv, comm_t *c);
+/* The same with the thread level `required` (comm_init asks for
+ * MPI_THREAD_SERIALIZED); *provided gets what the library gives. */
+void comm_init_thread(int *argc, char ***argv, int required, int *provided, comm_t *c);
 /* A job of one process that never starts MPI: for answers that need no
  * communication (--help, --describe, --sysinfo), which then take milliseconds
  * instead of MPI's start-up. */

@@ -46,3 +46,17 @@ int64_t flops_lion(int64_t params) { return COUNT_PROD("Lion FLOPs", 12, params)
 int64_t flops_lion_sign(int64_t params) { return COUNT_PROD("Lion FLOPs", 8, params); }
 int64_t flops_lion_apply(int64_t params, int p) { return COUNT_PROD("Lion FLOPs", p > 1 ? 5 : 4, params); }
 int64_t flops_add(int64_t elems) { return elems; }
+
+int64_t flops_conv3d(int64_t voxels, int64_t c_in, int64_t c_out, int64_t k)
+{
+    return 2 * k * k * k * c_in * c_out * voxels;
+}
+int64_t flops_pool3d_fwd(int64_t out_elems) { return 7 * out_elems; }
+int64_t flops_pool3d_bwd(int64_t out_elems) { return 7 * out_elems; }
+int64_t flops_lrelu_fwd(int64_t elems) { return 2 * elems; }
+int64_t flops_lrelu_bwd(int64_t elems) { return 2 * elems; }
+int64_t flops_bias3d_fwd(int64_t elems) { return elems; }
+int64_t flops_bias3d_bwd(int64_t elems) { return elems; }
+int64_t flops_dense(int64_t n, int64_t in, int64_t out) { return 2 * n * in * out; }
+int64_t flops_mse_fwd(int64_t elems) { return 3 * elems + 1; }
+int64_t flops_mse_bwd(int64_t elems) { return 2 * elems; }

@@ -68,4 +68,30 @@ int64_t flops_lion_apply(int64_t params, int p);
 /* Skip-connection gradient: dst += src, 1 per element.  Copies count 0. */
 int64_t flops_add(int64_t elems);
 
+/* ---- 3D kernels (cosmoflow) ------------------------------------------------
+ * k x k x k valid convolution: 2 * k^3 * c_in * c_out per output voxel of the
+ * convolution (voxels = n * d * h * w of y for fwd, of dx for the data
+ * gradient, of dy for the weight gradient: the same count for all three
+ * when they belong to one layer). */
+int64_t flops_conv3d(int64_t voxels, int64_t c_in, int64_t c_out, int64_t k);
+/* 2x2x2 max pooling: the maximum of 8 values is 7 compares per output
+ * element, forward and backward (which recomputes it; the routing is a
+ * copy).  out_elems = n * c * d * h * w of the pooled tensor. */
+int64_t flops_pool3d_fwd(int64_t out_elems);
+int64_t flops_pool3d_bwd(int64_t out_elems);
+/* Leaky ReLU: a multiply by the slope and a compare-and-select, 2 per
+ * element, forward and backward. */
+int64_t flops_lrelu_fwd(int64_t elems);
+int64_t flops_lrelu_bwd(int64_t elems);
+/* Bias on a 3D view: 1 per element each way (as flops_bias_*). */
+int64_t flops_bias3d_fwd(int64_t elems);
+int64_t flops_bias3d_bwd(int64_t elems);
+/* Dense layer: 2 * n * in * out for the output, the data and the weight
+ * gradient alike. */
+int64_t flops_dense(int64_t n, int64_t in, int64_t out);
+/* Mean squared error: forward d = y - t, d * d, sum += : 3 per element, plus
+ * 1 multiply by 1/count; backward (y - t) * (2/count): 2 per element. */
+int64_t flops_mse_fwd(int64_t elems);
+int64_t flops_mse_bwd(int64_t elems);
+
 #endif

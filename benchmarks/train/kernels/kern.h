@@ -32,6 +32,21 @@ typedef struct {
 
 static inline int64_t tview_elems(const tview *t) { return (int64_t)t->n * t->c * t->h * t->w; }
 
+/* A window of a 5-D tensor (samples, channels, depth, height, width) with
+ * explicit strides in elements: element (i, ch, z, y, x) lies at
+ * p + i*sn + ch*sc + z*sd + y*sh + x*sw.  The 3D kernels take any strides
+ * (a sub-box of a halo-padded buffer is a t3view); the fast and CUDA sets
+ * are fastest on channels-last views (sc = 1) dense within a sample, the
+ * layout cosmoflow keeps (docs/cosmoflow.md). */
+typedef struct {
+    void *p;
+    int n, c, d, h, w;
+    int64_t sn, sc, sd, sh, sw;
+} t3view;
+
+static inline int64_t t3view_voxels(const t3view *t) { return (int64_t)t->n * t->d * t->h * t->w; }
+static inline int64_t t3view_elems(const t3view *t) { return t3view_voxels(t) * t->c; }
+
 typedef struct {
     double lr, beta1, beta2, eps;
     int64_t step;      /* 1-based Adam step (bias correction) */
@@ -131,10 +146,57 @@ typedef struct kern_ops {
      * writing to it: the table they point into goes away unflushed (a step
      * abandoned, a failed test).  ktab_free calls it. */
     void (*timer_discard)(void *ctx, const void *lo, const void *hi);
+
+    /* ---- 3D kernels (cosmoflow; formulas in flops.h) ----------------------
+     * Activations are t3views in the compute type; weights w in the compute
+     * type, weight and bias gradients (dw, db) fp32, as for the 2D kernels.
+     *
+     * conv3d: k x k x k convolution, stride 1, no padding of its own
+     * ("valid"): the caller hands in inputs that carry their halo (the
+     * neighbouring ranks' voxels, or zeros at the volume's edge), so the
+     * input is k-1 larger than the output in d, h and w.  Weights
+     * [co][ci][k][k][k].
+     *   fwd          y  = x (*) w                           x: k-1 larger than y
+     *   bwd_data     dx = dy (*) w flipped, ci <-> co        dy: k-1 larger than dx
+     *   bwd_weights  dw = sum over samples of x (*) dy      x: k-1 larger than dy
+     * All three overwrite their output. */
+    void (*conv3d_fwd)(void *ctx, const t3view *x, const void *w, int k, const t3view *y);
+    void (*conv3d_bwd_data)(void *ctx, const t3view *dy, const void *w, int k, const t3view *dx);
+    void (*conv3d_bwd_weights)(void *ctx, const t3view *x, const t3view *dy, int k, void *dw);
+    /* 2x2x2 max pooling, stride 2 (x exactly twice y in d, h, w); backward
+     * recomputes each window's maximum from x and routes dy to its first
+     * maximum in (z, y, x) order, 0 elsewhere (overwrites dx). */
+    void (*pool3d_fwd)(void *ctx, const t3view *x, const t3view *y);
+    void (*pool3d_bwd)(void *ctx, const t3view *x, const t3view *dy, const t3view *dx);
+    /* Leaky ReLU (slope > 0): y = x > 0 ? x : slope x; backward from the
+     * forward's output y (same sign as its input): dx = y > 0 ? dy : slope dy.
+     * Both may work in place. */
+    void (*lrelu_fwd)(void *ctx, const t3view *x, const t3view *y, float slope);
+    void (*lrelu_bwd)(void *ctx, const t3view *y, const t3view *dy, const t3view *dx, float slope);
+    /* y += b per channel; db = sum of dy over n, d, h, w (overwrite). */
+    void (*bias3d_fwd)(void *ctx, const t3view *y, const void *b);
+    void (*bias3d_bwd)(void *ctx, const t3view *dy, void *db);
+    /* Dense layer on row-major x [n][in], weights [out][in]: y = x w^T,
+     * dx = dy w, dw = dy^T x (all overwrite). */
+    void (*dense_fwd)(void *ctx, const void *x, const void *w, int n, int in, int out, void *y);
+    void (*dense_bwd_data)(void *ctx, const void *dy, const void *w, int n, int in, int out,
+                           void *dx);
+    void (*dense_bwd_weights)(void *ctx, const void *x, const void *dy, int n, int in, int out,
+                              void *dw);
+    /* Mean squared error over count contiguous elements: returns the mean of
+     * (y - t)^2 (accumulated in double); dy = 2 (y - t) / count (overwrite). */
+    double (*mse_fwd)(void *ctx, const void *y, const void *t, int64_t count);
+    void (*mse_bwd)(void *ctx, const void *y, const void *t, int64_t count, void *dy);
+    /* dst = src, any strides (halo faces, gathers). */
+    void (*copy3d)(void *ctx, const t3view *src, const t3view *dst);
 } kern_ops;
 
 /* Host-memory members shared by the CPU kernel sets (kern_host.c). */
 void kern_host_fill(kern_ops *ops);
+/* The 3D members of the reference and fast sets (ref/kern_ref_3d.c,
+ * fast/kern_fast_3d.c). */
+void kern_ref_fill_3d(kern_ops *ops);
+void kern_fast_fill_3d(kern_ops *ops);
 
 /* Kernel sets.  Each returns its table; *ctx receives a context (NULL where
  * the set needs none) freed by the matching release. */

@@ -41,10 +41,12 @@ static void md(sb_t *o, const runctx_t *c, const bres_t *b)
     }
     sb_printf(o, "\nEfficiency is %s scaling against the smallest scale run (n=%d): %s.\n",
               scaling_name(b->scaling), b->ns ? b->s[0].scale : 0,
-              b->scaling == SCALING_WEAK ? "E(N) = X(N) N0 / (N X(N0)), X the samples/s at a "
-                                           "fixed batch per rank"
-                                         : "E(N) = T(N0) N0 / (N T(N)), T the median step time "
-                                           "at a fixed global batch");
+              b->scaling == SCALING_WEAK     ? "E(N) = X(N) N0 / (N X(N0)), X the samples/s at a "
+                                               "fixed batch per rank"
+              : b->scaling == SCALING_STRONG ? "E(N) = T(N0) N0 / (N T(N)), T the median step time "
+                                               "at a fixed global batch"
+                                             : "E(N) = T(N0) N0 / (N T(N)), T the median step time "
+                                               "while more ranks split each sample (spatial)");
     sb_puts(o, "\n### FLOP rates (executed FLOPs: every kernel of a step)\n\n"
                "| scale | FLOP/step | sustained | peak | sustained/device | peak/device "
                "| convention sustained | fraction of device peak |\n"

@@ -151,6 +151,7 @@ static void fill_ops(Ctx *C)
     o->timer_flush = cu_timer_flush;
     o->timer_discard = cu_timer_discard;
     o->grad_check = C->prec == P_FP16 ? kcu_op_grad_check : NULL;
+    kcu_fill_3d(o);
 }
 
 extern "C" void *kcu_create(const kcu_opts *o, char *err, size_t errlen)
@@ -262,6 +263,7 @@ extern "C" void kcu_release(void *ctx)
         CK_DNN(cudnnDestroyConvolutionDescriptor(cv->cd));
         delete cv;
     }
+    kcu_release_3d(C);
     for (const Pending &p : C->pend) {
         C->evpool.push_back(p.a);
         C->evpool.push_back(p.b);

@@ -12,6 +12,8 @@
  *   kern_cuda_device.cu   facts about the device and the peak probe (cuBLAS GEMM)
  *   kern_cuda_nccl.cu     NCCL: the communicator and gsync's gradient transport
  *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
+ *   kern_cuda_3d.cu       the 3D kernels (cuDNN Nd convolutions, cuBLAS dense
+ *                         layers, pooling, leaky ReLU, bias, MSE, strided copies)
  *
  * All work is queued on one compute stream; NCCL runs on a second stream.
  * Device code cannot be shared between these files (they are compiled without
@@ -203,6 +205,9 @@ struct Ctx {
     std::unordered_map<void *, size_t> allocs;
     size_t alloc_cur, alloc_peak, used_peak, total_mem;
 
+    /* the 3D kernels' convolutions and stand-ins (kern_cuda_3d.cu) */
+    struct Cuda3d *c3d;
+
     /* fp16 dynamic loss scaling */
     double scale, scale_init, growth, backoff;
     int growth_interval, good_steps, check_pending, tf32_disabled;
@@ -305,6 +310,9 @@ void kcu_op_lion_sign(void *c, float *m, const void *g, uint64_t *bits, int64_t 
                       const lion_hyper *h);
 void kcu_op_lion_apply(void *c, float *master, void *w_compute, const uint64_t *words, int p,
                        int nranks, int64_t n, const lion_hyper *h);
+/* kern_cuda_3d.cu: the 3D members, and their state's release */
+void kcu_fill_3d(kern_ops *o);
+void kcu_release_3d(Ctx *C);
 /* kern_cuda_conv.cu */
 void kcu_op_conv_fwd(void *c, const tview *x, const void *w, int k, const tview *y);
 void kcu_op_conv_bwd_data(void *c, const tview *dy, const void *w, int k, const tview *dx);

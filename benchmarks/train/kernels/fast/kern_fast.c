@@ -16,6 +16,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/train/kernels/fast/kern_fast_conv.h"
+#include "benchmarks/train/kernels/fast/kern_fast_conv3d.h"
 #include "benchmarks/train/kernels/fast/kern_fast_gemm.h"
 #include "benchmarks/train/kernels/fast/kern_fast_lion.h"
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
@@ -31,6 +32,7 @@ void kern_fast_release(void *ctx)
     kf_ctx *c = ctx;
     if (!c) return;
     kf_conv_cache_free(c);
+    kf_conv3d_cache_free(c);
     kf_ctx_release(c);
 }
 
@@ -252,6 +254,7 @@ const kern_ops *kern_fast_ops(void)
         ops.add = fast_add;
         ops.zero = fast_zero;
         kern_host_fill(&ops);
+        kern_fast_fill_3d(&ops);
         ops.name = "fast";
     }
     return &ops;

@@ -6,6 +6,8 @@
  *   kern_fast_gemm.c   1x1 convolutions and the 1x1 stride-2 transposed
  *                      convolution as GEMMs (dnnl_sgemm) on the views
  *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
+ *   kern_fast_conv3d.c k x k x k convolutions on oneDNN primitives (channels-last)
+ *   kern_fast_3d.c     the other 3D kernels (OpenMP loops, dense layers on sgemm)
  *   kern_fast.c        the kern_ops table, the element-wise kernels, and
  *                      kern_fast_create/release (context + primitive cache)
  *
@@ -42,6 +44,7 @@ typedef struct {
     size_t wtmp_n;
     kf_prim **cache;      /* primitives by shape, created once (kern_fast_conv.c) */
     int ncache, capcache;
+    struct kf3_cache *cache3; /* the 3D convolutions' primitives (kern_fast_conv3d.c) */
 } kf_ctx;
 
 /* Bound on the blocked copies of the activations of one band (bytes); the

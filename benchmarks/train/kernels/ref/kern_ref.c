@@ -339,6 +339,7 @@ const kern_ops *kern_ref_ops(void)
         ops.add = ref_add;
         ops.zero = ref_zero;
         kern_host_fill(&ops);
+        kern_ref_fill_3d(&ops);
         ops.name = "reference";
     }
     return &ops;

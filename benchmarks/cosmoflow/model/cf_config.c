@@ -1,0 +1,181 @@
+#include "benchmarks/cosmoflow/model/cf_config.h"
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/cosmoflow/model/cf_geom.h"
+#include "benchmarks/train/keytab.h"
+
+/* The spatial value: "auto", "N" or "SxTxU" with positive parts. */
+static int spatial_valid(const char *text)
+{
+    int s[3];
+    return cf_parse_spatial(text, s) == 0;
+}
+
+static int path_valid(const char *text) { return text[0] && strlen(text) < 512; }
+
+#define F(x) offsetof(cf_cfg, x)
+#define INT(name, lo, hi, text) \
+    {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
+#define BIG 1e9
+/* the network's and the decomposition's keys, in record order; the run
+ * keys follow (runcfg.h) */
+static const kt_key keys[] = {
+    INT(size, 1, 65536, "sample extent D: the input is D x D x D voxels"),
+    INT(channels, 1, 4096, "input channels (redshifts)"),
+    INT(blocks, 1, CF_MAX_BLOCKS, "conv + leaky ReLU + 2x2x2 max-pool blocks"),
+    INT(filters, 1, 65536, "filters of the first block (block i: filters * 2^i)"),
+    INT(kernel, 1, 15, "convolution kernel (odd), 'same' padding"),
+    INT(dense1, 1, BIG, "first dense layer's width"),
+    INT(dense2, 1, BIG, "second dense layer's width"),
+    INT(targets, 1, 4096, "regression targets (MSE)"),
+    {.key = "slope", .type = KT_DOUBLE, .off = F(slope), .min = 1e-6, .max = 1,
+     .help = "leaky ReLU slope for negative inputs"},
+    {.key = "spatial", .type = KT_WORD, .off = F(spatial), .aux = sizeof(((cf_cfg *)0)->spatial),
+     .valid = spatial_valid, .what = "auto, N or SxTxU (positive splits of D, H and W)",
+     .help = "spatial ranks per sample: SxTxU splits of D, H, W; N = Nx1x1; auto: all ranks"},
+    {.key = "overlap", .type = KT_BOOL, .off = F(overlap),
+     .help = "overlap the halo exchange along D with the interior planes"},
+    {.key = "data", .type = KT_WORD, .off = F(data), .aux = sizeof(((cf_cfg *)0)->data),
+     .valid = path_valid, .what = "synthetic or a file path under 512 bytes",
+     .help = "synthetic, or a raw float32 sample file (docs/cosmoflow.md)"},
+    {.key = NULL},
+};
+
+const char *cf_preset_list(void) { return "cosmo128, cosmo256, cosmo512, small or tiny"; }
+
+int cf_preset(cf_cfg *c, const char *name)
+{
+    cf_cfg d;
+    memset(&d, 0, sizeof d);
+    runcfg_default(&d.run);
+    /* the MLPerf HPC reference network (conv_size 32, kernel 3, 5 layers,
+     * fc 128 and 64, 4 targets; Keras' LeakyReLU slope 0.3) */
+    d.channels = 4, d.blocks = 5, d.filters = 32, d.kernel = 3;
+    d.dense1 = 128, d.dense2 = 64, d.targets = 4, d.slope = 0.3;
+    d.overlap = 1;
+    snprintf(d.spatial, sizeof d.spatial, "1x1x1");
+    snprintf(d.data, sizeof d.data, "synthetic");
+    if (!strcmp(name, "cosmo128") || !strcmp(name, "cosmo256") || !strcmp(name, "cosmo512")) {
+        d.size = !strcmp(name, "cosmo128") ? 128 : !strcmp(name, "cosmo256") ? 256 : 512;
+        d.run.steps = 5;
+        d.run.warmup = 1;
+        /* no batch norm and 32768+ inputs into fc1: Adam's first steps at
+         * 1e-3 move the outputs by tens (MSE in the hundreds); 1e-4 keeps
+         * them in range */
+        d.run.lr = 1e-4;
+    } else if (!strcmp(name, "small")) {
+        /* the wiring at D = 64 and a quarter of the filters: tens of
+         * milliseconds per step on a core of the development machine */
+        d.size = 64;
+        d.filters = 8;
+        d.dense1 = 32, d.dense2 = 16;
+        d.run.steps = 10;
+        d.run.warmup = 2;
+    } else if (!strcmp(name, "tiny")) {
+        /* two blocks at D = 16: milliseconds per step with the reference
+         * loops; 4 units of 4 voxels per axis, so 2- and 4-way splits */
+        d.size = 16, d.blocks = 2, d.filters = 4;
+        d.dense1 = 16, d.dense2 = 8;
+        d.run.steps = 4;
+        d.run.warmup = 1;
+        d.run.lr = 1e-3;
+    } else {
+        return -1;
+    }
+    snprintf(d.preset, sizeof d.preset, "%s", name);
+    *c = d;
+    return 0;
+}
+
+static const char *const extra_keys[] = {"preset", NULL};
+
+static int set_extra(void *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(key, "preset")) return 1;
+    if (cf_preset(cfg, value) == 0) return 0;
+    snprintf(err, errlen, "unknown preset '%s' (choose %s)", value, cf_preset_list());
+    return -1;
+}
+
+static const kt_table parts[] = {
+    {keys, 0},
+    RUNCFG_TABLE(cf_cfg, run),
+};
+static const kt_spec spec = {
+    .what = "a CosmoFlow configuration",
+    .parts = parts,
+    .nparts = sizeof parts / sizeof *parts,
+    .extra = extra_keys,
+    .set_extra = set_extra,
+    .first = "preset",
+};
+
+int cf_set(cf_cfg *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    return kt_set(&spec, c, key, value, err, errlen);
+}
+
+int cf_load_yaml(cf_cfg *c, const char *path, char *err, size_t errlen)
+{
+    return kt_load_yaml(&spec, c, path, err, errlen);
+}
+
+int cf_validate(const cf_cfg *c, char *err, size_t errlen)
+{
+    const struct { const char *name; int v, max; } pos[] = {
+        {"size", c->size, 65536},     {"channels", c->channels, 4096},
+        {"blocks", c->blocks, CF_MAX_BLOCKS}, {"filters", c->filters, 65536},
+        {"kernel", c->kernel, 15},    {"dense1", c->dense1, INT_MAX},
+        {"dense2", c->dense2, INT_MAX}, {"targets", c->targets, 4096},
+    };
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; i++)
+        if (pos[i].v < 1 || pos[i].v > pos[i].max)
+            return snprintf(err, errlen, "%s must be between 1 and %d, not %d", pos[i].name,
+                            pos[i].max, pos[i].v),
+                   -1;
+    if (!(c->slope > 0)) return snprintf(err, errlen, "slope must be positive"), -1;
+    if (c->kernel % 2 == 0)
+        return snprintf(err, errlen, "kernel %d: must be odd for 'same' padding", c->kernel), -1;
+    int unit = 1 << c->blocks;
+    if (c->size % unit)
+        return snprintf(err, errlen,
+                        "size %d is not divisible by 2^blocks = %d (%d blocks of 2x2x2 pooling)",
+                        c->size, unit, c->blocks),
+               -1;
+    int s[3];
+    if (cf_parse_spatial(c->spatial, s))
+        return snprintf(err, errlen, "spatial '%s' is not auto, N or SxTxU", c->spatial), -1;
+    if (runcfg_validate(&c->run, err, errlen)) return -1;
+    /* every count below 2^62: the widest activation of a batch, the
+     * weights of the first dense layer, the FLOPs of a step */
+    double d3 = (double)c->size * c->size * c->size;
+    double widest = d3 * ((double)c->channels + 3.0 * c->filters) * c->run.batch;
+    double flat = d3 / ((double)unit * unit * unit) * ((double)c->filters * (unit / 2));
+    double fwd = 0, ci = c->channels, co = c->filters, vox = d3;
+    for (int i = 0; i < c->blocks; i++, ci = co, co *= 2, vox /= 8)
+        fwd += 2.0 * c->kernel * c->kernel * c->kernel * ci * co * vox;
+    if (widest > 1e17 || flat * c->dense1 > 1e17 || 3 * fwd * c->run.batch > 1e17)
+        return snprintf(err, errlen,
+                        "network too large: buffers, weights or FLOPs per step would exceed 1e17"),
+               -1;
+    return 0;
+}
+
+void cf_write(const cf_cfg *c, rec_t *r)
+{
+    rec_key(r, "config");
+    rec_map_begin(r);
+    rec_kv_str(r, "preset", c->preset[0] ? c->preset : NULL);
+    kt_write(&spec, c, r);
+    rec_map_end(r);
+}
+
+void cf_print_help(FILE *f)
+{
+    fprintf(f, "  --preset NAME          %s (default cosmo128)\n", cf_preset_list());
+    kt_print_help(&spec, f);
+}

@@ -1,0 +1,64 @@
+/* cf_config: every parameter of a CosmoFlow run, from presets, a YAML file
+ * (--config, read with libyaml) and the command line, in that order: the
+ * network's and the decomposition's keys (this file's table) and the
+ * runtime's run parameters (benchmarks/train/runcfg.h, member `run`), through
+ * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
+ *
+ * defines: cf_cfg, cf_preset, cf_set, cf_load_yaml, cf_validate, cf_write,
+ *          cf_print_help, CF_MAX_BLOCKS */
+#ifndef COSMOFLOW_CF_CONFIG_H
+#define COSMOFLOW_CF_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "benchmarks/common/record/record.h"
+#include "benchmarks/train/runcfg.h"
+
+#define CF_MAX_BLOCKS 8
+
+typedef struct {
+    char preset[16];
+    /* the network (MLPerf HPC CosmoFlow: docs/cosmoflow.md) */
+    int size;          /* D: the sample is D x D x D voxels */
+    int channels;      /* input channels (4 redshifts) */
+    int blocks;        /* conv + leaky ReLU + 2^3 max-pool blocks */
+    int filters;       /* filters of the first block; block i has filters * 2^i */
+    int kernel;        /* conv kernel (odd), 'same' padding */
+    int dense1, dense2;/* the dense head: dense1, dense2, then targets */
+    int targets;       /* regression targets (4 cosmological parameters) */
+    double slope;      /* leaky ReLU slope for x < 0 */
+    /* the decomposition */
+    char spatial[32];  /* SxTxU (splits of D, H, W), N (= Nx1x1), or auto */
+    int overlap;       /* halo exchange along D overlapped with interior planes */
+    char data[512];    /* raw sample file (docs/cosmoflow.md "Data"); "" = synthetic */
+    runcfg_t run;      /* batch (per group), steps, seed, precision, kernels, backend, ... */
+} cf_cfg;
+
+/* Load a named preset (cosmo128, cosmo256, cosmo512, small, tiny); -1 if
+ * unknown. */
+int cf_preset(cf_cfg *c, const char *name);
+/* "cosmo128, cosmo256, cosmo512, small or tiny" */
+const char *cf_preset_list(void);
+
+/* Apply a YAML mapping file over c (a `preset:` key inside is applied
+ * first).  0, or -1 with "FILE:LINE:COL: problem" in err. */
+int cf_load_yaml(cf_cfg *c, const char *path, char *err, size_t errlen);
+
+/* Set one key from text ('-' and '_' alike).  0; -1 with a message; -2 when
+ * the key is unknown (err suggests the nearest). */
+int cf_set(cf_cfg *c, const char *key, const char *value, char *err, size_t errlen);
+
+/* Whole-configuration checks that need no rank count: sizes positive, the
+ * kernel odd, D divisible by 2^blocks, counts inside 64 bits, the run
+ * parameters.  The split against the ranks is cf_geom's.  0, or -1 with one
+ * line in err. */
+int cf_validate(const cf_cfg *c, char *err, size_t errlen);
+
+/* The record's `config:` block: preset, every key with the value that ran. */
+void cf_write(const cf_cfg *c, rec_t *r);
+
+/* One line per key for --help. */
+void cf_print_help(FILE *f);
+
+#endif

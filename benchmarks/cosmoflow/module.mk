@@ -1,0 +1,11 @@
+# benchmarks/cosmoflow: the `cosmoflow` program and the CosmoFlow 3D CNN with
+# spatial parallelism (model/); tools/ holds the CPU benchmark and its
+# PyTorch peer
+LIBRARIES     += cosmoflow
+cosmoflow_src += $(filter-out benchmarks/cosmoflow/main.c,$(wildcard benchmarks/cosmoflow/*.c)) \
+                 $(wildcard benchmarks/cosmoflow/model/*.c)
+
+PROGRAMS         += cosmoflow
+cosmoflow_main   := benchmarks/cosmoflow/main.c
+cosmoflow_libs   := cosmoflow train comm common
+cosmoflow_ldlibs  = $(TRAIN_LDLIBS)

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# bench_cpu.sh: the CPU benchmark of CosmoFlow, every number measured in this
+# run, side by side (nothing hard-coded).
+#
+#   benchmarks/cosmoflow/tools/bench_cpu.sh [BUILD_DIR]        (default: build)
+#   env: PRESET (default cosmo128), STEPS (timed steps, default 3), WARMUP (1),
+#        THREADS (the all-cores runs, default: online CPUs),
+#        TORCH_STEPS (default 2), PYTHON (default /usr/bin/python3, Debian's
+#        python3-torch), SKIP_TORCH=1, SKIP_SCALING=1
+#
+# Prints YAML-ish lines:
+#   (a) peak:     measured peak fp32 FLOP/s, 1 thread and THREADS (peak_cpu)
+#   (b) conv:     FLOP/s of the 3D convolutions of real `cosmoflow --kernels
+#                 fast` runs on 1 and THREADS threads (their kernel tables:
+#                 forward, data gradient, weight gradient, all), as a
+#                 fraction of the peak measured with the same threads.
+#                 Target >= 0.60.
+#   (c) torch:    samples/s of those runs against the same network in
+#                 PyTorch on the CPU (cosmoflow_torch.py, same threads, the
+#                 faster of its two layouts), same preset and batch.
+#                 Target >= 1.2.  The counts are compared too.
+#   (d) scaling:  strong scaling of one sample from 1 to 2 ranks (one thread
+#                 each, --spatial auto): efficiency T(1) / (2 T(2)), and the
+#                 spatial model's prediction for 2 ranks learnt from the
+#                 1-rank run and an MPI allreduce sweep (exadl model --spatial).
+# Run it on an otherwise idle machine: the load average is printed first and
+# last; on a shared machine the numbers are not the code's.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+build=${1:-build}
+bin=$build/bin
+preset=${PRESET:-cosmo128}
+steps=${STEPS:-3}
+warmup=${WARMUP:-1}
+nthreads=${THREADS:-$(getconf _NPROCESSORS_ONLN)}
+tsteps=${TORCH_STEPS:-2}
+py=${PYTHON:-/usr/bin/python3}
+M=${EXADL_MPIRUN:-mpirun}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-cosmo.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+for p in peak_cpu cosmoflow collectives exadl; do
+    if [ ! -x "$bin/$p" ]; then
+        echo "bench_cpu.sh: $bin/$p is missing; building it" >&2
+        make --no-print-directory BUILD="$build" "$bin/$p" >&2
+    fi
+done
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "n/a") printf "%.3f", a / b; else print "n/a" }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
+median_s() { awk '/^summary:/ { s = 1 } s && $1 == "median_s:" { print $2; exit }' "$1"; }
+# FLOP/s of the kernel rows whose kernel matches (conv3d_all: the three)
+rec_rate() { # KERNEL FILE
+    awk -v kern="$1" '
+        /^- \{kernel: / {
+            line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
+            k = ""; fl = 0; t = 0
+            for (i = 1; i <= n; i++) {
+                split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
+                if (key == "kernel") k = kv[2]; else if (key == "flops") fl = kv[2]
+                else if (key == "time_s") t = kv[2]
+            }
+            if (k == kern || (kern == "conv3d_all" && k ~ /^conv3d_/)) { F += fl; T += t }
+        }
+        END { if (T > 0) printf "%.4e", F / T; else print "n/a" }' "$2"
+}
+run_cosmo() { # OUT NP THREADS [args...]
+    local out=$1 np=$2 th=$3
+    shift 3
+    local cmd=("$bin/cosmoflow" --preset "$preset" --kernels fast --threads "$th" --steps "$steps"
+               --warmup "$warmup" --quiet --record "$out" "$@")
+    if [ "$np" = 1 ]; then "${cmd[@]}" >"$out.log" 2>&1; else $M -np "$np" "${cmd[@]}" >"$out.log" 2>&1; fi ||
+        { echo "bench_cpu.sh: cosmoflow failed:" >&2; tail -n 20 "$out.log" >&2; exit 1; }
+}
+
+echo "bench_cpu:"
+echo "  host: $(hostname)"
+echo "  cpu: \"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)\""
+echo "  online_cpus: $(getconf _NPROCESSORS_ONLN)"
+echo "  preset: $preset"
+echo "  loadavg_before: $(cut -d' ' -f1 /proc/loadavg)"
+if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
+    echo "  warning: \"the machine is not idle; the numbers are unreliable\""
+fi
+
+# ---- (a) peak ------------------------------------------------------------------------
+"$bin/peak_cpu" --threads "$nthreads" >"$tmp/peak.txt"
+p1=$(val peak_1thread_flops_per_s "$tmp/peak.txt")
+pn=$(val peak_flops_per_s "$tmp/peak.txt")
+echo "peak:"
+echo "  isa: $(val isa "$tmp/peak.txt")"
+echo "  peak_1thread_flops_per_s: $p1"
+echo "  threads: $nthreads"
+echo "  peak_flops_per_s: $pn"
+
+# ---- (b) 3D convolutions against peak, 1 thread and all --------------------------------------
+# (on a loaded machine OpenMP's barriers wait for preempted threads: the
+# 1-thread numbers are the ones a shared machine can still measure)
+run_cosmo "$tmp/fast1.yaml" 1 1
+ths=(1)
+[ "$nthreads" != 1 ] && { run_cosmo "$tmp/fastn.yaml" 1 "$nthreads"; ths+=("$nthreads"); }
+echo "conv:"
+for t in "${ths[@]}"; do
+    [ "$t" = 1 ] && { rec=$tmp/fast1.yaml; pk=$p1; } || { rec=$tmp/fastn.yaml; pk=$pn; }
+    echo "  - threads: $t"
+    echo "    peak_flops_per_s: $pk"
+    for kern in conv3d_fwd conv3d_bwd_data conv3d_bwd_weights conv3d_all; do
+        r=$(rec_rate "$kern" "$rec")
+        f=$(ratio "$r" "$pk")
+        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.60: $(verdict "$f" 0.6)}"
+    done
+    echo "    step_s: $(median_s "$rec")"
+done
+
+# ---- (c) against PyTorch, same threads ----------------------------------------------------------
+samples_per_s() { awk '/^summary:/ { s = 1 } s && $1 == "samples_per_s:" { print $2; exit }' "$1"; }
+echo "torch:"
+if [ "${SKIP_TORCH:-0}" = 1 ]; then
+    echo "  skipped: SKIP_TORCH=1"
+elif ! "$py" -c 'import torch' 2>/dev/null; then
+    echo "  skipped: \"$py cannot import torch (apt-get install python3-torch)\""
+else
+    "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --preset "$preset" --count \
+        --cosmoflow "$bin/cosmoflow" >"$tmp/count.txt" || true
+    echo "  counts_equal: $(grep -q DIFFERENT "$tmp/count.txt" && echo no || echo yes)"
+    for t in "${ths[@]}"; do
+        [ "$t" = 1 ] && rec=$tmp/fast1.yaml || rec=$tmp/fastn.yaml
+        "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --preset "$preset" --bench --threads "$t" \
+            --steps "$tsteps" --warmup 1 >"$tmp/torch$t.txt"
+        tx=$(val samples_per_s "$tmp/torch$t.txt")
+        fx=$(samples_per_s "$rec")
+        r=$(ratio "$fx" "$tx")
+        echo "  - threads: $t"
+        echo "    torch: $(val torch "$tmp/torch$t.txt")"
+        echo "    torch_contiguous_median_s: $(val contiguous_median_s "$tmp/torch$t.txt")"
+        echo "    torch_channels_last_3d_median_s: $(val channels_last_3d_median_s "$tmp/torch$t.txt")"
+        echo "    torch_samples_per_s: $tx   # the faster layout"
+        echo "    cosmoflow_samples_per_s: $fx"
+        echo "    cosmoflow_over_torch: $r"
+        echo "    target_1.2x: $(verdict "$r" 1.2)"
+    done
+fi
+
+# ---- (d) strong scaling 1 -> 2 ranks, and the model ------------------------------------------
+echo "scaling:"
+if [ "${SKIP_SCALING:-0}" = 1 ]; then
+    echo "  skipped: SKIP_SCALING=1"
+else
+    mkdir -p "$tmp/run/records"
+    run_cosmo "$tmp/run/records/cosmoflow-n1-r1.yaml" 1 1 --spatial auto
+    run_cosmo "$tmp/run/records/cosmoflow-n2-r1.yaml" 2 1 --spatial auto
+    $M -np 2 "$bin/collectives" --backend mpi --op allreduce --dtype float32 --inplace no -b 4 -e 16M \
+        -f 4 --record "$tmp/run/records/allreduce-n2-r1.yaml" >"$tmp/ar.log" 2>&1 ||
+        { echo "bench_cpu.sh: the allreduce sweep failed:" >&2; tail -n 5 "$tmp/ar.log" >&2; exit 1; }
+    t1=$(median_s "$tmp/run/records/cosmoflow-n1-r1.yaml")
+    t2=$(median_s "$tmp/run/records/cosmoflow-n2-r1.yaml")
+    "$bin/exadl" model "$tmp/run" --spatial --scales 1,2 --out "$tmp/model" >"$tmp/model.txt" 2>&1 ||
+        { echo "bench_cpu.sh: exadl model failed:" >&2; tail -n 5 "$tmp/model.txt" >&2; exit 1; }
+    # the model's prediction for the configuration that ran at 2 ranks
+    p2=$(awk '/^validation:/ { v = 1 } v && $1 == "ranks:" { r = $2 } v && r == 2 && $1 == "step_s:" { print $2; exit }' "$tmp/model/spatial_model.yaml")
+    split=$(awk '$1 == "split:" { print $2 $3 $4; exit }' "$tmp/run/records/cosmoflow-n2-r1.yaml")
+    echo "  threads_per_rank: 1"
+    echo "  split_2_ranks: \"$split\""
+    echo "  step_1_rank_s: $t1"
+    echo "  step_2_ranks_s: $t2"
+    echo "  efficiency_measured: $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", a / (2 * b) }')"
+    echo "  model_step_2_ranks_s: $p2"
+    echo "  efficiency_model: $(awk -v a="$t1" -v b="$p2" 'BEGIN { printf "%.3f", a / (2 * b) }')"
+    echo "  model_over_measured: $(ratio "$p2" "$t2")"
+    echo "  halo_s_per_step_measured: $(awk -F'[,:]+' '/kernel: halo,/ { t += $10 } END { printf "%.4g", t }' "$tmp/run/records/cosmoflow-n2-r1.yaml" | awk -v s="$steps" '{ printf "%.4g", $1 / s }')"
+    echo "  halo_bytes_per_step_rank0: $(val halo_bytes_per_sample "$tmp/run/records/cosmoflow-n2-r1.yaml")"
+    echo "  model_links: \"$(sed -n 's/^links: //p' "$tmp/model/spatial_model.yaml" | tr -d "'\"" | cut -c1-200)\""
+fi
+echo "  loadavg_after: $(cut -d' ' -f1 /proc/loadavg)"

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""cosmoflow_torch.py: the CosmoFlow network written in PyTorch, from the
+wiring of docs/cosmoflow.md, for two jobs:
+
+  --count   parameters and forward FLOPs per sample (convolutions and dense
+            layers) counted on the model itself: parameters from
+            model.parameters(), FLOPs from its modules in order (Conv3d 2 k^3
+            c_in c_out per output voxel, MaxPool3d halving the extent,
+            Linear 2 in out); with --cosmoflow BIN, compared with
+            `cosmoflow --describe`.
+  --bench   time training steps on the CPU the way a PyTorch user writes
+            them (Adam, MSE, torch.set_num_threads): median step time and
+            samples/s, in the default layout and channels_last_3d (oneDNN's
+            preferred); the better of the two is PyTorch's number.
+
+Output: "key: value" lines.  Exit status 0; 1 when a count disagrees; 2 on
+bad arguments; 77 with "SKIPPED: ..." when torch cannot be imported.
+
+Network (MLPerf HPC CosmoFlow): input D^3 x channels; blocks i = 0..B-1 of
+Conv3d(k, 'same', filters * 2^i, bias) + LeakyReLU(slope) + MaxPool3d(2);
+flatten; Linear dense1, LeakyReLU, Linear dense2, LeakyReLU, Linear targets;
+MSE against the targets.
+"""
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+PRESETS = {
+    "cosmo128": dict(size=128, channels=4, blocks=5, filters=32, kernel=3, dense1=128, dense2=64, targets=4),
+    "cosmo256": dict(size=256, channels=4, blocks=5, filters=32, kernel=3, dense1=128, dense2=64, targets=4),
+    "cosmo512": dict(size=512, channels=4, blocks=5, filters=32, kernel=3, dense1=128, dense2=64, targets=4),
+    "small": dict(size=64, channels=4, blocks=5, filters=8, kernel=3, dense1=32, dense2=16, targets=4),
+    "tiny": dict(size=16, channels=4, blocks=2, filters=4, kernel=3, dense1=16, dense2=8, targets=4),
+}
+SLOPE = 0.3  # Keras' LeakyReLU, as the MLPerf reference and cosmoflow
+
+
+def build(torch, c):
+    nn = torch.nn
+    layers, ci, co, d = [], c["channels"], c["filters"], c["size"]
+    for _ in range(c["blocks"]):
+        layers += [nn.Conv3d(ci, co, c["kernel"], padding=c["kernel"] // 2), nn.LeakyReLU(SLOPE),
+                   nn.MaxPool3d(2)]
+        ci, co, d = co, co * 2, d // 2
+    flat = ci * d * d * d
+    layers += [nn.Flatten(), nn.Linear(flat, c["dense1"]), nn.LeakyReLU(SLOPE),
+               nn.Linear(c["dense1"], c["dense2"]), nn.LeakyReLU(SLOPE),
+               nn.Linear(c["dense2"], c["targets"])]
+    return nn.Sequential(*layers)
+
+
+def count(torch, c):
+    """Walk the model's modules in order: a Conv3d ('same', stride 1) keeps
+    the extent and costs 2 k^3 c_in c_out per output voxel, a MaxPool3d
+    halves the extent, a Linear costs 2 in out.  (PyTorch 1.13 cannot run
+    max_pool3d on the meta device, and a real forward of cosmo512 would need
+    tens of GB: the walk reads the modules' own sizes instead.)"""
+    model = build(torch, c)
+    conv = dense = 0
+    d = c["size"]
+    for m in model.modules():
+        if isinstance(m, torch.nn.Conv3d):
+            k = m.kernel_size[0] * m.kernel_size[1] * m.kernel_size[2]
+            conv += 2 * k * m.in_channels * m.out_channels * d ** 3
+        elif isinstance(m, torch.nn.MaxPool3d):
+            d //= 2
+        elif isinstance(m, torch.nn.Linear):
+            dense += 2 * m.in_features * m.out_features
+    params = sum(p.numel() for p in model.parameters())
+    conv_w = sum(m.weight.numel() for m in model.modules() if isinstance(m, torch.nn.Conv3d))
+    dense_w = sum(m.weight.numel() for m in model.modules() if isinstance(m, torch.nn.Linear))
+    return dict(parameters=params, conv_weights=conv_w, dense_weights=dense_w,
+                forward_conv_flops_per_sample=conv, forward_dense_flops_per_sample=dense)
+
+
+def bench(torch, c, threads, steps, warmup, batch, layout):
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    model = build(torch, c)
+    x = torch.randn(batch, c["channels"], c["size"], c["size"], c["size"])
+    t = torch.rand(batch, c["targets"]) * 2 - 1
+    if layout == "channels_last_3d":
+        model = model.to(memory_format=torch.channels_last_3d)
+        x = x.contiguous(memory_format=torch.channels_last_3d)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = torch.nn.MSELoss()
+    times = []
+    for s in range(warmup + steps):
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), t)
+        loss.backward()
+        opt.step()
+        dt = time.perf_counter() - t0
+        if s >= warmup:
+            times.append(dt)
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--preset", default="cosmo128", choices=sorted(PRESETS))
+    ap.add_argument("--count", action="store_true")
+    ap.add_argument("--cosmoflow", help="cosmoflow binary to compare --describe with")
+    ap.add_argument("--bench", action="store_true")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=1)
+    a = ap.parse_args()
+    if not (a.count or a.bench):
+        ap.error("give --count and/or --bench")
+    try:
+        import torch
+    except ImportError as e:
+        print(f"SKIPPED: torch cannot be imported ({e}); apt-get install python3-torch")
+        return 77
+    c = PRESETS[a.preset]
+    rc = 0
+    print(f"torch: {torch.__version__}")
+    if a.count:
+        n = count(torch, c)
+        for k, v in n.items():
+            print(f"torch_{k}: {v}")
+        if a.cosmoflow:
+            out = subprocess.run([a.cosmoflow, "--preset", a.preset, "--describe"], capture_output=True,
+                                 text=True, check=True).stdout
+            for k, v in n.items():
+                m = re.search(rf"^{k}\s+(\d+)", out, re.M)
+                got = int(m.group(1)) if m else None
+                same = got == v
+                rc |= 0 if same else 1
+                print(f"cosmoflow_{k}: {got} ({'equal' if same else 'DIFFERENT'})")
+    if a.bench:
+        print(f"threads: {a.threads}")
+        best = None
+        for layout in ("contiguous", "channels_last_3d"):
+            ts = bench(torch, c, a.threads, a.steps, a.warmup, a.batch, layout)
+            med = statistics.median(ts)
+            print(f"{layout}_step_s: [{', '.join(f'{x:.4f}' for x in ts)}]")
+            print(f"{layout}_median_s: {med:.5g}")
+            print(f"{layout}_samples_per_s: {a.batch / med:.5g}")
+            if best is None or med < best[1]:
+                best = (layout, med)
+        print(f"best_layout: {best[0]}")
+        print(f"median_s: {best[1]:.5g}")
+        print(f"samples_per_s: {a.batch / best[1]:.5g}")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# cosmoflow --backend cuda end to end.  Everywhere: without a GPU (or in a
+# build without the CUDA path) a run fails with one clear line, no crash and
+# no record.  On a GPU: the small preset trains in fp32 and bf16 with finite
+# losses and the record's device block; a 2-rank spatial split where two GPUs
+# exist.  Where there is none these print SKIP, never PASS.
+set -u
+C=$EXADL_BIN/cosmoflow
+T=$EXADL_TMP
+M=${EXADL_MPIRUN:-mpirun}
+gpus=0
+command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "$gpus" -eq 0 ]; then
+    "$C" --preset tiny --backend cuda --steps 1 --warmup 0 --record "$T/none.yaml" >"$T/none.out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -lt 128 ] && [ ! -s "$T/none.yaml" -o -n "$(grep -l 'status: failed' "$T/none.yaml" 2>/dev/null)" ] &&
+        grep -q "error" "$T/none.out"; then
+        echo "PASS: cosmoflow --backend cuda without a GPU fails with a clear line ($(grep error "$T/none.out" | head -n 1 | cut -c1-100))"
+    else
+        echo "FAIL: cosmoflow --backend cuda without a GPU: exit $rc: $(tail -n 2 "$T/none.out")"
+    fi
+    echo "SKIP: cosmo_cuda training: no GPU on this machine"
+    exit 0
+fi
+for p in fp32 bf16; do
+    if "$C" --preset small --backend cuda --precision "$p" --steps 3 --warmup 1 --quiet \
+        --record "$T/g-$p.yaml" >"$T/g-$p.out" 2>&1 && grep -q '^status: ok' "$T/g-$p.yaml" &&
+        grep -q '^device_peak_flops:' "$T/g-$p.yaml"; then
+        echo "PASS: cosmoflow small trains on the GPU in $p"
+    else
+        echo "FAIL: cosmoflow small on the GPU in $p: $(tail -n 3 "$T/g-$p.out")"
+    fi
+done
+if [ "$gpus" -ge 2 ]; then
+    if $M -np 2 "$C" --preset small --backend cuda --spatial 2 --steps 3 --warmup 1 --quiet \
+        --record "$T/g2.yaml" >"$T/g2.out" 2>&1 && grep -q '^status: ok' "$T/g2.yaml"; then
+        echo "PASS: cosmoflow small splits one sample over 2 GPUs"
+    else
+        echo "FAIL: cosmoflow --spatial 2 on 2 GPUs: $(tail -n 3 "$T/g2.out")"
+    fi
+else
+    echo "SKIP: cosmoflow spatial split on GPUs: $gpus GPU(s), 2 needed"
+fi

@@ -1,0 +1,179 @@
+/* The harness's part of CosmoFlow: the record reader of the cosmoflow kind
+ * (its spatial block round trip; bad blocks named FILE:LINE:COL), the
+ * spatial model's arithmetic on a case worked by hand (harness/model/
+ * spatial.c), its choice of layout, and the suite's `scaling: spatial`.
+ * The model's halo bytes against the benchmark's own count:
+ * tests/it/cosmo_spatial.sh (the harness links no benchmark code). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchmarks/common/record/header.h"
+#include "benchmarks/common/record/record.h"
+#include "harness/model/spatial.h"
+#include "harness/records/recread.h"
+#include "harness/suite/suite.h"
+#include "tests/unit/tap.h"
+
+static char path[] = "/tmp/exadl-spatial-rec.XXXXXX";
+static char err[1024];
+
+static void write_record(const char *split, long long rps)
+{
+    FILE *f = fopen(path, "w");
+    T_ASSERT(f, "open %s", path);
+    fprintf(f,
+            "exadl_record: 1\nbenchmark: cosmoflow\nstatus: ok\nranks: 2\n"
+            "config: {batch: 1, dense1: 128}\n"
+            "timing: {step_s: [0.5, 0.6], samples_per_step: 1}\n"
+            "network: {conv_weights: 100, parameters: 150}\n"
+            "kernels_steps: 2\n"
+            "kernels:\n"
+            "- {kernel: conv3d_fwd, layer: conv0, calls: 2, flops: 10, time_s: 0.4}\n"
+            "- {kernel: halo, layer: conv0, calls: 2, flops: 0, time_s: 0.02}\n"
+            "- {kernel: dense_fwd, layer: fc1, calls: 2, flops: 4, time_s: 0.02}\n"
+            "- {kernel: adam, layer: conv0, calls: 2, flops: 4, time_s: 0.04}\n"
+            "spatial:\n  split: %s\n  ranks_per_sample: %lld\n  groups: 1\n  size: 16\n"
+            "  units: 4\n  halo: 1\n  kernel: 3\n  overlap: true\n  rank0_units: [2, 4, 4]\n"
+            "  halo_bytes_per_sample: 14784\n  halo_messages_per_step: 3\n"
+            "  gather_bytes_per_sample: 2048\n  layers:\n"
+            "  - {layer: conv0, extent: 16, c_in: 4, c_out: 8, fwd_flops: 10}\n"
+            "  - {layer: conv1, extent: 8, c_in: 8, c_out: 16, fwd_flops: 5}\n",
+            split, rps);
+    fclose(f);
+}
+
+static void test_record(void)
+{
+    int fd = mkstemp(path);
+    T_ASSERT(fd >= 0, "mkstemp");
+    close(fd);
+    arena_t *a = ar_new();
+    record_t r;
+    write_record("[2, 1, 1]", 2);
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == 0, "%s", err);
+    T_ASSERT(r.sp && r.sp->split[0] == 2 && r.sp->split[2] == 1 && r.sp->ranks_per_sample == 2 &&
+                 r.sp->units == 4 && r.sp->halo == 1 && r.sp->overlap == 1,
+             "spatial block");
+    T_ASSERT(r.sp->halo_bytes_per_sample == 14784 && r.sp->rank0_units[0] == 2, "halo bytes");
+    T_ASSERT(r.sp->nl == 2 && !strcmp(r.sp->l[1].name, "conv1") && r.sp->l[1].c_out == 16,
+             "layers");
+    T_ASSERT(r.nstep == 2 && r.nk == 4 && r.parameters == 150, "training blocks through stemdl's reader");
+    write_record("[2, 1]", 2);
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, path) &&
+                 strstr(err, ":15:") && strstr(err, "3 numbers"),
+             "two numbers: %s", err);
+    write_record("[2, 2, 1]", 2);
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "product"),
+             "ranks_per_sample: %s", err);
+    write_record("[2, 0, 1]", 0);
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "at least 1"),
+             "zero split: %s", err);
+    unlink(path);
+    ar_free(a);
+}
+
+/* Two levels, 4 units, halo 1; channels 4 -> 8 -> 16.  Worked in the
+ * comments; the numbers are those of the record above (14784 bytes). */
+static msw_t work(void)
+{
+    msw_t w;
+    memset(&w, 0, sizeof w);
+    w.nl = 2, w.units = 4, w.halo = 1, w.feat_c = 16;
+    w.ext[0] = 16, w.ext[1] = 8;
+    w.cin[0] = 4, w.cout[0] = 8, w.cin[1] = 8, w.cout[1] = 16;
+    w.conv_s[0] = 0.4, w.conv_s[1] = 0.2;
+    w.head_s = 0.01, w.opt_s = 0.02, w.other_s = 0.005;
+    w.params = 1000, w.elem_bytes = 4;
+    return w;
+}
+
+static void test_model_by_hand(void)
+{
+    msw_t w = work();
+    mnet_t net;
+    memset(&net, 0, sizeof net);
+    net.intra = (mlink_t){1e-5, 1e-9, 0};
+    net.algo = AR_RING;
+    int s[3] = {2, 1, 1};
+    /* rank 0 holds units (2, 4, 4): level 0 extents (8, 16, 16), level 1
+     * (4, 8, 8); it has one neighbour, along D.  Faces along D carry the
+     * padded H and W: level 0: (16+2)(16+2) = 324 elements per channel, 4
+     * channels forward; level 1: (8+2)(8+2) = 100, 8 forward + 16 backward.
+     * Bytes: 4*324*4 + 24*100*4 = 14784; 3 messages. */
+    double msgs, b = msp_halo_bytes(&w, s, 0, &msgs);
+    T_ASSERT(b == 14784 && msgs == 3, "halo bytes %g, messages %g", b, msgs);
+    msp_t p;
+    T_ASSERT(msp_predict(&w, s, 1, 1, &net, &p) == 0, "predict");
+    /* compute: half the voxels of 0.6 s; halo 3 alpha + 14784 beta; gather
+     * lg 2 alpha + 1/2 (16 x 4^3 x 4 B) beta; allreduce ring at p = 2:
+     * 2 alpha + 4000 beta */
+    double halo = 3e-5 + 14784e-9, gather = 1e-5 + 2048e-9, ar = 2e-5 + 4000e-9;
+    double want = 0.3 + halo + 0.01 + gather + 0.02 + 0.005 + ar;
+    T_ASSERT(fabs(p.compute_s - 0.3) < 1e-15 && fabs(p.halo_s - halo) < 1e-15, "compute %.17g halo %.17g",
+             p.compute_s, p.halo_s);
+    T_ASSERT(fabs(p.gather_s - gather) < 1e-15 && fabs(p.allreduce_s - ar) < 1e-15,
+             "gather %.17g allreduce %.17g", p.gather_s, p.allreduce_s);
+    T_ASSERT(fabs(p.step_s - want) < 1e-12, "step %.17g, by hand %.17g", p.step_s, want);
+    /* uneven: 3 ranks along D deal 2 + 1 + 1 units: the busiest is rank 0 */
+    int s3[3] = {3, 1, 1};
+    T_ASSERT(msp_predict(&w, s3, 1, 1, &net, &p) == 0 && fabs(p.compute_s - 0.3) < 1e-15 + 0.0,
+             "3-way: busiest compute %.17g (2 of 4 units)", p.compute_s);
+    /* splits that do not fit */
+    int s8[3] = {8, 1, 1};
+    T_ASSERT(msp_predict(&w, s8, 1, 1, &net, &p) == -1, "8 ranks along 4 units");
+    w.halo = 3;
+    int s4[3] = {4, 1, 1};
+    T_ASSERT(msp_predict(&w, s4, 1, 1, &net, &p) == -1, "halo 3 on 2-voxel sub-volumes");
+}
+
+/* 2 ranks, 2 samples per step: 2 groups of 1 (each 0.6 s of compute, no
+ * halo) beat 1 group of 2 spatial ranks at batch 2 (0.6 s plus halo, gather
+ * and twice the head); 2 ranks, 1 sample: only the spatial layouts. */
+static void test_best(void)
+{
+    msw_t w = work();
+    mnet_t net;
+    memset(&net, 0, sizeof net);
+    net.intra = (mlink_t){1e-5, 1e-9, 0};
+    net.algo = AR_RING;
+    msp_t b;
+    T_ASSERT(msp_best(&w, 2, 2, &net, &b) == 0 && b.groups == 2 && b.split[0] * b.split[1] * b.split[2] == 1,
+             "2 ranks, 2 samples: %d groups of %dx%dx%d", b.groups, b.split[0], b.split[1], b.split[2]);
+    T_ASSERT(msp_best(&w, 2, 1, &net, &b) == 0 && b.groups == 1 && b.batch == 1, "2 ranks, 1 sample");
+    int sp[16][3];
+    T_ASSERT(msp_splits(&w, 4, sp, 16) == 6, "splits of 4 over 4 units per axis: %zu",
+             msp_splits(&w, 4, sp, 16));
+    T_ASSERT(msp_best(&w, 128, 1, &net, &b) == -1, "128 ranks cannot split 4^3 units");
+}
+
+static void test_suite_scaling(void)
+{
+    arena_t *a = ar_new();
+    machine_t m;
+    memset(&m, 0, sizeof m);
+    m.cores = 2;
+    suite_t s;
+    const char ok[] = "exadl_suite: 1\nname: t\nscaling: spatial\nscales: [1, 2]\n"
+                      "benchmarks: [{program: /bin/true}]\n";
+    T_ASSERT(suite_load_text(a, ok, strlen(ok), "t.yaml", ".", &m, &s, err, sizeof err) == 0, "%s", err);
+    T_ASSERT(s.bench[0].scaling == SCALING_SPATIAL && !strcmp(scaling_name(SCALING_SPATIAL), "spatial"),
+             "spatial scaling");
+    const char bad[] = "exadl_suite: 1\nname: t\nscaling: diagonal\nbenchmarks: [{program: /bin/true}]\n";
+    T_ASSERT(suite_load_text(a, bad, strlen(bad), "t.yaml", ".", &m, &s, err, sizeof err) == -1 &&
+                 strstr(err, "t.yaml:3:") && strstr(err, "spatial"),
+             "bad scaling: %s", err);
+    ar_free(a);
+}
+
+int main(void)
+{
+    tap_run_("harness_spatial_record", test_record);
+    tap_run_("harness_spatial_model_by_hand", test_model_by_hand);
+    tap_run_("harness_spatial_best_layout", test_best);
+    tap_run_("harness_spatial_suite_scaling", test_suite_scaling);
+    return tap_failed_ ? 1 : 0;
+}
