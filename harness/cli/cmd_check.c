@@ -62,20 +62,9 @@ static int cmd_check(int argc, char **argv)
      * as far as the allow-list goes: the run folder is data, LD_PRELOAD in its
      * suite.yaml must not load a library into what exadl starts (D2) */
     kv_t *env;
-    size_t nenv, nkept = 0;
-    if (suite_read_env(a, path_join(a, r.dir, "suite.yaml"), &env, &nenv) == 0) {
-        sb_t ok = {0};
-        for (size_t i = 0; launch_run_env_allowed[i]; i++)
-            sb_printf(&ok, "%s%s", i ? ", " : "", launch_run_env_allowed[i]);
-        for (size_t i = 0; i < nenv; i++) {
-            if (launch_run_env_ok(env[i].key)) env[nkept++] = env[i];
-            else fprintf(stderr, "exadl check: note: %s/suite.yaml sets %s, left out: of a run "
-                                 "folder's env only %s reach stemdl --describe\n",
-                         r.dir, sanitize_name(a, env[i].key), sb_str(&ok));
-        }
-        sb_free(&ok);
-        launch_set_probe_env(env, nkept);
-    }
+    size_t nenv;
+    if (suite_read_env(a, path_join(a, r.dir, "suite.yaml"), &env, &nenv) == 0)
+        launch_set_probe_env(env, launch_run_env_filter(a, env, nenv, "check", r.dir));
     checks_t ck = {0};
     for (size_t i = 0; i < nfiles; i++) {
         reference_t ref;

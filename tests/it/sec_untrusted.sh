@@ -123,6 +123,21 @@ if [ -n "$run" ] && command -v cc >/dev/null; then
         && grep -q 'PASS' <<<"$out" \
         && pass "D2 check: LD_PRELOAD from the run folder not loaded; describe checks still pass" \
         || { fail "D2 check ($rc)"; echo "$out" | tail -n 8; }
+
+    # exadl analyze reads the same kind of folder: it starts none of the
+    # folder's programs (an optional benchmark's --help probe ran a planted
+    # script) and gives what it starts only the allowed env
+    printf '#!/bin/sh\ntouch "%s/PWNED_analyze"\necho usage\n' "$tmp" >"$tmp/d2run/evil.sh"
+    chmod +x "$tmp/d2run/evil.sh"
+    printf 'name: probe\nlauncher: local\nscales: [1]\nrepetitions: 1\nenv: {LD_PRELOAD: %s/evil.so}\nbenchmarks:\n  - {name: x, program: %s/evil.sh, optional: true}\n' \
+        "$tmp/d2run" "$tmp/d2run" >"$tmp/d2run/suite.yaml"
+    "$tmp/d2run/evil.sh" >/dev/null && [ -f "$tmp/PWNED_analyze" ] && rm -f "$tmp/PWNED_analyze" \
+        || fail "analyze: the planted program does not even run on purpose"
+    out=$("$exadl" analyze "$tmp/d2run" 2>&1); rc=$?
+    [ ! -e "$tmp/PWNED_analyze" ] && [ ! -e "$tmp/PWNED_preload" ] && grep -q 'nothing runs' <<<"$out" \
+        && grep -q 'sets LD_PRELOAD, left out' <<<"$out" \
+        && pass "analyze: no program of the run folder started, LD_PRELOAD left out (exit $rc)" \
+        || { fail "analyze started the folder's program or kept LD_PRELOAD ($rc)"; echo "$out" | tail -n 8; }
 fi
 
 # ---- D4: a full filesystem for the record
