@@ -65,24 +65,28 @@ r=$(ls -d "$tmp"/pipe/*-pipe 2>/dev/null | head -1)
     pass "SIGPIPE on stdout (| head -1): exit 0, all 4 launches, results written" ||
     fail "exadl run | head -1: exit $rc, folder '$r'"
 
-# 2. SIGUSR1 during a launch: it finishes, the rest are not run, exit 130
-quick "$tmp/usr1.yaml" usr1 "$tmpl" \
-    "  - {name: slow, program: $fake, config: {mode: ok, step: 0.1, sleep: 2}, scales: [1], repetitions: 1}
+# 2. SIGUSR1 or SIGUSR2 (Slurm's warning before a time limit) during a
+#    launch: it finishes, the rest are not run, exit 130
+for sig in USR1 USR2; do
+    n=$(tr 'A-Z' 'a-z' <<<"$sig")
+    quick "$tmp/$n.yaml" "$n" "$tmpl" \
+        "  - {name: slow, program: $fake, config: {mode: ok, step: 0.1, sleep: 2}, scales: [1], repetitions: 1}
   - {name: after, program: $fake, config: {mode: ok}, scales: [1], repetitions: 1}"
-"$exadl" run "$tmp/usr1.yaml" --out "$tmp/usr1" >"$tmp/usr1.out" 2>&1 &
-pid=$!
-for _ in $(seq 100); do grep -q '\] slow' "$tmp/usr1.out" && break; sleep 0.1; done
-kill -USR1 $pid
-wait $pid
-rc=$?
-r=$(ls -d "$tmp"/usr1/*-usr1 2>/dev/null | head -1)
-[ $rc -eq 130 ] && grep -qE '^\[5/6\] slow .* ok ' "$tmp/usr1.out" &&
-    [ -f "$r/records/slow-n1-r1.yaml" ] && [ ! -f "$r/records/after-n1-r1.yaml" ] &&
-    grep -q 'launches_not_run: 1' "$r/results.yaml" &&
-    grep -q 'stopped_by: exadl got SIGUSR1' "$r/results.yaml" &&
-    grep -q 'launches: 5 ok, 1 not run of 6' "$tmp/usr1.out" &&
-    pass "SIGUSR1: the running launch finishes, the next is not run, exit 130, results written" ||
-    { fail "SIGUSR1 (exit $rc)"; cat "$tmp/usr1.out"; }
+    "$exadl" run "$tmp/$n.yaml" --out "$tmp/$n" >"$tmp/$n.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q '\] slow' "$tmp/$n.out" && break; sleep 0.1; done
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    r=$(ls -d "$tmp"/$n/*-$n 2>/dev/null | head -1)
+    [ $rc -eq 130 ] && grep -qE '^\[5/6\] slow .* ok ' "$tmp/$n.out" &&
+        [ -f "$r/records/slow-n1-r1.yaml" ] && [ ! -f "$r/records/after-n1-r1.yaml" ] &&
+        grep -q 'launches_not_run: 1' "$r/results.yaml" &&
+        grep -q "stopped_by: exadl got SIG$sig" "$r/results.yaml" &&
+        grep -q 'launches: 5 ok, 1 not run of 6' "$tmp/$n.out" &&
+        pass "SIG$sig: the running launch finishes, the next is not run, exit 130, results written" ||
+        { fail "SIG$sig (exit $rc)"; cat "$tmp/$n.out"; }
+done
 
 # 3-6: a 2-rank launch that waits, stopped by a signal to exadl
 stop_test() { # $1 name, $2 launcher, $3 signal; prints exadl's exit status
