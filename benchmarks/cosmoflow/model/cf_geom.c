@@ -5,22 +5,17 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/count.h"
 #include "benchmarks/common/opt.h"
 
-/* Counts with explicit overflow checks (cf_validate keeps valid
- * configurations far below; a failure here is a bug, not bad input). */
-static int64_t cmul(int64_t a, int64_t b)
-{
-    int64_t r;
-    CHECK(!__builtin_mul_overflow(a, b, &r), "count overflow: %lld x %lld", (long long)a,
-          (long long)b);
-    return r;
-}
+/* Counts through count.h (cf_validate keeps valid configurations far
+ * below its limits; a failure here is a bug, not bad input). */
+static int64_t cmul(int64_t a, int64_t b) { return COUNT_PROD("cosmoflow count", a, b); }
 static int64_t cadd(int64_t a, int64_t b)
 {
     int64_t r;
-    CHECK(!__builtin_add_overflow(a, b, &r), "count overflow: %lld + %lld", (long long)a,
-          (long long)b);
+    CHECK(count_add(a, b, &r) == 0, "cosmoflow count overflows 64 bits: %lld + %lld",
+          (long long)a, (long long)b);
     return r;
 }
 
