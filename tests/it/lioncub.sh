@@ -104,6 +104,28 @@ for c in "${cases[@]}"; do
     fi
 done
 
+# the report's "Lion update exchange" section and its metrics, from the
+# grad / 1bit / pbit records above put in a run folder (exadl analyze runs
+# nothing: it reads the records)
+R=$T/lrun
+mkdir -p "$R/records"
+printf 'exadl_suite: 1\nname: lion\nscales: [2]\nrepetitions: 1\nbenchmarks:\n' >"$R/suite.yaml"
+for m in "grad none" "1bit selective" "pbit every"; do
+    # shellcheck disable=SC2086
+    set -- $m
+    printf '  - {name: %s, program: stemdl, config: {preset: tiny, optimizer: lion, exchange: %s}}\n' "$1" "$1" >>"$R/suite.yaml"
+    cp "$T/r2-$1-$2.yaml" "$R/records/$1-n2-r1.yaml"
+done
+"$EXADL_BIN/exadl" analyze "$R" >"$T/analyze.out" 2>&1
+if grep -q '^#.* Lion update exchange' "$R/report.md" &&
+    [ "$(grep -c 'speedup_over_grad' "$R/results.yaml")" -ge 2 ] &&
+    grep -q 'final_loss' "$R/results.yaml" && grep -q 'wire_bytes_per_step' "$R/results.yaml" &&
+    ls "$R"/plots/lioncub_speedup*.gp >/dev/null 2>&1; then
+    echo "PASS: lioncub report section, metrics (speedup_over_grad, wire bytes, final loss) and plot from 3 modes' records"
+else
+    echo "FAIL: lioncub report section or metrics missing (see $R/report.md, $T/analyze.out): $(tail -n 3 "$T/analyze.out")"
+fi
+
 # the emulated link (harness/launchers/netns.sh): set rate reached within 20%
 out=$("$NETNS" --rate 1gbit --check 2>"$T/netns.err")
 rc=$?
