@@ -75,6 +75,19 @@ else
     echo "FAIL: exadl model --spatial: $(tail -n 2 "$T/model.out")"
 fi
 
+# the report's spatial section and plot from the same folder (exadl analyze
+# reads the records; nothing runs)
+printf 'exadl_suite: 1\nname: cf\nscaling: spatial\nscales: [1, 2]\nrepetitions: 1\nbenchmarks:\n  - {name: cosmoflow, program: cosmoflow, config: {preset: tiny}}\n' \
+    >"$T/run/suite.yaml"
+"$EXADL_BIN/exadl" analyze "$T/run" >"$T/analyze.out" 2>&1
+if grep -q '^### Spatial decomposition, halo exchange and the model' "$T/run/report.md" &&
+    grep -A12 '^### Spatial decomposition' "$T/run/report.md" | grep -q '| 2 ' &&
+    ls "$T/run"/plots/cosmoflow_spatial*.gp >/dev/null 2>&1; then
+    echo "PASS: cosmoflow report: the spatial section (a row per scale) and its plot from the records"
+else
+    echo "FAIL: cosmoflow report lacks the spatial section or plot (see $T/run/report.md): $(tail -n 3 "$T/analyze.out")"
+fi
+
 # samples from a file, split and not
 "$C" --preset tiny --write-data "$T/s.bin" --samples 3 >"$T/w.out" 2>&1 ||
     echo "FAIL: cosmoflow --write-data: $(tail -n 2 "$T/w.out")"
