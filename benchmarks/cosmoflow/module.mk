@@ -1,6 +1,6 @@
 # benchmarks/cosmoflow: the `cosmoflow` program and the CosmoFlow 3D CNN with
-# spatial parallelism (model/); tools/ holds the CPU benchmark and its
-# PyTorch peer
+# spatial parallelism (model/); tools/ holds the CPU and GPU benchmarks and
+# their PyTorch peer
 LIBRARIES     += cosmoflow
 cosmoflow_src += $(filter-out benchmarks/cosmoflow/main.c,$(wildcard benchmarks/cosmoflow/*.c)) \
                  $(wildcard benchmarks/cosmoflow/model/*.c)

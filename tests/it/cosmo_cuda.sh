@@ -3,7 +3,8 @@
 # build without the CUDA path) a run fails with one clear line, no crash and
 # no record.  On a GPU: the small preset trains in fp32 and bf16 with finite
 # losses and the record's device block; a 2-rank spatial split where two GPUs
-# exist.  Where there is none these print SKIP, never PASS.
+# exist.  Where there is none these print SKIP, never PASS, and
+# tools/bench_gpu.sh must say SKIPPED.
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -18,6 +19,13 @@ if [ "$gpus" -eq 0 ]; then
         echo "PASS: cosmoflow --backend cuda without a GPU fails with a clear line ($(grep error "$T/none.out" | head -n 1 | cut -c1-100))"
     else
         echo "FAIL: cosmoflow --backend cuda without a GPU: exit $rc: $(tail -n 2 "$T/none.out")"
+    fi
+    # the GPU benchmark: SKIPPED with its reason, exit 0, nothing built
+    if benchmarks/cosmoflow/tools/bench_gpu.sh "$T/bench-build" >"$T/bench.out" 2>&1 &&
+        grep -q '^SKIPPED: no NVIDIA GPU' "$T/bench.out" && [ ! -d "$T/bench-build" ]; then
+        echo "PASS: cosmoflow bench_gpu.sh says SKIPPED without a GPU: $(grep '^SKIPPED' "$T/bench.out" | cut -c1-100)"
+    else
+        echo "FAIL: cosmoflow bench_gpu.sh without a GPU: $(tail -n 3 "$T/bench.out")"
     fi
     echo "SKIP: cosmo_cuda training: no GPU on this machine"
     exit 0

@@ -8,13 +8,22 @@ wiring of docs/cosmoflow.md, for two jobs:
             c_in c_out per output voxel, MaxPool3d halving the extent,
             Linear 2 in out); with --cosmoflow BIN, compared with
             `cosmoflow --describe`.
-  --bench   time training steps on the CPU the way a PyTorch user writes
-            them (Adam, MSE, torch.set_num_threads): median step time and
-            samples/s, in the default layout and channels_last_3d (oneDNN's
-            preferred); the better of the two is PyTorch's number.
+  --bench   time training steps the way a PyTorch user writes them (Adam,
+            MSE), in the default layout and channels_last_3d; the better of
+            the two is PyTorch's number: median step time and samples/s.
+            --device cpu (the default): torch.set_num_threads(--threads),
+            fp32 only (channels_last_3d is oneDNN's preferred layout).
+            --device cuda: one GPU, --precision fp32 (no TF32), tf32, bf16 or
+            fp16 (autocast, fp32 weights; fp16 with GradScaler),
+            cudnn.benchmark, fused Adam where the version has it, the batch
+            already on the device in the compute type (cosmoflow's upload is
+            outside its step time too), torch.cuda.synchronize() around each
+            step; with --flops-per-sample (cosmoflow's executed count) also
+            TFLOP/s.
 
 Output: "key: value" lines.  Exit status 0; 1 when a count disagrees; 2 on
-bad arguments; 77 with "SKIPPED: ..." when torch cannot be imported.
+bad arguments; 77 with "SKIPPED: ..." when torch cannot be imported, or with
+--device cuda when PyTorch sees no CUDA GPU.
 
 Network (MLPerf HPC CosmoFlow): input D^3 x channels; blocks i = 0..B-1 of
 Conv3d(k, 'same', filters * 2^i, bias) + LeakyReLU(slope) + MaxPool3d(2);
@@ -22,6 +31,7 @@ flatten; Linear dense1, LeakyReLU, Linear dense2, LeakyReLU, Linear targets;
 MSE against the targets.
 """
 import argparse
+import contextlib
 import re
 import statistics
 import subprocess
@@ -76,28 +86,78 @@ def count(torch, c):
                 forward_conv_flops_per_sample=conv, forward_dense_flops_per_sample=dense)
 
 
-def bench(torch, c, threads, steps, warmup, batch, layout):
-    torch.set_num_threads(threads)
-    torch.manual_seed(0)
-    model = build(torch, c)
-    x = torch.randn(batch, c["channels"], c["size"], c["size"], c["size"])
-    t = torch.rand(batch, c["targets"]) * 2 - 1
+# cosmoflow's Adam learning rates (cf_config.c): the cosmo presets take 1e-4
+LR = {"cosmo128": 1e-4, "cosmo256": 1e-4, "cosmo512": 1e-4}
+
+
+def bench(torch, c, a, layout):
+    """Time a.warmup + a.steps training steps in one layout; returns (step
+    times of the timed steps, last loss, 'fused' or 'default' Adam)."""
+    cuda = a.device == "cuda"
+    dev = torch.device(a.device)
+    amp = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.precision)
+    if cuda:
+        torch.backends.cudnn.benchmark = True
+        # fp32 means fp32; tf32 allows TF32 tensor cores for convolutions and matmuls
+        torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
+    else:
+        torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    model = build(torch, c).to(dev)
+    x = torch.randn(a.batch, c["channels"], c["size"], c["size"], c["size"], device=dev)
+    t = torch.rand(a.batch, c["targets"], device=dev) * 2 - 1
     if layout == "channels_last_3d":
         model = model.to(memory_format=torch.channels_last_3d)
         x = x.contiguous(memory_format=torch.channels_last_3d)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    if amp is not None:  # the input already in the compute type, as cosmoflow's
+        x = x.to(dtype=amp)
+    lr = LR.get(a.preset, 1e-3)
+    adam = "default"
+    opt = None
+    if cuda:
+        try:
+            opt = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+            adam = "fused"
+        except (TypeError, RuntimeError):
+            opt = None
+    if opt is None:
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+    scaler = None
+    if amp == torch.float16:
+        try:
+            scaler = torch.amp.GradScaler("cuda")
+        except (AttributeError, TypeError):
+            scaler = torch.cuda.amp.GradScaler()
     loss_fn = torch.nn.MSELoss()
-    times = []
-    for s in range(warmup + steps):
-        t0 = time.perf_counter()
+
+    def step():
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), t)
-        loss.backward()
-        opt.step()
+        with torch.autocast(a.device, dtype=amp) if amp is not None else contextlib.nullcontext():
+            y = model(x)
+        loss = loss_fn(y.float(), t)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        return loss
+
+    times = []
+    loss = None
+    for s in range(a.warmup + a.steps):
+        if cuda:
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        loss = step()
+        if cuda:
+            torch.cuda.synchronize()
         dt = time.perf_counter() - t0
-        if s >= warmup:
+        if s >= a.warmup:
             times.append(dt)
-    return times
+    return times, float(loss), adam
 
 
 def main():
@@ -110,9 +170,18 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16", "fp16"],
+                    help="fp32 only on the CPU; on cuda tf32 allows TF32, bf16/fp16 are autocast")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--flops-per-sample", type=int, help="executed FLOPs per sample (cosmoflow's count)")
     a = ap.parse_args()
     if not (a.count or a.bench):
         ap.error("give --count and/or --bench")
+    if a.device == "cpu" and a.precision != "fp32":
+        ap.error("--precision %s needs --device cuda (the CPU benchmark is fp32)" % a.precision)
+    if a.steps < 1 or a.warmup < 0 or a.batch < 1 or a.threads < 1:
+        ap.error("--steps, --batch and --threads must be >= 1, --warmup >= 0")
     try:
         import torch
     except ImportError as e:
@@ -135,19 +204,37 @@ def main():
                 rc |= 0 if same else 1
                 print(f"cosmoflow_{k}: {got} ({'equal' if same else 'DIFFERENT'})")
     if a.bench:
-        print(f"threads: {a.threads}")
+        if a.device == "cuda" and not torch.cuda.is_available():
+            print(f"SKIPPED: no CUDA GPU visible to PyTorch (torch {torch.__version__})")
+            return 77
+        print(f"device: {a.device}")
+        if a.device == "cuda":
+            print(f"torch_cudnn: {torch.backends.cudnn.version()}")
+            print(f"torch_device: \"{torch.cuda.get_device_name(0)}\"")
+            torch.cuda.reset_peak_memory_stats()
+        else:
+            print(f"threads: {a.threads}")
+        print(f"precision: {a.precision}")
+        print(f"batch: {a.batch}")
         best = None
         for layout in ("contiguous", "channels_last_3d"):
-            ts = bench(torch, c, a.threads, a.steps, a.warmup, a.batch, layout)
+            ts, loss, adam = bench(torch, c, a, layout)
             med = statistics.median(ts)
-            print(f"{layout}_step_s: [{', '.join(f'{x:.4f}' for x in ts)}]")
+            print(f"{layout}_step_s: [{', '.join(f'{x:.4g}' for x in ts)}]")
             print(f"{layout}_median_s: {med:.5g}")
             print(f"{layout}_samples_per_s: {a.batch / med:.5g}")
+            print(f"{layout}_loss_last: {loss:.5g}")
             if best is None or med < best[1]:
                 best = (layout, med)
+        if a.device == "cuda":
+            amp = "autocast " + a.precision if a.precision in ("bf16", "fp16") else "no autocast"
+            print(f"setup: \"{amp}, cudnn.benchmark, {adam} Adam\"")
+            print(f"peak_memory_bytes: {torch.cuda.max_memory_allocated()}")
         print(f"best_layout: {best[0]}")
         print(f"median_s: {best[1]:.5g}")
         print(f"samples_per_s: {a.batch / best[1]:.5g}")
+        if a.flops_per_sample:
+            print(f"executed_tflops: {a.flops_per_sample * a.batch / best[1] / 1e12:.5g}")
     return rc
 
 
