@@ -18,8 +18,10 @@
 # over it (OMPI_MCA_btl=self,tcp, btl_tcp_if_include=lo, oob over lo, pml ob1).
 #
 # Before COMMAND the achieved rate is measured: one TCP stream of about half a
-# second of data, timed at the receiver (python3).  Outside 20% of RATE the
-# script refuses.  Exit status: COMMAND's; 2 bad usage; 3 the emulation is not
+# second of data, timed at the receiver (python3).  More than 20% above RATE
+# the script refuses (the shaping does not hold); more than 20% below it warns
+# and goes on (the machine cannot fill the link: EXADL_NET_MEASURED_BPS says
+# what it reached).  Exit status: COMMAND's; 2 bad usage; 3 the emulation is not
 # possible here (no namespace, no tc/htb, no python3 for the check, the rate
 # not reached), said in one line.
 set -u
@@ -119,9 +121,17 @@ gbps=$(awk -v m="$measured" 'BEGIN { printf "%.3g", m / 1e9 }')
 if [ "$bps" = 0 ]; then
     say "rate unlimited (no qdisc): a TCP stream over the namespace's loopback reached $gbps Gbit/s"
 else
-    ok=$(awk -v m="$measured" -v r="$bps" 'BEGIN { print (m >= 0.8 * r && m <= 1.2 * r) ? 1 : 0 }')
-    [ "$ok" = 1 ] || refuse "the emulated link reached $gbps Gbit/s, not within 20% of $rate (a loaded machine, or the probe itself, one Python TCP stream, is slower than the rate)"
-    say "rate $rate (tc htb on the namespace's loopback, shared by all ranks): a TCP stream reached $gbps Gbit/s"
+    fast=$(awk -v m="$measured" -v r="$bps" 'BEGIN { print (m > 1.2 * r) ? 1 : 0 }')
+    slow=$(awk -v m="$measured" -v r="$bps" 'BEGIN { print (m < 0.8 * r) ? 1 : 0 }')
+    # faster than the rate: the shaping does not work, the run would measure
+    # another network; slower: this machine cannot fill the link (its cores
+    # or the probe's one Python stream), the run goes on at what it reaches
+    [ "$fast" = 1 ] && refuse "the emulated link reached $gbps Gbit/s, more than 20% above $rate: the tc htb limit does not hold"
+    if [ "$slow" = 1 ]; then
+        say "warning: rate $rate: a TCP stream reached only $gbps Gbit/s (a loaded machine, or one Python stream, cannot fill the link): the link is at most that fast here (EXADL_NET_MEASURED_BPS)"
+    else
+        say "rate $rate (tc htb on the namespace's loopback, shared by all ranks): a TCP stream reached $gbps Gbit/s"
+    fi
 fi
 [ $check = 1 ] && { echo "$measured"; exit 0; }
 

@@ -6,7 +6,7 @@
 #   rank (the record's check and the ranks' weight files compared with cmp);
 # - exchange grad on 2 ranks of batch 1 trains what 1 rank of batch 2 trains;
 # - bad values of the new options: exit 2 and one line naming the problem;
-# - the emulated slow link: within 20% of its rate, and a job through it
+# - the emulated slow link: within 20% of its rate (1 Gbit/s), and a job through it
 #   (SKIP, said plainly, where no network namespace can be made).
 set -u
 S=$EXADL_BIN/stemdl
