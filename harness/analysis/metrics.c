@@ -39,6 +39,12 @@ const metric_info_t metric_catalog[] = {
     {"speedup_over_grad", "", 1, 1, "median step time of exchange grad at the same rate and "
                                     "scale / this entry's"},
     {"final_loss", "", -1, 1, "loss after the last timed step (first record at the scale)"},
+    /* training as K trainers, per scale (param trainers; docs/ensembles.md) */
+    {"ensemble_aggregate_samples_per_s", "samples/s", 1, 1,
+     "the sum of the trainers' rates (samples per step / median step time)"},
+    {"ensemble_efficiency", "", 1, 1, "aggregate rate / (K x one trainer's rate alone at P ranks)"},
+    {"ensemble_vs_one_trainer", "", 1, 1, "aggregate rate / one trainer's rate at K x P ranks"},
+    {"tournament_exchange_s", "s", -1, 1, "LTFB round: leaders' swap + broadcast, median"},
     /* STEMDL, per configuration */
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},

@@ -80,6 +80,23 @@ typedef struct {
     size_t nl;
 } spinfo_t;
 
+/* a training record's ensemble block (docs/ensembles.md, read_stemdl_ens.c):
+ * K trainers, each trainer's step times, and the tournament's rounds */
+typedef struct {
+    double *step_s;         /* the trainer's timed steps (max over its ranks) */
+    size_t nstep;
+    double samples_per_s, final_loss;
+} entrainer_t;
+
+typedef struct {
+    long long trainers, ranks_per_trainer, invalid_trainers, tournament_every;
+    double samples_per_trainer_step, aggregate_samples_per_s;
+    entrainer_t *t;         /* trainers of them */
+    double *exchange_s, *exchange_bytes, *adopted; /* per round; adopted: trainers that
+                                                      took their partner's model */
+    size_t nrounds;
+} eninfo_t;
+
 /* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
     const char *mode, *grouping;
@@ -115,6 +132,8 @@ typedef struct {
     uxinfo_t *ux;
     double *loss;
     size_t nloss;
+    /* a training record's trainers (NULL: one trainer, no ensemble block) */
+    eninfo_t *en;
     /* the orchestration benchmark */
     orow_t *o;
     size_t no;
