@@ -45,6 +45,9 @@ const metric_info_t metric_catalog[] = {
     {"ensemble_efficiency", "", 1, 1, "aggregate rate / (K x one trainer's rate alone at P ranks)"},
     {"ensemble_vs_one_trainer", "", 1, 1, "aggregate rate / one trainer's rate at K x P ranks"},
     {"tournament_exchange_s", "s", -1, 1, "LTFB round: leaders' swap + broadcast, median"},
+    /* data distribution, per scale (param strategy; docs/ensembles.md) */
+    {"datadist_file_GBps", "GB/s", 1, 1, "dataset file bytes / median time to deliver it"},
+    {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
     /* STEMDL, per configuration */
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},

@@ -97,6 +97,15 @@ typedef struct {
     size_t nrounds;
 } eninfo_t;
 
+/* a strategy of the data distribution benchmark (read_datadist.c) */
+typedef struct {
+    const char *strategy;
+    double held_bytes, delivered_bytes, median_s, ci_lo_s, ci_hi_s, file_GBps, delivered_GBps;
+    double wrong;
+    double *first_batch_s; /* per rank */
+    size_t nranks;
+} ddrow_t;
+
 /* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
     const char *mode, *grouping;
@@ -134,6 +143,10 @@ typedef struct {
     size_t nloss;
     /* a training record's trainers (NULL: one trainer, no ensemble block) */
     eninfo_t *en;
+    /* the data distribution benchmark: the file's bytes and one row per strategy */
+    double dd_bytes;
+    ddrow_t *dd;
+    size_t ndd;
     /* the orchestration benchmark */
     orow_t *o;
     size_t no;

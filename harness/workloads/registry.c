@@ -56,6 +56,14 @@ const workload_t workloads[] = {
         .kind = "orchestration",
         .sections = no_sections,
     },
+    {
+        /* the data distribution benchmark (docs/ensembles.md): its rows go to
+         * the datadist section of the report */
+        .name = "datadist",
+        .program = "datadist",
+        .kind = "datadist",
+        .sections = no_sections,
+    },
     {.name = NULL},
 };
 
