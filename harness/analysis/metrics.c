@@ -48,6 +48,10 @@ const metric_info_t metric_catalog[] = {
     /* data distribution, per scale (param strategy; docs/ensembles.md) */
     {"datadist_file_GBps", "GB/s", 1, 1, "dataset file bytes / median time to deliver it"},
     {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
+    /* many-task throughput (param launcher; docs/ensembles.md) */
+    {"tasks_per_s", "tasks/s", 1, 1, "tasks done / wall time, C at a time through the launcher"},
+    {"task_latency_p50_s", "s", -1, 1, "launch to exit of a successful attempt, median"},
+    {"task_latency_p99_s", "s", -1, 1, "launch to exit of a successful attempt, 99th percentile"},
     /* STEMDL, per configuration */
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},

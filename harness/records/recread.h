@@ -106,6 +106,13 @@ typedef struct {
     size_t nranks;
 } ddrow_t;
 
+/* the many-task benchmark's numbers (read_manytask.c; NULL in other kinds) */
+typedef struct {
+    const char *launcher;
+    double tasks, concurrency, retries, done, failed, attempts, failed_attempts;
+    double wall_s, tasks_per_s, p50_s, p90_s, p99_s, max_s;
+} mtinfo_t;
+
 /* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
     const char *mode, *grouping;
@@ -147,6 +154,8 @@ typedef struct {
     double dd_bytes;
     ddrow_t *dd;
     size_t ndd;
+    /* the many-task benchmark (NULL without its block) */
+    mtinfo_t *mt;
     /* the orchestration benchmark */
     orow_t *o;
     size_t no;

@@ -64,6 +64,14 @@ const workload_t workloads[] = {
         .kind = "datadist",
         .sections = no_sections,
     },
+    {
+        /* many short tasks through a launcher (docs/ensembles.md): the
+         * manytask section of the report */
+        .name = "manytask",
+        .program = "manytask",
+        .kind = "manytask",
+        .sections = no_sections,
+    },
     {.name = NULL},
 };
 
