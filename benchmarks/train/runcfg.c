@@ -127,6 +127,12 @@ int runcfg_validate(const runcfg_t *r, char *err, size_t errlen)
                         "rank's momentum is already the same",
                         r->momentum_sync),
                -1;
+    if (r->trainers > 1 && strcmp(r->backend, "cpu"))
+        return snprintf(err, errlen,
+                        "trainers %d runs on the cpu backend: the %s backend's NCCL communicator "
+                        "spans the whole job, not one trainer (docs/ensembles.md)",
+                        r->trainers, r->backend),
+               -1;
     if (r->tournament_every > 0 && r->trainers < 2)
         return snprintf(err, errlen,
                         "tournament_every %d needs trainers 2 or more: a tournament pairs trainers",
