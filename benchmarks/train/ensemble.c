@@ -28,12 +28,10 @@ int ens_open(const comm_t *world, int k, ens_t *e, char *err, size_t errlen)
     e->trainer = world->rank / e->per_trainer;
     e->world = world;
     e->comm = *world; /* hosts and the node stay the world's (device binding) */
-    e->comm.hosts = NULL;
     if (k == 1) return 0;
     CHECK_MPI(MPI_Comm_split(world->world, e->trainer, world->rank, &e->comm.world));
     CHECK_MPI(MPI_Comm_rank(e->comm.world, &e->comm.rank));
     CHECK_MPI(MPI_Comm_size(e->comm.world, &e->comm.size));
-    e->comm.hosts = world->hosts;
     return 0;
 }
 
