@@ -1,7 +1,8 @@
 /* The readers of issue 17's records (docs/ensembles.md): a stemdl record of
  * 2 trainers with an LTFB tournament, a datadist record and a manytask
  * record (tests/fixtures/harness/), and the ensemble block's consistency
- * checks on bad input. */
+ * checks on bad input, and the report section's efficiency against the
+ * definition worked out here from the same records. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchmarks/common/stats.h"
 #include "harness/records/recread.h"
+#include "harness/report/report.h"
+#include "harness/report/runctx.h"
 #include "tests/unit/tap.h"
 
 static const char *root(void)
@@ -111,11 +115,65 @@ static void test_manytask(void)
     ar_free(a);
 }
 
+static void outcome(arena_t *a, outcome_t *o, const char *bench, int scale, const char *file)
+{
+    char err[1024];
+    memset(o, 0, sizeof *o);
+    o->bench = bench, o->program = "stemdl", o->scale = scale, o->rep = 1, o->status = LS_OK;
+    o->id = ar_printf(a, "%s-n%d-r1", bench, scale);
+    o->rec = ar_alloc(a, sizeof *o->rec);
+    T_ASSERT(load(a, file, o->rec, err, sizeof err) == 0, "%s", err);
+}
+
+static const metric_t *metric(const mtable_t *t, const char *bench, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->m[i].bench, bench) && !strcmp(t->m[i].metric, name)) return &t->m[i];
+    return NULL;
+}
+
+/* efficiency = aggregate / (K x one trainer alone): the aggregate from the
+ * trainers' medians, "alone" the 1-rank entry of the same work */
+static void test_section_efficiency(void)
+{
+    arena_t *a = ar_new();
+    runctx_t *c = ar_alloc(a, sizeof *c);
+    c->a = a;
+    outcome_t *o = ar_alloc(a, 2 * sizeof *o);
+    outcome(a, &o[0], "ens", 2, "stemdl-ens-n2.yaml");
+    outcome(a, &o[1], "one", 1, "stemdl-ens-alone-n1.yaml");
+    runinfo_t *ri = &c->ri;
+    ri->o = o, ri->no = 2, ri->name = "run", ri->suite = "t", ri->host = "h", ri->dir = ".";
+    ri->started_utc = ri->finished_utc = "now", ri->command = "exadl run t.yaml";
+    analysis_run(a, o, 2, NAN, NULL, &c->an);
+    mtable_from_analysis(a, &c->an, &c->t);
+    report_build(c);
+    const eninfo_t *e = o[0].rec->en;
+    double agg = 0;
+    for (int t = 0; t < 2; t++) {
+        double *x = ar_alloc(a, e->t[t].nstep * sizeof *x);
+        memcpy(x, e->t[t].step_s, e->t[t].nstep * sizeof *x);
+        agg += e->samples_per_trainer_step / stats_median(x, e->t[t].nstep);
+    }
+    double alone = o[1].rec->samples_per_step / c->an.b[1].s[0].st.median;
+    const metric_t *ag = metric(&c->t, "ens", "ensemble_aggregate_samples_per_s"),
+                   *ef = metric(&c->t, "ens", "ensemble_efficiency");
+    T_ASSERT(ag && ef, "the section added no ensemble metrics");
+    T_ASSERT(fabs(ag->value - agg) <= 1e-9 * agg, "aggregate %g, expected %g", ag->value, agg);
+    T_ASSERT(fabs(ef->value - agg / (2 * alone)) <= 1e-9 * ef->value, "efficiency %g, expected %g",
+             ef->value, agg / (2 * alone));
+    T_ASSERT(ef->lo <= ef->value && ef->value <= ef->hi, "bounds [%g, %g] around %g", ef->lo, ef->hi,
+             ef->value);
+    T_ASSERT(!metric(&c->t, "ens", "ensemble_vs_one_trainer"), "a 2-rank single trainer invented");
+    ar_free(a);
+}
+
 int main(void)
 {
     T_RUN(test_ensemble_block);
     T_RUN(test_ensemble_bad);
     T_RUN(test_datadist);
     T_RUN(test_manytask);
+    T_RUN(test_section_efficiency);
     T_DONE();
 }
