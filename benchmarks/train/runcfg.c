@@ -64,6 +64,8 @@ const kt_key runcfg_keys[] = {
     INT(fusion_bytes, 4, 1 << 30, "largest fused reduction, bytes"),
     DBL(cycle_ms, 0, 1000, "gradient-engine cycle time, ms"),
     DBL(comm_timeout, 0.1, 1e6, "seconds without progress before a stalled reduction fails"),
+    INT(trainers, 1, 1 << 20, "trainers: the ranks split into K data-parallel trainers (docs/ensembles.md)"),
+    INT(tournament_every, 0, 1 << 24, "LTFB tournament every E steps (0: none; needs trainers >= 2)"),
     {.key = NULL},
 };
 
@@ -94,6 +96,7 @@ void runcfg_default(runcfg_t *r)
     r->fusion_bytes = 8 << 20;
     r->cycle_ms = 1.0;
     r->comm_timeout = 60.0;
+    r->trainers = 1;
 }
 
 int runcfg_validate(const runcfg_t *r, char *err, size_t errlen)
@@ -123,6 +126,17 @@ int runcfg_validate(const runcfg_t *r, char *err, size_t errlen)
                         "momentum_sync %s needs exchange 1bit or pbit: with exchange grad every "
                         "rank's momentum is already the same",
                         r->momentum_sync),
+               -1;
+    if (r->trainers > 1 && strcmp(r->backend, "cpu"))
+        return snprintf(err, errlen,
+                        "trainers %d runs on the cpu backend: the %s backend's NCCL communicator "
+                        "spans the whole job, not one trainer (docs/ensembles.md)",
+                        r->trainers, r->backend),
+               -1;
+    if (r->tournament_every > 0 && r->trainers < 2)
+        return snprintf(err, errlen,
+                        "tournament_every %d needs trainers 2 or more: a tournament pairs trainers",
+                        r->tournament_every),
                -1;
     return 0;
 }

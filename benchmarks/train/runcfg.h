@@ -38,6 +38,9 @@ typedef struct {
     int fusion_bytes;          /* largest fused reduction */
     double cycle_ms;           /* engine cycle time */
     double comm_timeout;       /* seconds before a stalled step fails */
+    /* many models at once (ensemble.h, docs/ensembles.md) */
+    int trainers;              /* K trainers of ranks / K ranks each */
+    int tournament_every;      /* E: LTFB round every E steps (0: none) */
 } runcfg_t;
 
 /* The keys of runcfg_t, in record order (NULL-ended). */

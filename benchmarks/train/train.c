@@ -8,6 +8,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
+#include "benchmarks/train/ensemble.h"
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/lionx.h"
 #include "benchmarks/train/optim.h"
@@ -115,10 +116,11 @@ static void validate(const train_job *j, void *n, int64_t params, train_result *
 }
 
 /* Raw fp32 weights of this rank, for tests that compare ranks and runs bit for bit. */
-static int dump_weights(const train_job *j, void *n, int64_t params, char *err, size_t errlen)
+static int dump_weights(const train_job *j, void *n, int64_t params, int world_rank, char *err,
+                        size_t errlen)
 {
     char name[4096];
-    snprintf(name, sizeof name, "%s.%d", j->dump_weights, j->comm->rank);
+    snprintf(name, sizeof name, "%s.%d", j->dump_weights, world_rank);
     float *w = XMALLOC((size_t)params * sizeof *w, "weights to dump");
     j->net->get_params(n, w);
     FILE *f = fopen(name, "wb");
@@ -185,8 +187,8 @@ static void add_reduction_rows(const gsync_t *gs, ktab_t *tab, const char *kerne
 
 /* The instance and its optimizer on every rank, all ranks starting from rank
  * 0's weights; -1 with err when some rank runs out of memory. */
-static int open_instance(const train_job *j, const net_facts *f, void **inst, optim_t **opt,
-                         char *err, size_t errlen)
+static int open_instance(const train_job *j, const net_facts *f, uint64_t seed, void **inst,
+                         optim_t **opt, char *err, size_t errlen)
 {
     const network_t *net = j->net;
     const runcfg_t *c = j->run;
@@ -211,7 +213,7 @@ static int open_instance(const train_job *j, const net_facts *f, void **inst, op
         if (*inst) net->release(*inst);
         return -1;
     }
-    net->init_params(*inst, c->seed);
+    net->init_params(*inst, seed);
     /* every rank starts from rank 0's weights, whatever its arithmetic */
     float *w0 = XMALLOC((size_t)f->params * sizeof *w0, "initial weights");
     net->get_params(*inst, w0);
@@ -340,7 +342,8 @@ static void keep_update(const train_job *j, lionx_t *lx, int64_t params, int i, 
     u->disagreement[i] = mx[2] < 0 ? NAN : mx[2];
 }
 
-int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
+/* One trainer's run: the whole job when there is one trainer (ensemble.h). */
+static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err, size_t errlen)
 {
     const network_t *net = j->net;
     const runcfg_t *c = j->run;
@@ -352,15 +355,18 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     /* spatial parallelism: groups of R ranks share their samples (network.h) */
     int R = train_replica_ranks(&f);
     if (comm->size % R) {
-        snprintf(err, errlen, "%d ranks do not form groups of %d ranks sharing each sample",
-                 comm->size, R);
+        snprintf(err, errlen,
+                 "%d ranks%s do not form groups of %d ranks sharing each sample (spatial "
+                 "parallelism)%s",
+                 comm->size, e->trainers > 1 ? " per trainer" : "", R,
+                 e->trainers > 1 ? ": make ranks / trainers a multiple of the spatial group" : "");
         return -1;
     }
     int groups = comm->size / R;
 
     void *n;
     optim_t *opt;
-    if (open_instance(j, &f, &n, &opt, err, errlen)) return -1;
+    if (open_instance(j, &f, ens_seed(e, c->seed), &n, &opt, err, errlen)) return -1;
     r->bytes = net->bytes(n) + optim_bytes_run(c, f.params);
 
     size_t in_n, tg_n;
@@ -385,8 +391,8 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     double t_start = timer_now_s();
     for (int s = 0; s < total; s++) {
         double t0 = timer_now_s();
-        net->generate(j->model, c->seed, s, (int64_t)(comm->rank / R) * c->batch, c->batch, input,
-                      target);
+        net->generate(j->model, c->seed, s, ens_first_sample(e, comm->rank / R, groups, c->batch),
+                      c->batch, input, target);
         /* the batch's upload (and conversion to the compute type) belongs to
          * data preparation, not to the step: on a GPU it is a host-to-device
          * copy of the whole input (1 GB for gb2019) */
@@ -429,6 +435,13 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
             CHECK_MPI(MPI_Allreduce(&r->flops_rank_step, &r->flops_step, 1, MPI_INT64_T, MPI_SUM,
                                     comm->world));
         }
+        if (c->tournament_every > 0 && e->trainers > 1 && (s + 1) % c->tournament_every == 0) {
+            ens_model_t em = {.net = net, .model = j->model, .inst = n, .ops = be->ops,
+                              .ctx = be->ctx, .batch = c->batch, .groups = groups,
+                              .replica_ranks = R, .table_rows = table_rows(&f), .seed = c->seed,
+                              .params = f.params, .dump = j->dump_weights};
+            ens_round(e, &em, s + 1, (s + 1) / c->tournament_every - 1, &r->ens);
+        }
         double elapsed = timer_now_s() - t_start;
         if (comm->rank == 0 && !j->quiet && (mx[0] >= 0.5 || elapsed > 5.0)) {
             double eta = elapsed / (s + 1) * (total - s - 1);
@@ -438,7 +451,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
         }
     }
     validate(j, n, f.params, r);
-    int rc = j->dump_weights ? dump_weights(j, n, f.params, err, errlen) : 0;
+    int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     gsync_free(gs);
     lionx_free(lx);
     ktab_free(&step_tab);
@@ -449,8 +462,47 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
     return rc;
 }
 
+/* The job as K trainers (ensemble.h): each runs the loop above on its own
+ * communicator; world rank 0 (trainer 0's leader) keeps trainer 0's result
+ * and every trainer's step times, losses and tournament rounds. */
+int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
+{
+    ens_t e;
+    if (ens_open(j->comm, j->run->trainers, &e, err, errlen)) {
+        net_facts f;
+        train_facts(j->net, j->model, &f);
+        alloc_result(j->run, &f, r);
+        return -1;
+    }
+    train_job tj = *j;
+    tj.comm = &e.comm;
+    int rc = run_trainer(&tj, &e, r, err, errlen);
+    if (e.trainers > 1) {
+        /* a trainer that failed alone must not leave the others waiting */
+        int bad = rc != 0, any;
+        CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, j->comm->world));
+        if (any && !bad) {
+            snprintf(err, errlen, "another trainer failed (its ranks said why)");
+            rc = -1;
+        }
+        if (!any) {
+            ens_gather(&e, r->step_s, r->steps, r->loss[r->steps - 1], r->invalid,
+                       j->run->tournament_every, &r->ens);
+            r->flops_step *= e.trainers; /* trainers are alike: the job's step is K of theirs */
+            if (j->comm->rank == 0)
+                add_check(r, "every_trainer_valid", r->ens.invalid_trainers == 0, 1,
+                          "%d of %d trainer(s) failed a deciding check (weights identical "
+                          "within each trainer, finite loss and weights)",
+                          r->ens.invalid_trainers, e.trainers);
+        }
+    }
+    ens_close(&e);
+    return rc;
+}
+
 void train_result_free(train_result *r)
 {
+    ens_result_free(&r->ens);
     free(r->up.wire_bytes);
     free(r->up.sync_bytes);
     free(r->up.synced);

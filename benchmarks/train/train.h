@@ -17,6 +17,7 @@
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/train/backend.h"
 #include "benchmarks/train/counted.h"
+#include "benchmarks/train/ensemble.h"
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/network.h"
 #include "benchmarks/train/runcfg.h"
@@ -69,6 +70,7 @@ typedef struct {
     train_check checks[TRAIN_MAX_CHECKS];
     int nchecks;
     int invalid;             /* a deciding check failed */
+    ens_result ens;          /* trainers > 1: every trainer, world rank 0 (ensemble.h) */
 } train_result;
 
 /* One training run: a model of a network, the run parameters, where it runs. */

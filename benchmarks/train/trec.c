@@ -230,6 +230,12 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_int(w, "rank0_bytes", (int64_t)r->bytes);
     rec_map_end(w);
 
+    /* K trainers: each one's rates and the tournament (ensemble.h) */
+    if (r->ens.trainers > 1) {
+        net_facts f;
+        train_facts(j->net, j->model, &f);
+        ens_write_record(&r->ens, j->run->batch, train_replica_ranks(&f), w);
+    }
     rec_key(w, "validation");
     rec_seq_begin(w);
     for (int i = 0; i < r->nchecks; i++)

@@ -39,6 +39,19 @@ const metric_info_t metric_catalog[] = {
     {"speedup_over_grad", "", 1, 1, "median step time of exchange grad at the same rate and "
                                     "scale / this entry's"},
     {"final_loss", "", -1, 1, "loss after the last timed step (first record at the scale)"},
+    /* training as K trainers, per scale (param trainers; docs/ensembles.md) */
+    {"ensemble_aggregate_samples_per_s", "samples/s", 1, 1,
+     "the sum of the trainers' rates (samples per step / median step time)"},
+    {"ensemble_efficiency", "", 1, 1, "aggregate rate / (K x one trainer's rate alone at P ranks)"},
+    {"ensemble_vs_one_trainer", "", 1, 1, "aggregate rate / one trainer's rate at K x P ranks"},
+    {"tournament_exchange_s", "s", -1, 1, "LTFB round: leaders' swap + broadcast, median"},
+    /* data distribution, per scale (param strategy; docs/ensembles.md) */
+    {"datadist_file_GBps", "GB/s", 1, 1, "dataset file bytes / median time to deliver it"},
+    {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
+    /* many-task throughput (param launcher; docs/ensembles.md) */
+    {"tasks_per_s", "tasks/s", 1, 1, "tasks done / wall time, C at a time through the launcher"},
+    {"task_latency_p50_s", "s", -1, 1, "launch to exit of a successful attempt, median"},
+    {"task_latency_p99_s", "s", -1, 1, "launch to exit of a successful attempt, 99th percentile"},
     /* STEMDL, per configuration */
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},

@@ -33,5 +33,7 @@ const record_kind_t *record_kind_find(const char *benchmark);
 int record_read_gr(const rd_t *c, const ytnode *root, record_t *r);
 /* stemdl's update_exchange block and its loss list (read_stemdl_ux.c). */
 int record_read_ux(const rd_t *c, const ytnode *root, record_t *r);
+/* a training record's ensemble block (read_stemdl_ens.c). */
+int record_read_ens(const rd_t *c, const ytnode *root, record_t *r);
 
 #endif

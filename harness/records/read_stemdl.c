@@ -49,7 +49,8 @@ int record_read_stemdl(const rd_t *c, const ytnode *root, record_t *r)
         rd_num(c, root, "device_peak_flops", RD_ANY, &r->device_peak_flops) ||
         rd_num(c, root, "threads_per_rank", RD_ANY, &r->threads_per_rank))
         return -1;
-    if (read_kernels(c, root, r) || record_read_gr(c, root, r) || record_read_ux(c, root, r))
+    if (read_kernels(c, root, r) || record_read_gr(c, root, r) || record_read_ux(c, root, r) ||
+        record_read_ens(c, root, r))
         return -1;
     /* derived where the record leaves them out */
     if (isnan(r->conv_per_sample) && !isnan(r->fwd_conv_per_sample))

@@ -80,6 +80,39 @@ typedef struct {
     size_t nl;
 } spinfo_t;
 
+/* a training record's ensemble block (docs/ensembles.md, read_stemdl_ens.c):
+ * K trainers, each trainer's step times, and the tournament's rounds */
+typedef struct {
+    double *step_s;         /* the trainer's timed steps (max over its ranks) */
+    size_t nstep;
+    double samples_per_s, final_loss;
+} entrainer_t;
+
+typedef struct {
+    long long trainers, ranks_per_trainer, invalid_trainers, tournament_every;
+    double samples_per_trainer_step, aggregate_samples_per_s;
+    entrainer_t *t;         /* trainers of them */
+    double *exchange_s, *exchange_bytes, *adopted; /* per round; adopted: trainers that
+                                                      took their partner's model */
+    size_t nrounds;
+} eninfo_t;
+
+/* a strategy of the data distribution benchmark (read_datadist.c) */
+typedef struct {
+    const char *strategy;
+    double held_bytes, delivered_bytes, median_s, ci_lo_s, ci_hi_s, file_GBps, delivered_GBps;
+    double wrong;
+    double *first_batch_s; /* per rank */
+    size_t nranks;
+} ddrow_t;
+
+/* the many-task benchmark's numbers (read_manytask.c; NULL in other kinds) */
+typedef struct {
+    const char *launcher;
+    double tasks, concurrency, retries, done, failed, attempts, failed_attempts;
+    double wall_s, tasks_per_s, p50_s, p90_s, p99_s, max_s;
+} mtinfo_t;
+
 /* a row of the orchestration benchmark (read_orch.c) */
 typedef struct {
     const char *mode, *grouping;
@@ -115,6 +148,14 @@ typedef struct {
     uxinfo_t *ux;
     double *loss;
     size_t nloss;
+    /* a training record's trainers (NULL: one trainer, no ensemble block) */
+    eninfo_t *en;
+    /* the data distribution benchmark: the file's bytes and one row per strategy */
+    double dd_bytes;
+    ddrow_t *dd;
+    size_t ndd;
+    /* the many-task benchmark (NULL without its block) */
+    mtinfo_t *mt;
     /* the orchestration benchmark */
     orow_t *o;
     size_t no;

@@ -56,6 +56,22 @@ const workload_t workloads[] = {
         .kind = "orchestration",
         .sections = no_sections,
     },
+    {
+        /* the data distribution benchmark (docs/ensembles.md): its rows go to
+         * the datadist section of the report */
+        .name = "datadist",
+        .program = "datadist",
+        .kind = "datadist",
+        .sections = no_sections,
+    },
+    {
+        /* many short tasks through a launcher (docs/ensembles.md): the
+         * manytask section of the report */
+        .name = "manytask",
+        .program = "manytask",
+        .kind = "manytask",
+        .sections = no_sections,
+    },
     {.name = NULL},
 };
 
