@@ -119,8 +119,8 @@ cleanup() {
     [ $slurm = 1 ] && [ -n "${slurm_dir:-}" ] && slurm_down
     for p in "${holders[@]}"; do kill -9 "$p" 2>/dev/null; done
     for p in "${holders[@]}"; do wait "$p" 2>/dev/null; done
-    # the folder this script made goes too, unless COMMAND failed (its logs)
-    [ $remove = 1 ] && { [ $rc = 0 ] || [ $check = 1 ]; } && rm -rf "$dir"
+    # the folder this script made goes too, unless COMMAND failed (its logs are there)
+    [ $remove = 1 ] && { [ $rc = 0 ] || [ $rc = 3 ] || [ $check = 1 ]; } && rm -rf "$dir"
     [ $remove = 1 ] && [ -d "$dir" ] && vc_say "exit $rc: the cluster's folder $dir is kept (logs)"
     exit $rc
 }
@@ -235,6 +235,8 @@ export EXADL_EMULATED_NETWORK="$nodes emulated nodes ($nodelist) on one host ($h
 export OMPI_MCA_plm_rsh_agent=$dir/rsh OMPI_MCA_orte_default_hostfile=$dir/hostfile
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=$VC_NET.0/24 OMPI_MCA_oob_tcp_if_include=$VC_NET.0/24
 export OMPI_MCA_pml=ob1
+# every node "has" the machine's cores: each orted would bind its first rank to core 0
+export OMPI_MCA_hwloc_base_binding_policy=none
 # a Slurm job around the script is not the emulated cluster's
 for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
