@@ -242,7 +242,8 @@ for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; do
 
 if [ $slurm = 1 ]; then
     . "$(dirname "$0")/slurm_local.sh"
-    slurm_nodes_up "$dir/slurm" "$nodes" "$slots" || vc_refuse "start Slurm on the nodes: $slurm_why"
+    slurm_node_run=vc_on
+    slurm_nodes_up "$dir/slurm" "$nodes" "$slots" "$VC_HEAD_ADDR" || vc_refuse "start Slurm on the nodes: $slurm_why"
 fi
 
 vc_say "up: $nodes nodes ($nodelist), link $rate, head $VC_HEAD_ADDR, folder $dir$([ $slurm = 1 ] && echo ", Slurm $SLURM_CONF")"
