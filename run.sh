@@ -53,6 +53,8 @@ check() {
         have_cmd slurmd || miss "slurmd (tests: a local Slurm node)"
         have_cmd srun && have_cmd sbatch || miss "slurm-client (tests: srun, salloc, sbatch)"
         have_cmd munged || miss "munge (tests: Slurm's authentication)"
+        # tests/it/vcluster.sh: the emulated cluster's namespaces, bridge and links
+        have_cmd ip && have_cmd tc || miss "iproute2 (tests: ip and tc, the emulated cluster)"
     fi
 }
 mode=${1:-run}
