@@ -34,9 +34,13 @@
 # write it into their records (system.network_emulated) and the report's System
 # table shows it.  Also: EXADL_VCLUSTER_DIR, _NODES ("n1 n2"), _HOSTFILE, _RATE.
 #
+# With a rate, one TCP stream n1 -> n2 is measured first: above 1.2 x RATE the
+# script refuses (the htb does not hold); below 0.8 x RATE it warns and records
+# that the machine, not the htb, limits the link (10gbit and up on a small one).
+#
 # Exit status: COMMAND's; 2 bad usage; 3 the cluster cannot be made here (not
-# root, no veth/bridge/htb, a daemon that would not start), said in one line
-# starting "vcluster.sh: cannot".  Sourced (tests), it defines vc_node_pid and
+# root, no veth/bridge/htb, a daemon that would not start, the rate not held),
+# said in one line starting "vcluster.sh: cannot".  Sourced (tests), it defines vc_node_pid and
 # vc_on only.
 set -u
 me=vcluster.sh
@@ -212,7 +216,7 @@ s.close()'
     wait $rp
     tail -n 1 "$dir/probe.out"
 }
-measured=
+measured= below=
 if [ $check = 1 ] || [ "$bps" != 0 ]; then
     if [ "$nodes" -ge 2 ]; then
         measured=$(vc_measure "$(cat "$dir/nodes/n1.pid")" "$(cat "$dir/nodes/n2.pid")" $VC_NET.2)
@@ -222,8 +226,14 @@ if [ $check = 1 ] || [ "$bps" != 0 ]; then
     case $measured in ''|*[!0-9]*) vc_refuse "measure the emulated link (the probe printed '$measured')" ;; esac
     gbps=$(awk -v m="$measured" 'BEGIN { printf "%.3g", m / 1e9 }')
     if [ "$bps" != 0 ]; then
-        ok=$(awk -v m="$measured" -v r="$bps" 'BEGIN { print (m >= 0.8 * r && m <= 1.2 * r) ? 1 : 0 }')
-        [ "$ok" = 1 ] || vc_refuse "reach the rate $rate: one TCP stream between two nodes got $gbps Gbit/s, not within 20% (a loaded machine, or a rate above what this machine's veth pairs carry)"
+        over=$(awk -v m="$measured" -v r="$bps" 'BEGIN { print (m > 1.2 * r ? 1 : m < 0.8 * r ? -1 : 0) }')
+        [ "$over" != 1 ] || vc_refuse "limit the link to $rate: one TCP stream between two nodes got $gbps Gbit/s, above it (the htb qdisc does not hold)"
+        # below the rate: the machine (CPU, load) is the limit, not the htb; said,
+        # and recorded in EXADL_EMULATED_NETWORK with the measured stream
+        if [ "$over" = -1 ]; then
+            below=" (below $rate: this machine's veth pairs and CPUs, not the htb, are the limit)"
+            vc_say "warning: one TCP stream between two nodes reached only $gbps Gbit/s of $rate$below"
+        fi
     fi
     vc_say "link $rate: one TCP stream between two nodes reached $gbps Gbit/s"
 fi
@@ -231,7 +241,7 @@ fi
 
 nodelist=$(for ((k = 1; k <= nodes; k++)); do printf '%sn%d' "$([ $k -gt 1 ] && echo ,)" $k; done)
 export EXADL_VCLUSTER_NODES=${nodelist//,/ } EXADL_VCLUSTER_HOSTFILE=$dir/hostfile EXADL_VCLUSTER_RATE=$rate
-export EXADL_EMULATED_NETWORK="$nodes emulated nodes ($nodelist) on one host ($head): each a network namespace behind a veth link to a Linux bridge, $([ "$bps" = 0 ] && echo "no rate limit" || echo "tc htb $rate each way per node")$([ -n "$measured" ] && awk -v m="$measured" 'BEGIN { printf " (one TCP stream measured %.3g Gbit/s)", m / 1e9 }'); shared memory inside a node; CPU cores and memory shared by all nodes (tests/support/vcluster.sh)"
+export EXADL_EMULATED_NETWORK="$nodes emulated nodes ($nodelist) on one host ($head): each a network namespace behind a veth link to a Linux bridge, $([ "$bps" = 0 ] && echo "no rate limit" || echo "tc htb $rate each way per node")$([ -n "$measured" ] && awk -v m="$measured" -v b="$below" 'BEGIN { printf " (one TCP stream measured %.3g Gbit/s%s)", m / 1e9, b }'); shared memory inside a node; CPU cores and memory shared by all nodes (tests/support/vcluster.sh)"
 export OMPI_MCA_plm_rsh_agent=$dir/rsh OMPI_MCA_orte_default_hostfile=$dir/hostfile
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=$VC_NET.0/24 OMPI_MCA_oob_tcp_if_include=$VC_NET.0/24
 export OMPI_MCA_pml=ob1
