@@ -11,8 +11,9 @@
 #     lists both hosts and says the network was emulated, as the records do;
 #     collectives intra-node (both ranks on n1, shared memory) against
 #     inter-node (over the link): the inter-node allreduce is held to
-#     the link's rate, the intra-node one is faster.
-# Slow under ASan (busy-polling ranks on 2 shared cores): the normal build only.
+#     the link's rate, the intra-node one is faster (each the fastest of 5).
+# The normal build only: under ASan it took 54 s (26 s normal) at a load of 16,
+# and the sanitized intra-node allreduce fell below the 500 Mbit/s link.
 set -u
 root=${EXADL_ROOT:-$(pwd)}
 vc=$root/tests/support/vcluster.sh
@@ -23,7 +24,7 @@ fail() { echo "FAIL: vcluster: $1"; fails=$((fails + 1)); }
 
 if [ -z "${EXADL_VCLUSTER_DIR:-}" ]; then
     case $(basename "${EXADL_BUILD:-build}") in
-        *san*) echo "SKIP: vcluster: normal build only (2 busy-polling ranks on shared cores under ASan take minutes)"; exit 0 ;;
+        *san*) echo "SKIP: vcluster: normal build only (under ASan twice as slow, and shared memory slower than the emulated link)"; exit 0 ;;
     esac
     tmp=${EXADL_TMP:-$(mktemp -d)}
     t0=$(date +%s)
@@ -125,7 +126,10 @@ print("mapby", any("--map-by ppr:1:node" in l["command"] for l in res.get("launc
 s = rec.get("system", {})
 print("record", s.get("hosts"), "tc htb 500mbit" in (s.get("network_emulated") or ""))
 for name, d in (("intra", intra), ("inter", inter)):
-    bw = [x["algbw_GBps"] for x in d.get("results", []) if x["bytes"] == big]
+    # the fastest iteration's bandwidth: even that one is held to the link's rate,
+    # and a loaded machine's stalls (tens of ms for a descheduled rank) do not
+    # decide the intra-node figure
+    bw = [big / x["min_s"] / 1e9 for x in d.get("results", []) if x["bytes"] == big and x["min_s"] > 0]
     print(name, ",".join(d.get("system", {}).get("hosts", [])), bw[0] if bw else "none")
 PY
 fact() { sed -n "s/^$1 //p" "$w/facts"; }
@@ -139,7 +143,7 @@ grep -q '^| hosts | n1, n2 |$' "$r/report.md" && grep -q '^| network | EMULATED,
     { fail "System table / record provenance"; sed -n '/## System/,/## Method/p' "$r/report.md"; cat "$w/facts"; }
 read -r ha a <<<"$(fact intra)"
 read -r he e <<<"$(fact inter)"
-echo "# allreduce 2 MiB, 2 ranks: intra-node $a GB/s on $ha, inter-node $e GB/s on $he (500 Mbit/s = 0.0625 GB/s)"
+echo "# allreduce 2 MiB, 2 ranks, fastest of 5: intra-node $a GB/s on $ha, inter-node $e GB/s on $he (500 Mbit/s = 0.0625 GB/s)"
 [ "$ha" = n1 ] && [ "$he" = n1,n2 ] && awk -v a="$a" -v e="$e" 'BEGIN { exit !(e > 0 && e <= 0.0625 * 1.2 && a > e) }' &&
     pass "allreduce 2 MiB: inter-node $e GB/s within the 500 Mbit/s link, intra-node $a GB/s faster" ||
     { fail "intra vs inter-node allreduce"; cat "$w/facts"; }
