@@ -4,7 +4,8 @@
 # that one TCP stream, the link check, reaches on a loaded 2-core machine).
 #   outside: the script refuses clearly where it cannot work (not root: exit 3,
 #     "cannot"); a failing COMMAND's status comes back and every node process is
-#     gone, its folder kept; SIGTERM to the script stops the nodes too;
+#     gone, its folder kept; SIGTERM to the script stops the nodes too, and
+#     so does SIGKILL;
 #   inside: `exadl run` with mpirun and the cluster's hostfile, ranks_per_node 1,
 #     scales 1 and 2: the 2-rank launch maps one rank per node (--map-by
 #     ppr:1:node), each launch's hosts are recorded (n1; n1,n2), the System table
@@ -67,6 +68,24 @@ if [ -z "${EXADL_VCLUSTER_DIR:-}" ]; then
     [ $rc = 143 ] && [ "$(wc -l <"$tmp/pids2")" = 2 ] && [ $alive = 0 ] &&
         pass "SIGTERM to the script: exit 143, both nodes stopped" ||
         { fail "SIGTERM (exit $rc, $alive node processes alive)"; cat "$tmp/t.out"; }
+    rm -rf /var/tmp/vcluster-it.$$
+    # SIGKILL cannot be trapped: the nodes end anyway (their FIFO's writer is gone)
+    "$vc" --nodes 2 --dir /var/tmp/vcluster-it.$$ -- sh -c 'cat "$EXADL_VCLUSTER_DIR"/nodes/*.pid >'"$tmp/pids3"'; echo $$ >'"$tmp/cmd3"'; exec sleep 60' \
+        >"$tmp/k.out" 2>&1 &
+    vp=$!
+    for _ in $(seq 100); do [ -s "$tmp/cmd3" ] && break; sleep 0.1; done
+    kill -KILL $vp
+    wait $vp 2>/dev/null
+    alive=1
+    for _ in $(seq 30); do
+        alive=0
+        for p in $(cat "$tmp/pids3" 2>/dev/null); do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+        [ $alive = 0 ] && break
+        sleep 0.1
+    done
+    kill "$(cat "$tmp/cmd3")" 2>/dev/null # the command itself is orphaned: its caller stops it
+    [ "$(wc -l <"$tmp/pids3")" = 2 ] && [ $alive = 0 ] && pass "SIGKILL to the script: both nodes end with it" ||
+        { fail "SIGKILL ($alive node processes alive)"; cat "$tmp/k.out"; }
     rm -rf /var/tmp/vcluster-it.$$
     echo "# outside cases took $(($(date +%s) - t0)) s"
     # ---- inside: the same script, on the head of a 2-node cluster -----------------------

@@ -21,8 +21,9 @@
 # The whole cluster lives in a private network and mount namespace of its own
 # (unshare -n -m): the bridge, the head's address 10.231.0.254/24 and the
 # /etc/hosts that names the nodes exist only there, and vanish with it even
-# after SIGKILL.  Node K is a process (`sleep`) holding namespaces made by
-# unshare -n -u -m; it has eth0 = 10.231.0.K/24, the peer vcK of which is a
+# after SIGKILL.  Node K is a process (`sh`) holding namespaces made by
+# unshare -n -u -m, which exits when the script does (even by SIGKILL: it
+# reads a FIFO only the script writes); it has eth0 = 10.231.0.K/24, the peer vcK of which is a
 # bridge port, and a tc htb qdisc of RATE on both ends (netem is not used: not
 # every kernel has it).  Commands enter a node with nsenter -t PID -n -u -m,
 # not `ip netns exec`, which remounts /sys and hides the cgroups slurmd needs.
@@ -133,7 +134,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-mkdir -p "$dir/nodes" || vc_refuse "make $dir/nodes"
+mkdir -p "$dir/nodes" && mkfifo "$dir/nodes/alive" || vc_refuse "make $dir/nodes and its FIFO"
 ip link set lo up || vc_refuse "bring the head's loopback up"
 err=$(ip link add vcbr0 type bridge 2>&1) || vc_refuse "make a Linux bridge (ip link add type bridge: $err)"
 ip addr add $VC_HEAD_ADDR/24 dev vcbr0 && ip link set vcbr0 up || vc_refuse "address the bridge"
@@ -162,13 +163,17 @@ for ((k = 1; k <= nodes; k++)); do
     n=n$k
     mkdir -p "$dir/$n/tmp" && chmod 1777 "$dir/$n/tmp" || vc_refuse "make $dir/$n/tmp"
     # the holder: hostname and /tmp set inside its new namespaces, then it sleeps
+    # then waits on the FIFO "alive", whose one writer is this script (fd 9):
+    # when the script ends in any way, SIGKILL included, the holders read EOF
+    # and exit, and their namespaces go with them
     unshare -n -u -m --propagation private sh -c \
-        'hostname "$1" && exec 3>"$3" && mount --bind "$2" /tmp && echo up >&3 && exec sleep 2147483647 3>&-' \
-        holder "$n" "$dir/$n/tmp" "$dir/nodes/$n.ready" 2>"$dir/nodes/$n.err" &
+        'hostname "$1" && exec 3>"$3" && mount --bind "$2" /tmp && echo up >&3 && exec 3>&- 0<"$4" && read -r _' \
+        holder "$n" "$dir/$n/tmp" "$dir/nodes/$n.ready" "$dir/nodes/alive" 2>"$dir/nodes/$n.err" 9>&- &
     p=$!
     holders+=("$p")
     for _ in $(seq 100); do [ -s "$dir/nodes/$n.ready" ] && break; kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
     [ -s "$dir/nodes/$n.ready" ] || vc_refuse "make node $n (unshare -n -u -m: $(tail -n 1 "$dir/nodes/$n.err"))"
+    [ $k = 1 ] && exec 9>"$dir/nodes/alive" # opens once the first holder reads
     echo "$p" >"$dir/nodes/$n.pid"
     err=$(ip link add vc$k type veth peer name eth0 netns "$p" 2>&1) || vc_refuse "make a veth link for $n ($err)"
     ip link set vc$k master vcbr0 && ip link set vc$k up || vc_refuse "put vc$k on the bridge"
@@ -253,12 +258,13 @@ for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; do
 if [ $slurm = 1 ]; then
     . "$(dirname "$0")/slurm_local.sh"
     slurm_node_run=vc_on
-    slurm_nodes_up "$dir/slurm" "$nodes" "$slots" "$VC_HEAD_ADDR" || vc_refuse "start Slurm on the nodes: $slurm_why"
+    # the daemons must not hold the holders' FIFO open (fd 9)
+    slurm_nodes_up "$dir/slurm" "$nodes" "$slots" "$VC_HEAD_ADDR" 9>&- || vc_refuse "start Slurm on the nodes: $slurm_why"
 fi
 
 vc_say "up: $nodes nodes ($nodelist), link $rate, head $VC_HEAD_ADDR, folder $dir$([ $slurm = 1 ] && echo ", Slurm $SLURM_CONF")"
 # in the background, so that a signal reaches the traps (and is passed on) at once
-"$@" 0<&0 &
+"$@" 0<&0 9>&- &
 cpid=$!
 trap 'kill -TERM $cpid 2>/dev/null; wait $cpid; exit 130' INT
 trap 'kill -TERM $cpid 2>/dev/null; wait $cpid; exit 143' TERM
