@@ -13,7 +13,7 @@
 #     collectives intra-node (both ranks on n1, shared memory) against
 #     inter-node (over the link): the inter-node allreduce is held to
 #     the link's rate, the intra-node one is faster (each the fastest of 5).
-# The normal build only: under ASan it took 54 s (26 s normal) at a load of 16,
+# The normal build only: under ASan it took 54 s (26 to 37 s normal) at loads of 9 to 16,
 # and the sanitized intra-node allreduce fell below the 500 Mbit/s link.
 set -u
 root=${EXADL_ROOT:-$(pwd)}
