@@ -53,8 +53,8 @@ check() {
         have_cmd slurmd || miss "slurmd (tests: a local Slurm node)"
         have_cmd srun && have_cmd sbatch || miss "slurm-client (tests: srun, salloc, sbatch)"
         have_cmd munged || miss "munge (tests: Slurm's authentication)"
-        # tests/it/lioncub.sh emulates a slow link: a network namespace, tc htb
-        have_cmd ip && have_cmd tc || miss "iproute2 (tests: ip, tc for the emulated network)"
+        # tests/it/lioncub.sh and vcluster.sh: network namespaces, a bridge, tc htb links
+        have_cmd ip && have_cmd tc || miss "iproute2 (tests: ip and tc, the emulated networks)"
     fi
 }
 mode=${1:-run}

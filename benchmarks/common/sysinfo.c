@@ -2,6 +2,7 @@
 #include "benchmarks/common/sysinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -97,5 +98,9 @@ void sysinfo_write(const sysinfo_t *si, rec_t *r)
     for (int i = 0; i < si->nversions; i++)
         rec_kv_str(r, si->versions[i].key, si->versions[i].value[0] ? si->versions[i].value : NULL);
     rec_map_end(r);
+    /* an emulated cluster (tests/support/vcluster.sh) says so, that no one
+     * takes its numbers for a real cluster's; absent elsewhere */
+    const char *emu = getenv("EXADL_EMULATED_NETWORK");
+    if (emu && *emu) rec_kv_str(r, "network_emulated", emu);
     rec_map_end(r);
 }

@@ -98,6 +98,16 @@ static void srun_read_log(arena_t *a, const char *log, launch_facts_t *f)
             if (ncause < 3) causes = causes ? ar_printf(a, "%s; %s", causes, c) : c;
             else more++;
             ncause++;
+        } else if ((x = strstr(l, "srun: error: Task launch for StepId=")) &&
+                   sscanf(x, "srun: error: Task launch for StepId=%63s failed on node %127[^:]", step,
+                          host) == 2) {
+            /* a node whose slurmd is gone ("... failed on node n2: Communication
+             * connection failure"): the node named, once per node */
+            const char *why = strstr(x + 36, ": ");
+            const char *c = ar_printf(a, "task launch failed on node %s%s%s", host, why ? ": " : "",
+                                      why ? why + 2 : "");
+            if (!causes || !strstr(causes, c)) causes = causes ? ar_printf(a, "%s; %s", causes, c) : c;
+            ncause++;
         } else if (strstr(l, "oom_kill event") || strstr(l, "oom-kill event")) {
             const char *c = "out of memory (Slurm saw an oom-kill event)";
             if (!causes || !strstr(causes, c)) causes = causes ? ar_printf(a, "%s; %s", causes, c) : c;

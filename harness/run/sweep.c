@@ -170,6 +170,25 @@ static const char *stop_reason(arena_t *a)
                      signal_name(sig));
 }
 
+/* the hosts rank 0 recorded (system.hosts), comma-separated: a launch's hosts
+ * where the launcher's log names none (mpirun); NULL without a record */
+static const char *record_hosts(arena_t *a, const record_t *rec)
+{
+    const ytnode *h = rec ? yt_get(rec->system, "hosts") : NULL;
+    if (!h || h->kind != YT_SEQ || !h->n) return NULL;
+    sb_t b = {0};
+    for (size_t k = 0; k < h->n; k++) {
+        const char *n = h->items[k]->kind == YT_SCALAR ? h->items[k]->str : "";
+        /* the record is untrusted: host names only (they reach the report's tables) */
+        if (*n && strlen(n) < 256 && n[strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                  "0123456789.-_")] == 0)
+            sb_printf(&b, "%s%s", b.len ? "," : "", n);
+    }
+    char *r = b.len ? ar_strdup(a, sb_str(&b)) : NULL;
+    sb_free(&b);
+    return r;
+}
+
 static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outcome_t *x,
                     sweep_result_t *res, double *end)
 {
@@ -189,7 +208,7 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     launch_facts_t f;
     char *text = log_text(a, l->log);
     launcher_read_log(a, s->launcher, text, &f);
-    x->step = f.step, x->hosts = f.hosts;
+    x->step = f.step, x->hosts = f.hosts ? f.hosts : record_hosts(a, x->rec);
     if (x->status == LS_FAILED && f.cause && !(x->rec && strcmp(x->rec->status, "ok"))) {
         /* the ranks' fate, not the launcher's exit code (srun's 143 for a rank SIGKILLed) */
         int said = x->error && x->why && !strncmp(x->error, x->why, strlen(x->why));

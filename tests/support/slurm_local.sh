@@ -12,6 +12,9 @@
 #                   reason in $slurm_why (the caller prints SKIP with it)
 #   slurm_down      stop the daemons by PID (idempotent; call it from a trap)
 #
+#   slurm_nodes_up DIR N CPUS ADDR   the same over the N nodes of an emulated
+#                   cluster (tests/support/vcluster.sh --slurm)
+#
 # Commands of the tests (salloc, sbatch, srun, squeue) find the cluster
 # through SLURM_CONF.
 
@@ -41,8 +44,8 @@ slurm_wait() {
     return 1
 }
 
-slurm_up() {
-    slurm_dir=$1
+# the checks every Slurm here needs, then munged with a key of its own
+slurm_munge_up() {
     local d=$slurm_dir c
     for c in munged mungekey slurmctld slurmd salloc sbatch srun squeue scontrol; do
         command -v "$c" >/dev/null 2>&1 ||
@@ -60,29 +63,28 @@ slurm_up() {
         --seed-file="$d/munge/seed" >"$d/munged.out" 2>&1 ||
         { slurm_why="munged did not start: $(tail -n 1 "$d/munged.out")"; return 1; }
     slurm_wait "test -S '$d/munge/sock'" 50 || { slurm_why="munged made no socket"; slurm_down; return 1; }
-    local node
-    node=$(slurmd -C 2>/dev/null | head -n 1)
-    case $node in NodeName=*) ;; *) slurm_why="slurmd -C printed no node line"; slurm_down; return 1 ;; esac
-    local cport dport host mem
-    cport=$(slurm_free_port) dport=$(slurm_free_port)
-    host=$(printf '%s\n' "$node" | sed 's/^NodeName=\([^ ]*\).*/\1/')
-    mem=$(printf '%s\n' "$node" | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
-    cat >"$d/slurm.conf" <<EOF
+}
+
+# slurm.conf's lines but the nodes and the partition: $1 SlurmctldHost, $2 and
+# $3 what follows the slurmd spool folder and the slurmd pid/log file names
+slurm_conf_common() {
+    local d=$slurm_dir
+    cat <<EOF
 ClusterName=exadltest
-SlurmctldHost=$host
-SlurmctldPort=$cport
-SlurmdPort=$dport
+SlurmctldHost=$1
+SlurmctldPort=$(slurm_free_port)
+SlurmdPort=$(slurm_free_port)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$d/munge/sock
 CredType=cred/munge
 StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
+SlurmdSpoolDir=$d/spool$2
 SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd.pid
+SlurmdPidFile=$d/slurmd$3.pid
 SlurmctldLogFile=$d/slurmctld.log
-SlurmdLogFile=$d/slurmd.log
+SlurmdLogFile=$d/slurmd$3.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SwitchType=switch/none
@@ -100,9 +102,24 @@ InactiveLimit=0
 MinJobAge=300
 PlugStackConfig=$d/plugstack.conf
 SlurmdParameters=config_overrides
+EOF
+}
+
+slurm_up() {
+    slurm_dir=$1
+    local d=$slurm_dir
+    slurm_munge_up || return 1
+    local node
+    node=$(slurmd -C 2>/dev/null | head -n 1)
+    case $node in NodeName=*) ;; *) slurm_why="slurmd -C printed no node line"; slurm_down; return 1 ;; esac
+    local host mem
+    host=$(printf '%s\n' "$node" | sed 's/^NodeName=\([^ ]*\).*/\1/')
+    mem=$(printf '%s\n' "$node" | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
+    { slurm_conf_common "$host" "" ""; cat <<EOF
 NodeName=$host CPUs=8 RealMemory=${mem:-1024} State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+    } >"$d/slurm.conf"
     : >"$d/plugstack.conf"
     export SLURM_CONF=$d/slurm.conf
     # the tests' own settings must not leak into Slurm's children from outside
@@ -119,11 +136,44 @@ EOF
     return 0
 }
 
+# A multi-node Slurm on an emulated cluster (tests/support/vcluster.sh --slurm):
+# slurmctld here on the head, one slurmd per node n1..n$2, each started inside
+# its node by the command $slurm_node_run NODE ARGS... (vcluster's vc_on), each
+# node offering $3 CPUs.  $1: the folder; $4: the head's address.
+slurm_node_run=
+slurm_nodes_up() {
+    slurm_dir=$1
+    local d=$slurm_dir n=$2 cpus=$3 addr=$4 k
+    slurm_munge_up || return 1
+    for ((k = 1; k <= n; k++)); do mkdir -p "$d/spool/n$k" || { slurm_why="cannot create $d/spool/n$k"; return 1; }; done
+    # slurmctld insists on its host name; the nodes reach it at the head's address
+    { slurm_conf_common "$(hostname -s)($addr)" /%n -%n; cat <<EOF
+NodeName=n[1-$n] CPUs=$cpus RealMemory=1024 State=UNKNOWN
+PartitionName=debug Nodes=n[1-$n] Default=YES MaxTime=INFINITE State=UP
+EOF
+    } >"$d/slurm.conf"
+    : >"$d/plugstack.conf"
+    export SLURM_CONF=$d/slurm.conf
+    unset SLURM_JOB_ID SLURM_JOBID SLURM_NTASKS SLURM_NNODES SLURM_JOB_NUM_NODES SLURM_MPI_TYPE
+    slurmctld -f "$SLURM_CONF" -i >"$d/slurmctld.out" 2>&1 ||
+        { slurm_why="slurmctld did not start: $(tail -n 2 "$d/slurmctld.out" "$d/slurmctld.log" 2>/dev/null | tr '\n' ' ')"; slurm_down; return 1; }
+    for ((k = 1; k <= n; k++)); do
+        $slurm_node_run n$k slurmd -f "$SLURM_CONF" -N n$k >"$d/slurmd-n$k.out" 2>&1 ||
+            { slurm_why="slurmd did not start on n$k: $(tail -n 2 "$d/slurmd-n$k.out" "$d/slurmd-n$k.log" 2>/dev/null | tr '\n' ' ')"; slurm_down; return 1; }
+    done
+    if ! slurm_wait "[ \$(sinfo -h -N -o %t 2>/dev/null | grep -cx idle) = $n ]" 300; then
+        slurm_why="the $n nodes did not all become idle in 30 s: $(sinfo -h -N -o '%N %t %E' 2>&1 | tr '\n' ' '); $(tail -n 3 "$d/slurmd-n1.log" 2>/dev/null | tr '\n' ' ')"
+        slurm_down
+        return 1
+    fi
+    return 0
+}
+
 # stop by PID: slurmd, slurmctld, munged (all at once; 5 s, then SIGKILL)
 slurm_down() {
     [ -n "$slurm_dir" ] || return 0
     local d=$slurm_dir f p i pids=
-    for f in "$d/slurmd.pid" "$d/slurmctld.pid" "$d/munge/munged.pid"; do
+    for f in "$d/slurmd.pid" "$d"/slurmd-*.pid "$d/slurmctld.pid" "$d/munge/munged.pid"; do
         p=$(slurm_pid_of "$f")
         [ -n "$p" ] && kill "$p" 2>/dev/null && pids="$pids $p"
     done

@@ -238,6 +238,14 @@ static void test_srun_log(void)
     launcher_read_log(a, srun,
                       "slurmstepd-vm: error: *** STEP 8.0 ON vm CANCELLED AT 2026-11-23T13:48:19 "
                       "DUE TO TIME LIMIT ***\nsrun: error: vm: tasks 0-1: Killed\n", &h);
+    launch_facts_t d;
+    launcher_read_log(a, srun,
+                      "srun: error: Task launch for StepId=3.1 failed on node n2: Communication "
+                      "connection failure\nsrun: error: Application launch failed: Communication "
+                      "connection failure\n", &d);
+    T_ASSERT(d.cause && !strcmp(d.cause, "task launch failed on node n2: Communication connection "
+                                         "failure"),
+             "a node whose slurmd is gone is named: %s", d.cause ? d.cause : "-");
     launcher_read_log(a, mpirun,
                       "mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 "
                       "(Killed).\n", &k);

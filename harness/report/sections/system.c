@@ -37,6 +37,14 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     sb_printf(o, "| GPU | %s x %s (driver %s, compute capability %s) |\n",
               sys_str(s, "gpu", "model"), sys_str(s, "gpu", "count"), sys_str(s, "gpu", "driver"),
               sys_str(s, "gpu", "compute_capability"));
+    /* docs/vcluster.md: the nodes were namespaces of one host; said first, plainly */
+    const ytnode *emu = yt_get(s, "network_emulated");
+    if (emu && emu->kind == YT_SCALAR && !yt_is_null(emu)) {
+        sb_puts(o, "| network | EMULATED, not a real cluster: ");
+        for (const char *p = emu->str; *p && p - emu->str < 600; p++) /* untrusted: one cell */
+            sb_putn(o, *p == '|' || *p == '\n' || *p == '\r' ? " " : p, 1);
+        sb_puts(o, " |\n");
+    }
     const ytnode *v = yt_get(s, "versions");
     for (size_t i = 0; v && v->kind == YT_MAP && i < v->n; i++) {
         const ytnode *k = yt_key(v, i), *x = yt_val(v, i);
