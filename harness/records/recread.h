@@ -96,6 +96,8 @@ typedef struct {
     /* stemdl */
     double *step_s;
     size_t nstep;
+    double *rank_compute_s;  /* [rank_steps][rank_cols]: each rank's forward + backward */
+    size_t rank_steps, rank_cols;
     double *warmup_s;
     size_t nwarmup;
     double samples_per_step;
