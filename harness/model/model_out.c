@@ -86,10 +86,11 @@ void model_print(FILE *f, const mpred_t *p)
     fprintf(f, "negotiation: %s%s\n", in->neg_source,
             in->neg.coord_per_request_s > 0 ? "; plus rank 0's cost per request" : "");
     if (in->neg.coord_per_request_s > 0)
-        fprintf(f, "             coordinator: %.3g s per tensor request at rank 0\n",
-                in->neg.coord_per_request_s);
+        fprintf(f, "             coordinator: %.3g s per tensor request at rank 0 (%s)\n",
+                in->neg.coord_per_request_s, in->request_source ? in->request_source : "given");
     fprintf(f, "stragglers:  step-time variation %.3g (std/mean of one rank): the step waits for "
-               "the slowest rank, T(1) cv z(p)\n\n", in->w.jitter_cv);
+               "the slowest rank, T(1) cv z(p)\n", in->w.jitter_cv);
+    fprintf(f, "             from: %s\n\n", in->jitter_source ? in->jitter_source : "the workload's source");
     fprintf(f, "%7s  %-18s %6s %8s %10s %10s %12s %12s %14s %10s %7s  %s\n", "scale", "mode",
             "groups", "cycle_ms", "step_s", "efficiency", "exposed_ms", "straggler_ms",
             "negotiation_ms", "comm_ms", "cycles", "reductions");
@@ -126,6 +127,7 @@ static void inputs_yaml(rec_t *w, const minputs_t *in)
     rec_kv_double(w, "step_s", in->w.step_s);
     rec_kv_double(w, "backward_end_s", in->w.backward_end_s);
     rec_kv_double(w, "jitter_cv", in->w.jitter_cv);
+    if (in->jitter_source) rec_kv_str(w, "jitter_source", in->jitter_source);
     rec_kv_int(w, "tensors", (int64_t)in->w.nt);
     rec_kv_double(w, "gradient_bytes", bytes);
     rec_key(w, "tensor_list");
@@ -157,6 +159,7 @@ static void inputs_yaml(rec_t *w, const minputs_t *in)
     rec_kv_str(w, "source", in->neg_source);
     rec_kv_bool(w, "from_latency", in->neg.from_latency);
     rec_kv_double(w, "coordinator_per_request_s", in->neg.coord_per_request_s);
+    if (in->request_source) rec_kv_str(w, "request_source", in->request_source);
     if (!in->neg.from_latency) {
         rec_kv_double(w, "coordinator_base_s", in->neg.coord_base_s);
         rec_kv_double(w, "coordinator_per_rank_s", in->neg.coord_per_rank_s);

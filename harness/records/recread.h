@@ -85,6 +85,7 @@ typedef struct {
     const char *mode, *grouping;
     long long groups, ranks, tensors;
     double cycles, median_s, per_cycle_s;
+    double requests;        /* per step, all ranks together (NaN: not said) */
 } orow_t;
 
 typedef struct {
