@@ -13,7 +13,7 @@ int coll_batch_plan(double est_s, double target_s, int iters, int exact, int *ba
     if (iters < 1) iters = 1;
     int b = 1;
     if (est_s > 0 && target_s > 0) {
-        double x = ceil(target_s / est_s);
+        double x = ceil(target_s / est_s * (1 - 1e-12)); /* 100 / 0.5 is 200, not 201 */
         b = x >= (double)iters ? iters : (int)x;
     }
     if (b < 1) b = 1;
