@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/collectives/timing.h"
 #include "benchmarks/common/check.h"
-#include "benchmarks/common/timer.h"
 
 int coll_default_iters(size_t bytes) { return bytes > 8192 ? 100 : 1000; }
 int coll_default_warmup(size_t bytes) { return bytes > 8192 ? 10 : 100; }
@@ -109,36 +109,8 @@ void coll_measure(const coll_bufs_t *b, coll_ctx_t *c, coll_row_t *row,
     if (!inplace) coll_dev_upload(b->dev, b->send_d, b->send_h, send_bytes);
     coll_dev_upload(b->dev, b->recv_d, b->recv_h, recv_bytes);
 
-    int n = row->iterations, total = row->warmup + row->iterations;
-    double *local = XCALLOC((size_t)(n ? n : 1), sizeof *local, "timing samples");
-    for (int it = 0; it < total; it++) {
-        coll_dev_sync(b->dev);
-        CHECK_MPI(MPI_Barrier(b->comm->world));
-        double t0 = timer_now_s();
-        if (op->run(c, inplace, s, r, err, sizeof err)) fatal_call(op, err);
-        coll_dev_sync(b->dev);
-        double t1 = timer_now_s();
-        if (it >= row->warmup) local[it - row->warmup] = t1 - t0;
-    }
-    /* OSU's convention, for comparisons: mean per rank, averaged over ranks */
-    double mean = 0;
-    for (int i = 0; i < n; i++) mean += local[i];
-    mean = n ? mean / n : 0;
-    if (op->flags & OP_P2P) {
-        mean = c->rank == 0 ? mean * 0.5 : 0;
-        CHECK_MPI(MPI_Allreduce(&mean, &row->osu_avg_s, 1, MPI_DOUBLE, MPI_SUM, b->comm->world));
-    } else {
-        CHECK_MPI(MPI_Allreduce(&mean, &row->osu_avg_s, 1, MPI_DOUBLE, MPI_SUM, b->comm->world));
-        row->osu_avg_s /= c->nranks;
-    }
-    row->time_s = XCALLOC((size_t)(n ? n : 1), sizeof *row->time_s, "timing samples");
-    if (n > 0)
-        CHECK_MPI(MPI_Allreduce(local, row->time_s, n, MPI_DOUBLE, MPI_MAX, b->comm->world));
-    free(local);
-    for (int i = 0; i < n; i++) {
-        if (op->flags & OP_P2P) row->time_s[i] *= 0.5; /* one way = half the round trip */
-        row->time_s[i] = round(row->time_s[i] * 1e9) * 1e-9; /* the clock's resolution */
-    }
+    coll_time_row(b, c, row, s, r);
+    int n = row->nsamples;
     stats_summarize(row->time_s, (size_t)n, &row->st);
     double bytes = (double)row->shape.bytes;
     row->algbw_GBps = bytes / row->st.median / 1e9;

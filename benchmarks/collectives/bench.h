@@ -1,6 +1,10 @@
-/* bench: one row of the collectives benchmark: warm-up, timed iterations with
- * a barrier (and a stream sync) before each, the samples combined across ranks
- * by the maximum, then one validation call checked element by element. */
+/* bench: one row of the collectives benchmark: warm-up, then the timed calls,
+ * then one validation call checked element by element.
+ * Batched timing (the default, as OSU's loop and nccl-tests): a sample is the
+ * mean time per call of a back-to-back loop of `batch` calls, with a barrier
+ * (and a stream sync) only between batches; ranks are combined per batch by
+ * the maximum over ranks of the batch mean.  Per-call timing (--timing
+ * per-call): a barrier before every call, each call a sample, max over ranks. */
 #ifndef EXADL_COLL_BENCH_H
 #define EXADL_COLL_BENCH_H
 
@@ -13,6 +17,10 @@
 
 /* at most this many raw samples per row go into the record */
 #define COLL_MAX_KEPT_SAMPLES 1000
+/* batched timing: a batch lasts at least this long by default, and a row has
+ * at least this many batches (a 95% CI of the median needs n > 5) */
+#define COLL_BATCH_TARGET_S 100e-6
+#define COLL_MIN_BATCHES 10
 
 typedef struct {
     coll_dev_t *dev;
@@ -37,8 +45,14 @@ typedef struct {
     int inplace;
     int na;                 /* the variant does not exist for this backend */
     coll_shape_t shape;
-    int iterations, warmup;
-    double *time_s;         /* iterations samples (s), each the maximum over ranks */
+    int iterations, warmup; /* adaptive: OSU's counts; batched timing may raise
+                               iterations to COLL_MIN_BATCHES x batch */
+    int per_call;           /* in: 1 = a barrier before every call (--timing per-call) */
+    double batch_target_s;  /* in: the least duration of a batch (batched timing) */
+    int iters_given;        /* in: -n was given: iterations is the exact total */
+    int batch;              /* out: calls per sample (1 with per-call timing) */
+    int nsamples;           /* out: samples in time_s */
+    double *time_s;         /* nsamples samples (s per call), each the maximum over ranks */
     stats_summary_t st;
     double algbw_GBps, busbw_GBps, latency_us;
     double busbw_factor;    /* the operation's factor for this job (busbw / algbw) */

@@ -8,6 +8,7 @@
 #include "benchmarks/common/mpi/mpiopt.h"
 
 const char *const coll_inplace_names[] = {"no", "yes", "both", NULL};
+const char *const coll_timing_names[] = {"batched", "per-call", NULL};
 
 static void usage(void)
 {
@@ -27,14 +28,19 @@ static void usage(void)
         "                       operations that split the size over the ranks)\n"
         "  -e, --maxbytes MAX   largest size (16M); sizes take K, M, G (binary)\n"
         "  -f, --stepfactor F   size multiplier between rows (2)\n"
-        "  -n, --iters N        timed iterations (1000 up to 8 KiB, 100 above)\n"
+        "  -n, --iters N        timed calls (1000 up to 8 KiB, 100 above, OSU's counts; batched\n"
+        "                       timing raises them to at least 10 batches)\n"
+        "  --timing batched|per-call  batched: a sample is the mean of B back-to-back calls,\n"
+        "                       barrier only between batches (OSU/nccl-tests' quantity);\n"
+        "                       per-call: a barrier before each call (batched)\n"
+        "  --batch-us T         batched: a batch lasts at least T microseconds (100)\n"
         "  -w, --warmup N       untimed iterations first (100 up to 8 KiB, 10 above)\n"
         "  --inplace yes|no|both  in-place, out-of-place or both variants (both)\n"
         "  --seed N             data pattern seed (1)\n"
         "  --record FILE        write the result record (YAML, docs/record.md)\n"
         "  --help               this text\n"
-        "Output: a table per operation on stdout; time is the median over iterations of\n"
-        "the slowest rank's time (us), algbw = size/time, busbw = algbw x nccl-tests'\n"
+        "Output: a table per operation on stdout; time is the median over samples of the\n"
+        "slowest rank's time per call (us), algbw = size/time, busbw = algbw x nccl-tests'\n"
         "factor, #wrong = wrong output elements over all ranks.  Exit status: 0 ok,\n"
         "1 wrong results or a failure, 2 bad arguments, 3 backend not available here.\n",
         ops);
@@ -67,6 +73,7 @@ void coll_cfg_parse(int argc, char **argv, coll_cfg_t *c)
     c->max_bytes = 16u << 20;
     c->factor = 2;
     c->iters = c->warmup = -1;
+    c->batch_target_s = 100e-6;
     c->inplace_mode = 2;
     c->seed = 1;
     c->chk.max_reports = 3;
@@ -114,6 +121,10 @@ void coll_cfg_parse(int argc, char **argv, coll_cfg_t *c)
             c->iters = (int)mpiopt_int(a, VAL(), 1, 10000000);
         } else if (!strcmp(a, "-w") || !strcmp(a, "--warmup")) {
             c->warmup = (int)mpiopt_int(a, VAL(), 0, 10000000);
+        } else if (!strcmp(a, "--timing")) {
+            c->per_call = mpiopt_choice(a, VAL(), coll_timing_names);
+        } else if (!strcmp(a, "--batch-us")) {
+            c->batch_target_s = (double)mpiopt_int(a, VAL(), 1, 10000000) * 1e-6;
         } else if (!strcmp(a, "--inplace")) {
             c->inplace_mode = mpiopt_choice(a, VAL(), coll_inplace_names);
         } else if (!strcmp(a, "--seed")) {

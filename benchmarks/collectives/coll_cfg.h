@@ -21,6 +21,8 @@ typedef struct {
     int min_given;
     long long factor;
     int iters, warmup;      /* -1: adaptive */
+    int per_call;           /* --timing per-call (0: batched, the default) */
+    double batch_target_s;  /* --batch-us: the least duration of a batch */
     int inplace_mode;       /* 0 out-of-place, 1 in-place, 2 both */
     unsigned long long seed;
     const char *record;
@@ -28,6 +30,7 @@ typedef struct {
 } coll_cfg_t;
 
 extern const char *const coll_inplace_names[]; /* "no", "yes", "both" */
+extern const char *const coll_timing_names[];  /* "batched", "per-call" */
 
 /* Parse argv (--help prints the usage and exits 0); a bad option is one
  * line and exit status 2 (mpiopt.h). */

@@ -10,6 +10,7 @@
 #include "benchmarks/collectives/coll.h"
 #include "benchmarks/collectives/coll_cfg.h"
 #include "benchmarks/collectives/device.h"
+#include "benchmarks/collectives/timing.h"
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/mpi/mpiopt.h"
@@ -50,7 +51,9 @@ static void write_row(rec_t *rec, const coll_row_t *r)
     rec_kv_int(rec, "count", (int64_t)r->shape.count);
     rec_kv_int(rec, "iterations", r->iterations);
     rec_kv_int(rec, "warmup", r->warmup);
-    size_t keep = r->iterations < COLL_MAX_KEPT_SAMPLES ? (size_t)r->iterations : COLL_MAX_KEPT_SAMPLES;
+    rec_kv_int(rec, "batch", r->batch);
+    rec_kv_int(rec, "samples", r->nsamples);
+    size_t keep = r->nsamples < COLL_MAX_KEPT_SAMPLES ? (size_t)r->nsamples : COLL_MAX_KEPT_SAMPLES;
     rec_kv_doubles(rec, "time_s", r->time_s, keep);
     rec_kv_double(rec, "median_s", r->st.median);
     rec_kv_double(rec, "ci_lo_s", r->st.ci_lo);
@@ -99,6 +102,8 @@ static void write_config(rec_t *r, const void *arg)
     if (cfg->warmup >= 0) rec_int(r, cfg->warmup);
     else rec_str(r, "adaptive: 100 up to 8 KiB, 10 above, x10 for the first size of an operation");
     rec_kv_str(r, "inplace", coll_inplace_names[cfg->inplace_mode]);
+    rec_kv_str(r, "timing", coll_timing_names[cfg->per_call]);
+    rec_kv_double(r, "batch_target_s", cfg->batch_target_s);
     rec_kv_int(r, "seed", (int64_t)cfg->seed);
     rec_map_end(r);
 }
@@ -125,11 +130,22 @@ static int write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t 
     }
     rec_key(r, "timing");
     rec_map_begin(r);
-    rec_kv_str(r, "combine", "max over ranks, per iteration");
-    rec_kv_str(r, "sync", cfg->backend == BK_NCCL
-                              ? "stream sync + MPI_Barrier before each iteration, stream sync after"
-                              : "MPI_Barrier before each iteration");
-    rec_kv_str(r, "clock", "CLOCK_MONOTONIC, samples rounded to 1 ns");
+    rec_kv_str(r, "mode", coll_timing_names[cfg->per_call]);
+    if (cfg->per_call) {
+        rec_kv_str(r, "sample", "one call");
+        rec_kv_str(r, "combine", "max over ranks, per call");
+        rec_kv_str(r, "sync", cfg->backend == BK_NCCL
+                                  ? "stream sync + MPI_Barrier before each call, stream sync after"
+                                  : "MPI_Barrier before each call");
+    } else {
+        rec_kv_str(r, "sample", "a batch of `batch` back-to-back calls: its time / batch, per rank "
+                                "(batch so that it lasts >= batch_target_s, from the warm-up's mean)");
+        rec_kv_str(r, "combine", "max over ranks of each batch's mean time per call");
+        rec_kv_str(r, "sync", cfg->backend == BK_NCCL
+                                  ? "stream sync + MPI_Barrier before each batch, stream sync after"
+                                  : "MPI_Barrier before each batch");
+    }
+    rec_kv_str(r, "clock", "CLOCK_MONOTONIC, samples rounded to 1 ps");
     rec_kv_int(r, "max_kept_samples", COLL_MAX_KEPT_SAMPLES);
     rec_map_end(r);
     rec_key(r, "results");
@@ -165,6 +181,9 @@ int main(int argc, char **argv)
     mpiopt_init("collectives", c.rank);
     coll_cfg_t cfg;
     coll_cfg_parse(argc, argv, &cfg);
+    const char *delay = getenv("EXADL_COLL_PLANT_DELAY_US"); /* test hook: timing.h */
+    if (delay && *delay)
+        coll_planted_delay_s = (double)mpiopt_int("EXADL_COLL_PLANT_DELAY_US", delay, 0, 10000000) * 1e-6;
     if (cfg.root >= c.size)
         mpiopt_usage_error("--root %d is not a rank of this job (0 to %d)", cfg.root, c.size - 1);
     if (cfg.chk.plant && cfg.chk.plant_rank >= c.size)
@@ -256,12 +275,19 @@ int main(int argc, char **argv)
             if (strcmp(si.versions[i].key, "mpi") && si.versions[i].value[0])
                 printf("# %s: %s\n", si.versions[i].key, si.versions[i].value);
         printf("# devices: %s\n", dev.desc);
-        printf("# timing: %s before each iteration; per-iteration times, max over ranks;\n"
-               "#   time = median (us); algbw = size/time (1e9 B/GB); busbw = algbw x factor;\n"
-               "#   pingpong: time = half the round trip (one-way latency)\n",
-               cfg.backend == BK_NCCL ? "stream sync + MPI_Barrier" : "MPI_Barrier");
+        if (cfg.per_call)
+            printf("# timing: per call: %s before each call; per-call times, max over ranks;\n",
+                   cfg.backend == BK_NCCL ? "stream sync + MPI_Barrier" : "MPI_Barrier");
+        else
+            printf("# timing: batched: a sample = time of B back-to-back calls / B (a batch lasts\n"
+                   "#   >= %g us; %s between batches only), max over ranks per batch;\n",
+                   cfg.batch_target_s * 1e6, cfg.backend == BK_NCCL ? "stream sync + MPI_Barrier" : "MPI_Barrier");
+        printf("#   time = median over samples (us per call); algbw = size/time (1e9 B/GB);\n"
+               "#   busbw = algbw x factor; pingpong: time = half the round trip (one-way latency)\n");
         if (cfg.iters < 0 || cfg.warmup < 0)
-            printf("# iterations: %s\n", "adaptive (1000 timed, 100 warm-up up to 8 KiB; 100 and 10 above)");
+            printf("# iterations: %s\n", cfg.per_call ? "adaptive (1000 timed, 100 warm-up up to 8 KiB; 100 and 10 above)"
+                                                    : "adaptive (1000 timed, 100 warm-up up to 8 KiB; 100 and 10 above;\n"
+                                                      "#   at least 10 batches)");
         printf("# validation: one untimed call per row, every output element of every rank checked\n");
         if (p2p_dropped) printf("# pingpong left out: it needs 2 ranks\n");
         if (host_dropped) printf("# vote_1bit, sum_pbit left out: host buffers only (--backend mpi)\n");
@@ -324,6 +350,9 @@ int main(int argc, char **argv)
                          * with only the adaptive 100 iterations it came out about twice
                          * as slow as the next size */
                         if (cfg.warmup < 0 && s == 0) r->warmup *= 10;
+                        r->per_call = cfg.per_call;
+                        r->batch_target_s = cfg.batch_target_s;
+                        r->iters_given = cfg.iters >= 0;
                         pair[ip] = r;
                         if (ip && !op->inplace_ok((coll_backend_t)cfg.backend)) {
                             r->na = 1;

@@ -379,6 +379,12 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
                 rec_kv_double(r, "min_s", w->st.min);
                 rec_kv_double(r, "max_s", w->st.max);
                 rec_kv_double(r, "per_cycle_s", w->st.median / (w->cycles > 0 ? w->cycles : 1));
+                /* the costs the scaling model takes (docs/model.md): per request
+                 * (the coordinator's; 0 requests: the cache answered) and per
+                 * rank of one cycle */
+                if (w->requests > 0) rec_kv_double(r, "per_request_s", w->st.median / w->requests);
+                rec_kv_double(r, "per_rank_cycle_s",
+                              w->st.median / (w->cycles > 0 ? w->cycles : 1) / c->size);
                 rec_map_end(r);
             }
             rec_seq_end(r);

@@ -289,6 +289,29 @@ static void keep_step(train_result *r, int i, const double *mx, const gsync_step
     ktab_accumulate(&r->kernels, step_tab);
 }
 
+/* Each rank's own step and compute time of timed step i, gathered on rank 0
+ * (the straggler term of the model needs the spread, not only the max). */
+static void keep_rank_times(const train_job *j, train_result *r, int i, double step_s,
+                            double compute_s)
+{
+    int n = j->comm->size;
+    if (!r->rank_step_s && j->comm->rank == 0) {
+        r->rank_step_s = XCALLOC((size_t)r->steps * (size_t)n, sizeof(double), "per-rank steps");
+        r->rank_compute_s = XCALLOC((size_t)r->steps * (size_t)n, sizeof(double), "per-rank compute");
+    }
+    r->nranks = n;
+    double mine[2] = {step_s, compute_s}, *all = NULL;
+    if (j->comm->rank == 0) all = XCALLOC((size_t)n * 2, sizeof *all, "per-rank times");
+    CHECK_MPI(MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, j->comm->world));
+    if (j->comm->rank == 0) {
+        for (int k = 0; k < n; k++) {
+            r->rank_step_s[(size_t)i * n + k] = all[2 * k];
+            r->rank_compute_s[(size_t)i * n + k] = all[2 * k + 1];
+        }
+        free(all);
+    }
+}
+
 /* Lion with a compressed exchange (1bit, pbit): the gradient engine exchanges
  * signs instead of summing gradients (lionx.h).  NULL otherwise. */
 static lionx_t *open_exchange(const train_job *j, optim_t *opt, gsync_t *gs, train_result *r)
@@ -408,6 +431,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         gsync_begin(gs);
         double loss = net->forward(n, &kc);
         net->backward(n, &kc, gsync_ready, gs);
+        double compute_s = timer_now_s() - t0; /* this rank's forward + backward */
         gsync_finish(gs);
         optim_step_run(opt, &kc, s + 1, 1.0 / groups, lx);
         be->ops->sync(be->ctx);
@@ -423,6 +447,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         CHECK_MPI(MPI_Allreduce(in6, mx, 5, MPI_DOUBLE, MPI_MAX, comm->world));
         CHECK_MPI(MPI_Allreduce(&loss, &gloss, 1, MPI_DOUBLE, MPI_SUM, comm->world));
         gloss /= comm->size;
+        if (s >= c->warmup) keep_rank_times(j, r, s - c->warmup, dt, compute_s);
         if (s < c->warmup) {
             r->warm_s[s] = mx[0];
             r->warm_loss[s] = gloss;
@@ -520,6 +545,8 @@ void train_result_free(train_result *r)
     free(r->tensors);
     free(r->tensor_group);
     free(r->step_s);
+    free(r->rank_step_s);
+    free(r->rank_compute_s);
     free(r->warm_s);
     free(r->data_s);
     free(r->comm_s);

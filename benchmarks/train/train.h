@@ -46,6 +46,9 @@ typedef struct {
 typedef struct {
     int steps, warmup;
     double *step_s, *warm_s; /* per step, max over ranks */
+    int nranks;              /* columns of the per-rank tables */
+    double *rank_step_s;     /* rank 0: [timed step][rank] each rank's own step time */
+    double *rank_compute_s;  /* rank 0: [timed step][rank] its forward + backward time */
     double *data_s;          /* data generation before each timed step, max over ranks */
     double *comm_s;          /* engine time in reductions per timed step, max over ranks */
     /* gradient reduction (gsync.h), per timed step */

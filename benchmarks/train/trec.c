@@ -26,6 +26,14 @@ typedef struct {
     double samples_per_step, sustained, peak, samples_per_s;
 } derived_t;
 
+/* one flow list of n numbers, as an item of the open sequence */
+static void doubles_row(rec_t *w, const double *x, size_t n)
+{
+    rec_flow_seq_begin(w);
+    for (size_t i = 0; i < n; i++) rec_double(w, x[i]);
+    rec_seq_end(w);
+}
+
 static void derive(const train_job *j, const train_result *r, derived_t *d)
 {
     net_facts f;
@@ -189,6 +197,21 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_doubles(w, "data_s", r->data_s, (size_t)r->steps);
     rec_kv_doubles(w, "allreduce_s", r->comm_s, (size_t)r->steps);
     rec_kv_double(w, "samples_per_step", d.samples_per_step);
+    if (r->rank_step_s) {
+        /* the spread over ranks, for the model's straggler term (docs/model.md) */
+        rec_kv_str(w, "per_rank", "one list per timed step, one value per rank: rank_step_s its own "
+                                  "step (barrier to device sync), rank_compute_s its forward + backward");
+        rec_key(w, "rank_step_s");
+        rec_seq_begin(w);
+        for (int i = 0; i < r->steps; i++)
+            doubles_row(w, r->rank_step_s + (size_t)i * r->nranks, (size_t)r->nranks);
+        rec_seq_end(w);
+        rec_key(w, "rank_compute_s");
+        rec_seq_begin(w);
+        for (int i = 0; i < r->steps; i++)
+            doubles_row(w, r->rank_compute_s + (size_t)i * r->nranks, (size_t)r->nranks);
+        rec_seq_end(w);
+    }
     rec_map_end(w);
 
     rec_key(w, "summary");

@@ -8,6 +8,7 @@
 
 #include "harness/cli/cmd_model_spatial.h"
 #include "harness/cli/cmds.h"
+#include "harness/model/model_measured.h"
 #include "harness/model/model_out.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
@@ -26,6 +27,8 @@ static const char help_model[] =
     "  RUN                 a run folder: the workload from the smallest scale of its stemdl\n"
     "                      records, the network fitted to its allreduce sweep, negotiation\n"
     "                      fitted to its orchestration benchmark\n"
+    "  --from RUN          as RUN; beside --network: only the run's measured straggler spread\n"
+    "                      (per-rank compute times) and coordinator cost per request\n"
     "  --base BENCH        the stemdl benchmark of RUN to take the workload from\n"
     "  --network PRESET    the workload from `stemdl --describe --preset PRESET` and\n"
     "  --network-config F  (or --config F), or from saved output: --describe-file F\n"
@@ -62,7 +65,7 @@ static const char help_model[] =
     "FILE:LINE:COL where a file is at fault).\n";
 
 typedef struct {
-    const char *run, *base, *preset, *config, *dfile, *machine, *scales, *modes, *out;
+    const char *run, *from, *base, *preset, *config, *dfile, *machine, *scales, *modes, *out;
     const char *refs[16];
     int nrefs;
     double rate, cycle_ms, fusion, jitter, creq;
@@ -81,9 +84,9 @@ static int parse_args(int argc, char **argv, mopts_t *o)
         long long n;
         const char *const strs[] = {"--base", "--network", "--network-config", "--config",
                                     "--describe-file", "--machine", "--scales", "--mode", "--out",
-                                    NULL};
+                                    "--from", NULL};
         const char **sdst[] = {&o->base, &o->preset, &o->config, &o->config, &o->dfile,
-                               &o->machine, &o->scales, &o->modes, &o->out};
+                               &o->machine, &o->scales, &o->modes, &o->out, &o->from};
         int si = -1;
         for (int j = 0; strs[j]; j++)
             if (!strcmp(k, strs[j])) si = j;
@@ -148,6 +151,10 @@ static int parse_args(int argc, char **argv, mopts_t *o)
         return usage_error("model", "%s needs a value", k);
     }
     int net = (o->preset != NULL) + (o->config != NULL) + (o->dfile != NULL);
+    /* --from RUN: alone, the run is the whole input (as RUN); beside --network,
+     * only what it measured that carries over (straggler spread, request cost) */
+    if (o->from && o->run) return usage_error("model", "give RUN or --from RUN, not both");
+    if (o->from && !net) o->run = o->from, o->from = NULL;
     if (net > 1)
         return usage_error("model", "give one of --network, --network-config, --describe-file");
     if (!net && !o->run)
@@ -157,6 +164,40 @@ static int parse_args(int argc, char **argv, mopts_t *o)
     if (net && !(o->rate > 0)) return usage_error("model", "--network needs --gpu-flops RATE > 0");
     if (net && !o->machine) return usage_error("model", "--network needs --machine FILE");
     if (!(o->grad_bytes > 0)) return usage_error("model", "--grad-bytes must be above 0");
+    return 0;
+}
+
+/* The straggler spread and the coordinator's cost per request: the machine
+ * file's figures, replaced by the run's measurements (RUN or --from RUN) where
+ * the file has none or marks them fit: true (docs/model.md "Measured inputs"). */
+static int measured_inputs(arena_t *a, const mopts_t *o, const mfile_t *mf, const outcome_t *oc,
+                           size_t no, minputs_t *in, char *err, size_t errlen)
+{
+    if (mf && mf->straggler_cv.given) {
+        in->w.jitter_cv = mf->straggler_cv.value;
+        in->jitter_source = ar_printf(a, "machine file %s, straggler_cv: %s", mf->name,
+                                      mfig_origin(a, &mf->straggler_cv));
+    }
+    if (mf && mf->coord_per_request.given)
+        in->request_source = ar_printf(a, "machine file %s, coordinator_per_request_s: %s",
+                                       mf->name, mfig_origin(a, &mf->coord_per_request));
+    if (o->from) {
+        if (!(no = model_load_run(a, o->from, (outcome_t **)&oc, err, errlen))) return -1;
+    }
+    if (!oc) return 0;
+    straggler_t st;
+    const char *src;
+    int file_cv = mf && mf->straggler_cv.given && !mf->straggler_cv.fit;
+    if (!file_cv && model_straggler_from_run(a, oc, no, o->from ? NULL : in->base_bench, &st, &src) == 0) {
+        in->w.jitter_cv = st.cv;
+        in->jitter_source = src;
+    }
+    double req;
+    int file_req = mf && mf->coord_per_request.given && !mf->coord_per_request.fit;
+    if (!file_req && model_request_cost_from_run(a, oc, no, &req, &src) == 0) {
+        in->neg.coord_per_request_s = req;
+        in->request_source = src;
+    }
     return 0;
 }
 
@@ -250,8 +291,9 @@ static int run_model(arena_t *a, const mopts_t *o, int argc, char **argv)
             return usage_error("model", "%s", err);
     }
     if (o->have_algo) in.net.algo = o->algo;
-    if (isfinite(o->jitter)) in.w.jitter_cv = o->jitter;
-    if (isfinite(o->creq)) in.neg.coord_per_request_s = o->creq;
+    if (measured_inputs(a, o, mf, oc, no, &in, err, sizeof err)) return usage_error("model", "%s", err);
+    if (isfinite(o->jitter)) in.w.jitter_cv = o->jitter, in.jitter_source = "--jitter-cv";
+    if (isfinite(o->creq)) in.neg.coord_per_request_s = o->creq, in.request_source = "--coord-request-s";
     double cycle = isfinite(o->cycle_ms) ? o->cycle_ms * 1e-3
                    : in.have_mode        ? in.mode.cycle_s
                                          : 1e-3;

@@ -22,7 +22,7 @@ typedef struct {
 static const char *const top_keys[] = {"exadl_machine", "name", "description", "sources", "device",
                                        "nodes", "ranks_per_node", "device_peak_flops",
                                        "hierarchical", "allreduce", "intra_node", "inter_node",
-                                       "negotiation", NULL};
+                                       "negotiation", "straggler_cv", NULL};
 static const char *const link_keys[] = {"latency_s", "bandwidth_Bps", "reduce_Bps", "rails",
                                         "topology", NULL};
 static const char *const neg_keys[] = {"coordinator_base_s", "coordinator_per_rank_s",
@@ -154,6 +154,9 @@ int mfile_load(arena_t *a, const char *path, mfile_t *m, char *err, size_t errle
     if (m->nodes.value > 1 && !m->inter_latency.given)
         return yt_err(err, errlen, d, root, "inter_node: {latency_s, bandwidth_Bps} is required "
                       "for more than one node");
+    /* the spread of one rank's step time across ranks (std / mean): the
+     * straggler term (docs/model.md) */
+    if (figure(&c, root, "straggler_cv", "straggler_cv", &m->straggler_cv, 0, 0)) return -1;
     if ((n = yt_get(root, "negotiation")) && !yt_is_null(n)) {
         if (yt_expect(d, n, YT_MAP, "negotiation", err, errlen) ||
             yt_check_keys(d, n, neg_keys, err, errlen))
@@ -209,7 +212,7 @@ void mfile_figures(const mfile_t *m, const mfig_t **out)
                            &m->inter_latency, &m->inter_bandwidth, &m->inter_reduce,
                            &m->inter_rails, &m->coord_base, &m->coord_per_rank,
                            &m->coord_per_level, &m->coord_per_request, &m->bv_base,
-                           &m->bv_per_level};
+                           &m->bv_per_level, &m->straggler_cv};
     size_t k = 0;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (all[i]->given) out[k++] = all[i];

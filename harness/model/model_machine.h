@@ -30,6 +30,7 @@ typedef struct {
     ar_algo_t algo;
     int has_negotiation;
     mfig_t coord_base, coord_per_rank, coord_per_level, coord_per_request, bv_base, bv_per_level;
+    mfig_t straggler_cv;    /* std / mean of a rank's step time across ranks */
 } mfile_t;
 
 /* 0, or -1 with "FILE:LINE:COL: problem" in err. */

@@ -86,10 +86,11 @@ void model_print(FILE *f, const mpred_t *p)
     fprintf(f, "negotiation: %s%s\n", in->neg_source,
             in->neg.coord_per_request_s > 0 ? "; plus rank 0's cost per request" : "");
     if (in->neg.coord_per_request_s > 0)
-        fprintf(f, "             coordinator: %.3g s per tensor request at rank 0\n",
-                in->neg.coord_per_request_s);
+        fprintf(f, "             coordinator: %.3g s per tensor request at rank 0 (%s)\n",
+                in->neg.coord_per_request_s, in->request_source ? in->request_source : "given");
     fprintf(f, "stragglers:  step-time variation %.3g (std/mean of one rank): the step waits for "
-               "the slowest rank, T(1) cv z(p)\n\n", in->w.jitter_cv);
+               "the slowest rank, T(1) cv z(p)\n", in->w.jitter_cv);
+    fprintf(f, "             from: %s\n\n", in->jitter_source ? in->jitter_source : "the workload's source");
     fprintf(f, "%7s  %-18s %6s %8s %10s %10s %12s %12s %14s %10s %7s  %s\n", "scale", "mode",
             "groups", "cycle_ms", "step_s", "efficiency", "exposed_ms", "straggler_ms",
             "negotiation_ms", "comm_ms", "cycles", "reductions");
@@ -126,6 +127,7 @@ static void inputs_yaml(rec_t *w, const minputs_t *in)
     rec_kv_double(w, "step_s", in->w.step_s);
     rec_kv_double(w, "backward_end_s", in->w.backward_end_s);
     rec_kv_double(w, "jitter_cv", in->w.jitter_cv);
+    if (in->jitter_source) rec_kv_str(w, "jitter_source", in->jitter_source);
     rec_kv_int(w, "tensors", (int64_t)in->w.nt);
     rec_kv_double(w, "gradient_bytes", bytes);
     rec_key(w, "tensor_list");
@@ -157,6 +159,7 @@ static void inputs_yaml(rec_t *w, const minputs_t *in)
     rec_kv_str(w, "source", in->neg_source);
     rec_kv_bool(w, "from_latency", in->neg.from_latency);
     rec_kv_double(w, "coordinator_per_request_s", in->neg.coord_per_request_s);
+    if (in->request_source) rec_kv_str(w, "request_source", in->request_source);
     if (!in->neg.from_latency) {
         rec_kv_double(w, "coordinator_base_s", in->neg.coord_base_s);
         rec_kv_double(w, "coordinator_per_rank_s", in->neg.coord_per_rank_s);
@@ -298,14 +301,19 @@ void model_plot(arena_t *a, const char *dir, const mpred_t *p, const char *name,
         sb_puts(&d, "\n");
     }
     int big = p->ns && p->scales[p->ns - 1] > 8;
+    /* the published point beside the curves (a datablock: replot for the SVG
+     * reads it again); the line marks the level where the x axis cannot
+     * reach 27,600 */
     char *gp = ar_printf(a, "%s%sset yrange [0:1.05]\nset key bottom left\n"
+                            "$published << EOD\n27600 %.2f\nEOD\n"
                             "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 2 "
                             "title columnheader(i), \\\n"
-                            "     %.2f with lines dt 3 lw 2 lc rgb 'red' title 'Summit 2019, "
-                            "27,600 V100 (published)'\n%s",
+                            "     %.2f with lines dt 3 lw 1 lc rgb 'red' notitle, \\\n"
+                            "     $published using 1:2 with points pt 7 ps 2 lc rgb 'red' "
+                            "title 'published: 0.93 at 27,600 V100 (Summit 2019)'\n%s",
                          plots_gp_header(a, name, title, "ranks (GPUs)", "efficiency (model)"),
-                         big ? "set logscale x 10\n" : "set xtics 1\n", p->nseries + 1, name,
-                         SUMMIT_EFFICIENCY, plots_gp_footer);
+                         big ? "set logscale x 10\n" : "set xtics 1\n", SUMMIT_EFFICIENCY,
+                         p->nseries + 1, name, SUMMIT_EFFICIENCY, plots_gp_footer);
     plots_add(a, dir, pl, name, title, &d, gp);
     sb_free(&d);
 }

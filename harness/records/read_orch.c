@@ -21,7 +21,8 @@ int record_read_orch(const rd_t *c, const ytnode *root, record_t *r)
             rd_int(c, row, "tensors", -1, &o->tensors) ||
             rd_num(c, row, "cycles", RD_ANY, &o->cycles) ||
             rd_num(c, row, "median_s", RD_ANY, &o->median_s) ||
-            rd_num(c, row, "per_cycle_s", RD_ANY, &o->per_cycle_s))
+            rd_num(c, row, "per_cycle_s", RD_ANY, &o->per_cycle_s) ||
+            rd_num(c, row, "requests", RD_ANY, &o->requests))
             return -1;
         if (!o->mode) return rd_err(c, row, "results: an orchestration row has no mode");
         if (o->ranks < 1) o->ranks = r->ranks;

@@ -25,6 +25,29 @@ static int read_kernels(const rd_t *c, const ytnode *root, record_t *r)
     return 0;
 }
 
+/* timing.rank_compute_s (or rank_step_s): one list per timed step, one number
+ * per rank, every list as long as the first.  Absent: 0 rows. */
+static int read_rank_table(const rd_t *c, const ytnode *t, const char *key, double **out,
+                           size_t *steps, size_t *ranks)
+{
+    const ytnode *l;
+    *out = NULL, *steps = *ranks = 0;
+    if (!t || rd_list(c, t, key, &l)) return t ? -1 : 0;
+    if (!l || l->n == 0) return 0;
+    size_t nr = l->items[0]->kind == YT_SEQ ? l->items[0]->n : 0;
+    if (nr == 0) return rd_err(c, l->items[0], "timing: %s: each step must be a list of per-rank times", key);
+    *out = rd_alloc(c, (l->n * nr + 1) * sizeof **out);
+    for (size_t i = 0; i < l->n; i++) {
+        const ytnode *row = l->items[i];
+        if (row->kind != YT_SEQ || row->n != nr)
+            return rd_err(c, row, "timing: %s: step %zu must list %zu ranks, like the first", key, i, nr);
+        for (size_t k = 0; k < nr; k++)
+            if (rd_num_node(c, row->items[k], RD_FINITE, &(*out)[i * nr + k])) return -1;
+    }
+    *steps = l->n, *ranks = nr;
+    return 0;
+}
+
 int record_read_stemdl(const rd_t *c, const ytnode *root, record_t *r)
 {
     const ytnode *t, *f, *nw, *mem;
@@ -34,7 +57,8 @@ int record_read_stemdl(const rd_t *c, const ytnode *root, record_t *r)
     /* raw samples: the analysis takes their median, so each must be finite */
     if (rd_nums(c, t, "step_s", RD_FINITE, &r->step_s, &r->nstep) ||
         rd_nums(c, t, "warmup_s", RD_FINITE, &r->warmup_s, &r->nwarmup) ||
-        rd_num(c, t, "samples_per_step", RD_ANY, &r->samples_per_step))
+        rd_num(c, t, "samples_per_step", RD_ANY, &r->samples_per_step) ||
+        read_rank_table(c, t, "rank_compute_s", &r->rank_compute_s, &r->rank_steps, &r->rank_cols))
         return -1;
     if (rd_num(c, f, "executed_per_step", RD_ANY, &r->exec_per_step) ||
         rd_num(c, f, "executed_per_sample", RD_ANY, &r->exec_per_sample) ||

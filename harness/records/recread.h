@@ -118,6 +118,7 @@ typedef struct {
     const char *mode, *grouping;
     long long groups, ranks, tensors;
     double cycles, median_s, per_cycle_s;
+    double requests;        /* per step, all ranks together (NaN: not said) */
 } orow_t;
 
 typedef struct {
@@ -129,6 +130,8 @@ typedef struct {
     /* stemdl */
     double *step_s;
     size_t nstep;
+    double *rank_compute_s;  /* [rank_steps][rank_cols]: each rank's forward + backward */
+    size_t rank_steps, rank_cols;
     double *warmup_s;
     size_t nwarmup;
     double samples_per_step;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "harness/report/summary_coll.h"
+
 const metric_t *mtable_find(const mtable_t *t, const char *bench, int scale, const char *metric)
 {
     for (size_t i = 0; i < t->n; i++) {
@@ -53,13 +55,10 @@ void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
     for (size_t i = 0; i < t->n; i++) {
         const metric_t *m = &t->m[i];
         if (strcmp(m->metric, "launches_ok")) continue;
-        if (m->scale == 1 && !mtable_find(t, m->bench, 1, "step_time_s")) {
-            int larger = 0; /* a collective at one rank moves nothing: show the others */
-            for (size_t j = 0; j < t->n; j++)
-                larger |= !strcmp(t->m[j].bench, m->bench) && t->m[j].scale > 1 &&
-                          !strcmp(t->m[j].metric, "busbw_max_GBps");
-            if (larger) continue;
-        }
+        int coll = 0; /* collectives have their own columns (summary_coll.c) */
+        for (size_t j = 0; j < t->n && !coll; j++)
+            coll = !strcmp(t->m[j].bench, m->bench) && !strcmp(t->m[j].metric, "busbw_max_GBps");
+        if (coll && !mtable_find(t, m->bench, m->scale, "step_time_s")) continue;
         if (!any++) {
             row(f, md, head, w, 8);
             if (md) fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---|\n");
@@ -71,20 +70,8 @@ void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
         val(t, m->bench, m->scale, "sustained_flops", "FLOP/s", sus, sizeof sus);
         val(t, m->bench, m->scale, "sustained_flops_per_device", "FLOP/s", dev, sizeof dev);
         val(t, m->bench, m->scale, "peak_flops", "FLOP/s", pk, sizeof pk);
-        if (!mtable_find(t, m->bench, m->scale, "step_time_s")) {
-            const metric_t *bw = NULL; /* collectives: the best busbw over operations */
-            for (size_t j = 0; j < t->n; j++)
-                if (!strcmp(t->m[j].metric, "busbw_max_GBps") && t->m[j].scale == m->scale &&
-                    !strcmp(t->m[j].bench, m->bench) && (!bw || t->m[j].value > bw->value))
-                    bw = &t->m[j];
-            if (bw) {
-                snprintf(thr, sizeof thr, "-");
-                snprintf(sus, sizeof sus, "busbw %.3g GB/s", bw->value);
-                snprintf(pk, sizeof pk, "(best of ops)");
-                snprintf(dev, sizeof dev, "(%s)", metric_param(bw, "op"));
-            }
-            if (m->value == 0) snprintf(sus, sizeof sus, "no launch ok");
-        }
+        if (!mtable_find(t, m->bench, m->scale, "step_time_s") && m->value == 0)
+            snprintf(sus, sizeof sus, "no launch ok");
         int p = 0, nf = 0;
         for (size_t j = 0; j < ck->n; j++) {
             const check_t *c = &ck->c[j];
@@ -101,6 +88,7 @@ void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
         const char *cells[] = {m->bench, sc, thr, eff, sus, dev, pk, chk};
         row(f, md, cells, w, 8);
     }
+    any += summary_coll_print(f, t, ck, md);
     if (!any) fprintf(f, "%s(no benchmark results)\n", md ? "\n" : "");
     int p, fl, na;
     checks_count(ck, &p, &fl, &na);

@@ -1,6 +1,6 @@
 /* summary: the short table `exadl run` ends with (and `exadl summary RUN`
  * prints, and report.md opens with): per benchmark and scale the samples/s,
- * efficiency, FLOP/s and checks; for collectives the best busbw per operation. */
+ * efficiency, FLOP/s and checks; collectives in their own rows (summary_coll.h). */
 #ifndef EXADL_HARNESS_SUMMARY_H
 #define EXADL_HARNESS_SUMMARY_H
 

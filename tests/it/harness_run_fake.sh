@@ -88,7 +88,7 @@ awk -v e="$eff4" 'BEGIN { exit !(e > 0.7685 && e < 0.7700) }' && pass "efficienc
 grep -q 'fraction_of_peak' "$runa/results.yaml" && pass "fraction of the given device peak" || fail "no fraction_of_peak"
 # plots: PNG and SVG with .dat and .gp beside them
 ok=1
-for p in good_throughput good_efficiency good_flops good_kernels coll_allreduce_busbw coll_allreduce_latency; do
+for p in good_throughput good_efficiency good_flops good_kernels coll_busbw coll_latency; do
     for x in png svg dat gp; do [ -s "$runa/plots/$p.$x" ] || { ok=0; echo "  missing $p.$x"; }; done
     is_png "$runa/plots/$p.png" || { ok=0; echo "  $p.png is not a PNG"; }
 done

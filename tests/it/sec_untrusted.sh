@@ -53,8 +53,8 @@ run=${runs[0]}
 [ -d "$run" ] || run=
 if [ $have_gp = 1 ]; then
     ok=1
-    for p in good_throughput good_efficiency good_flops good_kernels coll_allreduce_busbw \
-             coll_allreduce_latency; do
+    for p in good_throughput good_efficiency good_flops good_kernels coll_busbw \
+             coll_latency; do
         is_png "$run/plots/$p.png" && [ -s "$run/plots/$p.svg" ] || { ok=0; echo "  $p not drawn"; }
     done
     [ $rc -eq 0 ] && [ $ok = 1 ] && [ -z "$(pwned)" ] \

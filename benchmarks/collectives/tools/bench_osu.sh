@@ -12,11 +12,14 @@
 # ROUNDS (3: runs alternate OSU, ExaDL, OSU, ...; per size the median over
 # rounds is shown), MAXBYTES (16M).
 #
+# OSU 7.x takes -T mpi_float; OSU 5.x has no -T (its allreduce is float
+# already): the script asks the binary's help which it is (OSU_ARGS overrides).
+#
 # Columns: OSU's "Avg Latency" (each rank's mean over 1000/100 iterations,
-# averaged over ranks); ExaDL's headline latency (median over iterations of the
-# slowest rank's time); ExaDL's own samples summarised OSU's way (osu_avg_s in
-# the record: same run, same convention as OSU).  docs/collectives.md explains
-# the difference.
+# averaged over ranks); ExaDL's headline latency (batched timing, the default:
+# median over batches of the slowest rank's mean time per call); ExaDL's own
+# samples summarised OSU's way (osu_avg_s in the record: same run, same
+# convention as OSU).  docs/collectives.md "Timing" explains the two.
 set -u
 cd "$(dirname "$0")/../../.."
 osu=${1:-${OSU_ALLREDUCE:-}}
@@ -39,16 +42,20 @@ export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
 export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo}
 export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-lo}
 export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
+if [ -z "${OSU_ARGS+x}" ]; then
+    if "$osu" -h 2>&1 | grep -q -- '-T'; then OSU_ARGS="-T mpi_float -f"; else OSU_ARGS="-f"; fi
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-osu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 echo "# bench_osu: $np ranks on $(hostname), $(nproc) CPUs; $("$mpirun" --version 2>/dev/null | head -n 1)"
-echo "# osu:   $mpirun -np $np $osu -m 4:$maxb -T mpi_float -f"
+echo "# osu:   $mpirun -np $np $osu -m 4:$maxb $OSU_ARGS ($("$osu" -v 2>/dev/null | grep -i 'osu' | head -n 1))"
 echo "# exadl: $mpirun -np $np $bin --backend mpi --op allreduce --dtype float32 --redop sum -b 4 -e $max --inplace no"
 echo "# $rounds rounds, alternating; per size the median over rounds (range: min-max over rounds)"
 echo "# load average at start: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 for r in $(seq 1 "$rounds"); do
-    "$mpirun" -np "$np" "$osu" -m "4:$maxb" -T mpi_float -f >"$tmp/osu.$r" 2>&1 ||
+    # shellcheck disable=SC2086
+    "$mpirun" -np "$np" "$osu" -m "4:$maxb" $OSU_ARGS >"$tmp/osu.$r" 2>&1 ||
         { echo "bench_osu: osu_allreduce failed:" >&2; tail -n 5 "$tmp/osu.$r" >&2; exit 1; }
     "$mpirun" -np "$np" "$bin" --backend mpi --op allreduce --dtype float32 --redop sum \
         -b 4 -e "$max" --inplace no --record "$tmp/exadl.$r.yaml" >"$tmp/exadl.$r" 2>&1 ||

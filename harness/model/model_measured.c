@@ -1,0 +1,71 @@
+#include "harness/model/model_measured.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "benchmarks/common/stats.h"
+
+int model_straggler_from_run(arena_t *a, const outcome_t *o, size_t n, const char *bench,
+                             straggler_t *out, const char **src)
+{
+    straggler_t *f = ar_alloc(a, (n + 1) * sizeof *f);
+    size_t k = 0, recs = 0, ranks = 0;
+    for (size_t i = 0; i < n; i++) {
+        const record_t *r = o[i].rec;
+        if (o[i].status != LS_OK || !r || !r->rank_compute_s || r->rank_cols < 2) continue;
+        if (bench && strcmp(o[i].bench, bench)) continue;
+        if (straggler_fit(r->rank_compute_s, r->rank_steps, r->rank_cols, &f[k]) == 0) {
+            k++, recs++;
+            if (r->rank_cols > ranks) ranks = r->rank_cols;
+        }
+    }
+    if (!k || straggler_pool(f, k, out)) {
+        *src = "no per-rank compute times at 2 ranks or more in the run";
+        return -1;
+    }
+    *src = ar_printf(a,
+                     "per-rank forward+backward times of %zu record%s%s%s (%zu steps, up to %zu "
+                     "ranks): assumed normal within a step, pooled sigma/mean %.4g; check on the "
+                     "samples: mean (max - mean over ranks) %.4g s measured, %.4g s by the normal",
+                     recs, recs == 1 ? "" : "s", bench ? " of " : "", bench ? bench : "",
+                     out->steps, ranks, out->cv, out->excess_measured_s, out->excess_normal_s);
+    return 0;
+}
+
+int model_request_cost_from_run(arena_t *a, const outcome_t *o, size_t n, double *per_request_s,
+                                const char **src)
+{
+    long long pmax = 0;
+    for (size_t i = 0; i < n; i++)
+        if (o[i].status == LS_OK && o[i].rec && o[i].rec->no)
+            for (size_t j = 0; j < o[i].rec->no; j++)
+                if (o[i].rec->o[j].ranks > pmax) pmax = o[i].rec->o[j].ranks;
+    double v[256];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < 256; i++) {
+        const record_t *r = o[i].rec;
+        if (o[i].status != LS_OK || !r || !r->no) continue;
+        for (size_t j = 0; j < r->no && m < 256; j++) {
+            const orow_t *c = &r->o[j];
+            if (c->ranks != pmax || strcmp(c->mode, "coordinator") || !(c->requests > 0)) continue;
+            for (size_t q = 0; q < r->no; q++) {
+                const orow_t *b = &r->o[q];
+                if (q == j || b->ranks != pmax || !strcmp(b->mode, "coordinator") ||
+                    !b->grouping || !c->grouping || strcmp(b->grouping, c->grouping))
+                    continue;
+                double d = (c->median_s - b->median_s) / c->requests;
+                if (isfinite(d)) v[m++] = d > 0 ? d : 0;
+                break;
+            }
+        }
+    }
+    if (!m || pmax < 2) {
+        *src = "no orchestration rows of both modes at 2 ranks or more in the run";
+        return -1;
+    }
+    *per_request_s = stats_median(v, m);
+    *src = ar_printf(a, "the run's orchestration benchmark at %lld ranks: (coordinator step - bit "
+                     "vector step) / requests per step, median of %zu row%s: %.3g s per request",
+                     pmax, m, m == 1 ? "" : "s", *per_request_s);
+    return 0;
+}
