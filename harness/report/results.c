@@ -8,6 +8,7 @@
 
 #include "harness/report/runctx.h"
 #include "harness/run/launch.h"
+#include "harness/util/version.h"
 
 static void kv_num(rec_t *w, const char *k, double v)
 {
@@ -252,6 +253,9 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_kv_str(w, "finished_utc", ri->finished_utc);
     rec_kv_str(w, "host", ri->host);
     rec_kv_str(w, "exadl_host", ri->exadl_host);
+    rec_kv_str(w, "machine", ri->machine);
+    rec_kv_str(w, "exadl_version", exadl_version());
+    rec_kv_str(w, "exadl_commit", exadl_commit());
     rec_kv_str(w, "command", ri->command);
     rec_kv_str(w, "status", ri->interrupted ? "interrupted" : (nfail || fail) ? "failed" : "ok");
     rec_kv_str(w, "stopped_by", ri->stopped_by);

@@ -134,12 +134,12 @@ suite "$tmp/b.yaml" 0.6 ""
 "$exadl" run "$tmp/b.yaml" --out "$tmp/resb" >/dev/null 2>&1
 runb=$(ls -d "$tmp"/resb/*-fake | head -1)
 out=$("$exadl" compare "$runa" "$runb" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +REGRESSION' <<<"$out" \
+[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +[0-9]+/[0-9]+ +REGRESSION' <<<"$out" \
     && pass "compare flags the planted regression (exit 1)" || { fail "compare ($rc)"; echo "$out"; }
 out=$("$exadl" compare "$runb" "$runa" --metric throughput_samples_per_s 2>&1); rc=$?
-[ $rc -eq 0 ] && grep -q 'IMPROVED' <<<"$out" && pass "the reverse is an improvement (exit 0)" || fail "reverse ($rc)"
+[ $rc -eq 0 ] && grep -q 'improvement' <<<"$out" && pass "the reverse is an improvement (exit 0)" || fail "reverse ($rc)"
 out=$("$exadl" compare "$runa" "$runa" 2>&1); rc=$?
-[ $rc -eq 0 ] && ! grep -qE " REGRESSION$" <<<"$out" && grep -q "^0 regression" <<<"$out" && pass "a run against itself: no regression" || fail "self compare"
+[ $rc -eq 0 ] && ! grep -qE " REGRESSION$" <<<"$out" && grep -q "0 regression" <<<"$out" && pass "a run against itself: no regression" || fail "self compare"
 out=$("$exadl" compare "$runa" "$runb" --threshold 50 2>&1); [ $? -eq 0 ] && pass "--threshold 50 tolerates 17%" || fail "threshold"
 
 # history across the runs, with a plot

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Verdicts that can be defended (issue 19): runs record exadl's version and
+# commit and the machine's name; compare lists every difference and refuses
+# rows whose workload config differs; procurement recovers a planted 1.5x
+# (a stand-in that really sleeps 0.3 s per step against 0.2 s) within its CI;
+# identical runs are never a regression; a planted regression is caught
+# against a pool of baselines.  The sleeping runs take ~12 s: normal build
+# only (the sanitizer build runs the config refusal and the records part).
+set -u
+exadl=${EXADL_BIN:?}/exadl
+tmp=${EXADL_TMP:-$(mktemp -d)}
+root=${EXADL_ROOT:-$(pwd)}
+fake=$root/tests/fixtures/harness/fake_bench.sh
+sleepb=$root/tests/fixtures/harness/sleep_bench.sh
+fails=0
+pass() { echo "PASS: harness_verdict: $1"; }
+fail() { echo "FAIL: harness_verdict: $1"; fails=$((fails + 1)); }
+
+suite() { # $1 file, $2 machine, $3 program, $4 config, $5 repetitions
+    cat >"$1" <<EOF
+name: v
+machine: $2
+launcher: "env FAKE_RANKS={ranks} {cmd}"
+scales: [1]
+repetitions: $5
+timeout_s: 30
+device_peak_flops: 1.0e10
+benchmarks:
+  - name: train
+    program: $3
+    config: $4
+EOF
+}
+run() { # $1 suite, $2 out; prints the run folder
+    "$exadl" run "$1" --out "$2" >"$2.log" 2>&1
+    ls -d "$2"/*-v 2>/dev/null | head -1
+}
+
+# comparability: version, commit, machine recorded; a config difference refused
+suite "$tmp/t.yaml" alpha "$fake" "{mode: ok, step: 0.5, batch: 2}" 2
+suite "$tmp/s.yaml" beta "$fake" "{mode: ok, step: 0.5, batch: 4}" 2
+rt=$(run "$tmp/t.yaml" "$tmp/t"); rs=$(run "$tmp/s.yaml" "$tmp/s")
+grep -qE '^  exadl_version: ' "$rt/results.yaml" && grep -qE '^  exadl_commit: ([0-9a-f]+|unknown)' "$rt/results.yaml" \
+    && grep -q '^  machine: alpha' "$rt/results.yaml" \
+    && pass "results.yaml records exadl's version, commit and the machine" || fail "run block: $(grep -A12 '^run:' "$rt/results.yaml")"
+out=$("$exadl" compare "$rt" "$rs" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q 'refused: config differs' <<<"$out" && ! grep -qE 'REGRESSION|improvement' <<<"$out" \
+    && grep -qE 'config train\.batch +A: 2 +B: 4' <<<"$out" && grep -qE 'machine +A: alpha +B: beta' <<<"$out" \
+    && pass "compare of different workloads refuses every row and lists the differences (exit 2)" \
+    || { fail "config refusal ($rc)"; echo "$out"; }
+out=$("$exadl" compare "$rt" "$rs" --allow-config-diff 2>&1); rc=$?
+[ $rc -eq 0 ] && grep -q '(config differs)' <<<"$out" && pass "--allow-config-diff compares them, marked" \
+    || { fail "allow-config-diff ($rc)"; echo "$out"; }
+out=$("$exadl" compare "$rt" "$rs" --metric latency 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "did you mean 'latency_us'" <<<"$out" && pass "--metric latency suggests latency_us" \
+    || fail "metric suggestion: $out"
+
+case ${EXADL_BUILD:-build} in *san*)
+    echo "SKIP: harness_verdict: the sleeping runs (normal build only: ~12 s)"; exit $((fails > 0)) ;;
+esac
+
+# procurement: a planted 1.5x recovered within its CI
+suite "$tmp/a.yaml" fast "$sleepb" "{step: 0.2, steps: 5}" 2
+suite "$tmp/b.yaml" slow "$sleepb" "{step: 0.3, steps: 5}" 2
+ra=$(run "$tmp/a.yaml" "$tmp/a"); rb=$(run "$tmp/b.yaml" "$tmp/b"); ra2=$(run "$tmp/a.yaml" "$tmp/a2")
+out=$("$exadl" compare --mode procurement "$ra" "$rb" 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+line=$(grep -E '^step_time_s ' <<<"$out")
+read -r r lo hi < <(sed -E 's/.* ([0-9.]+)x \[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/' <<<"$line")
+awk -v r="$r" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= 1.5 && 1.5 <= hi && lo > 1.1 && r > 1.3) }' \
+    && [ $rc -eq 0 ] && grep -qE '^overall: B \(slow\) is 0\.6[0-9]*x A \(fast\)' <<<"$out" \
+    && grep -qE 'A \(fast\)$' <<<"$line" \
+    && pass "procurement: the planted 1.5x is $r [$lo, $hi], winner A, overall ~0.67x" \
+    || fail "procurement: '$line' ($rc)"
+# regression: identical runs never, a planted one against the pool
+out=$("$exadl" compare "$ra" "$ra2" 2>&1); rc=$?
+[ $rc -eq 0 ] && ! grep -q 'REGRESSION' <<<"$out" && pass "identical runs: no regression (exit 0)" \
+    || { fail "identical runs ($rc)"; echo "$out"; }
+out=$("$exadl" compare --baseline "$ra" "$ra2" "$rb" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s .* -3[0-9.]+% +[0-9]+/[0-9]+ +REGRESSION' <<<"$out" \
+    && pass "the planted regression is caught against a pool of 2 baselines (exit 1)" \
+    || { fail "pool regression ($rc)"; echo "$out"; }
+exit $((fails > 0))
