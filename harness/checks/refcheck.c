@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "benchmarks/common/ytree.h"
+#include "harness/checks/where.h"
 #include "harness/run/launch.h"
 #include "harness/workloads/workload.h"
 
@@ -122,12 +123,6 @@ int reference_load(arena_t *a, const char *path, reference_t *r, char *err, size
 }
 
 /* ---- evaluation ----------------------------------------------------------------- */
-static int same_value(const char *x, const char *y)
-{
-    double a, b;
-    if (!opt_parse_double(x, &a) && !opt_parse_double(y, &b)) return a == b;
-    return !strcmp(x, y);
-}
 
 static int bench_matches(const metric_t *m, const char *want)
 {
@@ -147,7 +142,7 @@ static int row_matches(const refspec_t *s, const metric_t *m)
             continue;
         }
         const char *p = metric_param(m, w->key);
-        if (!p || !same_value(p, w->value)) return 0;
+        if (!p || !where_value_same(p, w->value)) return 0;
     }
     return 1;
 }
@@ -322,9 +317,12 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
             add(a, out, r, s, NULL, v, source, NULL);
             continue;
         }
-        /* nothing measured: for published numbers say what this run has instead */
-        const char *detail = why ? why : "no measurement of this run matches";
-        if (!strcmp(r->kind, "published")) {
+        /* nothing measured: a where key or value that matches nothing is the
+         * reference's mistake; for published numbers say what this run has */
+        const char *bad = where_diagnose(a, s->metric, s->where, s->nwhere, t,
+                                         strcmp(r->kind, "published") != 0);
+        const char *detail = bad ? bad : why ? why : "no measurement of this run matches";
+        if (!bad && !strcmp(r->kind, "published")) {
             const metric_t *best = NULL;
             const char *bn = where_get(s, "benchmark");
             for (size_t j = 0; j < t->n; j++) {
