@@ -273,6 +273,7 @@ static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t
     c->measured = measured;
     c->source = source;
     c->detail = detail;
+    c->ci_lo = m ? m->lo : NAN, c->ci_hi = m ? m->hi : NAN;
     if (isnan(measured)) {
         c->outcome = strcmp(r->kind, "published") ? CK_FAIL : CK_NA;
     } else {
@@ -309,6 +310,10 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
             }
             found++;
             add(a, out, r, s, m, m->value, "run", NULL);
+            for (size_t k = 0; k < t->n; k++) /* how many launches the number rests on */
+                if (t->m[k].scale == m->scale && !strcmp(t->m[k].metric, "launches_ok") &&
+                    !strcmp(t->m[k].bench, m->bench))
+                    out->c[out->n - 1].launches = (int)t->m[k].value;
         }
         if (found) continue;
         const char *why = NULL, *source = NULL;

@@ -10,6 +10,7 @@
 
 #include "benchmarks/common/timer.h"
 #include "harness/analysis/peak.h"
+#include "harness/checks/failures.h"
 #include "harness/cli/cmds.h"
 #include "harness/report/report.h"
 #include "harness/report/results.h"
@@ -240,6 +241,7 @@ static int stage_summary(run_t *r)
     outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     printf("\n");
     summary_print(stdout, &r->c.t, &r->c.ck, 0);
+    checks_print_failures(stdout, &r->c.ck);
     if (nfail || intr || notrun) {
         printf("launches: %d ok", ok);
         if (nfail) printf(", %d failed", nfail);

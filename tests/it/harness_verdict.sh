@@ -55,6 +55,29 @@ out=$("$exadl" compare "$rt" "$rs" --metric latency 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "did you mean 'latency_us'" <<<"$out" && pass "--metric latency suggests latency_us" \
     || fail "metric suggestion: $out"
 
+# acceptance: where keys and values checked against what the run records
+cat >"$tmp/acc.yaml" <<'EOF'
+exadl_reference: 1
+name: acc
+kind: acceptance
+checks:
+  - {metric: throughput_samples_per_s, where: {benchmark: train, scale: 1}, value: 3.96, lower: -0.02, upper: null}
+  - {metric: step_time_s, where: {benchmark: trian}, value: 0.5, lower: null, upper: 0.1}
+  - {metric: step_time_s, where: {benchmark: train, btch: 2}, value: 0.5, lower: null, upper: 0.1}
+  - {metric: step_time_s, where: {benchmark: train, batch: 2}, value: 0.4, lower: null, upper: 0.1}
+EOF
+out=$("$exadl" check "$rt" --reference "$tmp/acc.yaml" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q "benchmark=trian: no benchmark of this run has that name (did you mean 'train'?" <<<"$out" \
+    && grep -q "where key 'btch' is not recorded for step_time_s (did you mean 'batch'?" <<<"$out" \
+    && pass "where: an unknown benchmark and key are reference errors with a suggestion" \
+    || { fail "where diagnosis ($rc)"; echo "$out"; }
+grep -qE '^  FAIL step_time_s train n=1: measured 0.505 s, bound \[-inf, 0.44 s\], \+14.8% over the upper bound' <<<"$out" \
+    && grep -q '^FAILED checks (3):' <<<"$out" \
+    && pass "each FAIL on the terminal with measured value, bound and margin" || { fail "FAIL lines"; echo "$out"; }
+head -1 "$rt/report-check.md" | grep -q ': FAILED$' && grep -q '^## Failed checks' "$rt/report-check.md" \
+    && grep -q '^| PASS | acc | throughput_samples_per_s ' "$rt/report-check.md" \
+    && pass "check writes report-check.md: the new verdict, failures first" || fail "report-check.md"
+
 case ${EXADL_BUILD:-build} in *san*)
     echo "SKIP: harness_verdict: the sleeping runs (normal build only: ~12 s)"; exit $((fails > 0)) ;;
 esac
