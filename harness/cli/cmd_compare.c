@@ -196,8 +196,9 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
             if (isfinite(j.change_pct)) snprintf(ch, sizeof ch, "%+.1f%%", j.change_pct);
             snprintf(nn, sizeof nn, "%zu/%zu", np, no);
             verdict = j.v == RV_INCONCLUSIVE
-                          ? ar_printf(a, "inconclusive: ~%d launches per side would resolve it%s",
-                                      j.need, np + no <= 2 ? " (one launch each: spread unknown)" : "")
+                          ? ar_printf(a, "inconclusive: ~%d %s per side would resolve it%s", j.need,
+                                      m->nlaunch ? "launches" : "runs",
+                                      np + no <= 2 ? " (one value each: spread unknown)" : "")
                           : rverdict_name(j.v);
             if (marked(d, nb, m)) verdict = ar_printf(a, "%s (config differs)", verdict);
             reg += j.v == RV_REGRESSION, ninc += j.v == RV_INCONCLUSIVE, cmp++;
@@ -260,9 +261,10 @@ static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
            "CI and the spread across launches)\n");
     if (s.n)
         printf("overall: B (%s) is %.3gx A (%s) in speed: geometric mean of %zu headline ratio(s) "
-               "(throughput, busbw_max; larger: B faster), geometric sd %.3g, range %.3gx to "
-               "%.3gx\n", r[1].machine, s.gmean, r[0].machine, s.n, isfinite(s.gsd) ? s.gsd : 1.0,
-               s.min, s.max);
+               "(throughput, busbw_max; larger: B faster)%s\n", r[1].machine, s.gmean,
+               r[0].machine, s.n,
+               s.n > 1 ? ar_printf(a, ", geometric sd %.3g, range %.3gx to %.3gx", s.gsd, s.min, s.max)
+                       : " (one ratio: no spread)");
     else printf("overall: no headline metric (throughput, busbw_max) in common\n");
     if (nref)
         printf("%d row(s) refused: their workload config differs (listed above); "
