@@ -78,6 +78,7 @@ static void write_launch(rec_t *w, const outcome_t *o)
     rec_kv_str(w, "command", o->command);
     rec_kv_str(w, "step", o->step);
     rec_kv_str(w, "hosts", o->hosts);
+    if (o->affinity) rec_kv_str(w, "affinity", o->affinity);
     if (o->status != LS_OK && o->log_tail) rec_kv_str(w, "log_tail", o->log_tail);
     rec_map_end(w);
 }

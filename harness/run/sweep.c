@@ -189,7 +189,12 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     launch_facts_t f;
     char *text = log_text(a, l->log);
     launcher_read_log(a, s->launcher, text, &f);
-    x->step = f.step, x->hosts = f.hosts;
+    x->step = f.step, x->hosts = f.hosts, x->affinity = f.bindings;
+    int threads = launchplan_threads(l->b);
+    if (threads > 1 && f.min_cores_bound > 0 && f.min_cores_bound < threads)
+        fprintf(stderr, "exadl run: warning: %s: %d threads per rank, but a rank was bound to %d "
+                        "core(s) (%s): the threads share them (launcher_args: --bind-to none, or "
+                        "fewer ranks per node)\n", l->id, threads, f.min_cores_bound, f.bindings);
     if (x->status == LS_FAILED && f.cause && !(x->rec && strcmp(x->rec->status, "ok"))) {
         /* the ranks' fate, not the launcher's exit code (srun's 143 for a rank SIGKILLed) */
         int said = x->error && x->why && !strncmp(x->error, x->why, strlen(x->why));

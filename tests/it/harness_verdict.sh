@@ -78,9 +78,38 @@ head -1 "$rt/report-check.md" | grep -q ': FAILED$' && grep -q '^## Failed check
     && grep -q '^| PASS | acc | throughput_samples_per_s ' "$rt/report-check.md" \
     && pass "check writes report-check.md: the new verdict, failures first" || fail "report-check.md"
 
+# CPU binding: a rank of 2 threads gets 2 cores (PE=2) where they fit, no
+# binding where they do not; the bindings mpirun reports land in results.yaml
+cat >"$tmp/thr.yaml" <<EOF
+name: thr
+launcher: mpirun
+scales: [1, 2]
+repetitions: 1
+timeout_s: 120
+env: {OMPI_MCA_rmaps_base_oversubscribe: "1", OMPI_ALLOW_RUN_AS_ROOT: "1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: "1"}
+benchmarks:
+  - name: stemdl
+    program: stemdl
+    config: {preset: tiny, batch: 2, kernels: fast, threads: 2, steps: 1, warmup: 0}
+EOF
+cores=$(nproc)
+out=$("$exadl" run "$tmp/thr.yaml" --dry-run 2>&1)
+if [ "$cores" -ge 4 ]; then want2='mpirun -np 2 --map-by slot:PE=2 --report-bindings'; else want2='mpirun -np 2 --bind-to none --report-bindings'; fi
+grep -q 'stemdl-n1-r1: mpirun -np 1 --map-by slot:PE=2 --report-bindings ' <<<"$out" && grep -q "stemdl-n2-r1: $want2 " <<<"$out" \
+    && pass "threads: 2 -> mpirun --map-by slot:PE=2 at 1 rank, '${want2#mpirun -np 2 }' at 2 ranks on $cores cores" \
+    || { fail "binding options"; echo "$out"; }
+
 case ${EXADL_BUILD:-build} in *san*)
     echo "SKIP: harness_verdict: the sleeping runs (normal build only: ~12 s)"; exit $((fails > 0)) ;;
 esac
+
+sed -i 's/scales: \[1, 2\]/scales: [1]/' "$tmp/thr.yaml"
+"$exadl" run "$tmp/thr.yaml" --out "$tmp/thr" >"$tmp/thr.log" 2>&1
+aff=$(grep -h 'affinity:' "$tmp"/thr/*-thr/results.yaml 2>/dev/null)
+{ grep -qE "affinity: 'rank 0: not bound \(all cores\)'" <<<"$aff" && [ "$cores" -le 2 ]; } \
+    || { grep -qE "affinity: 'rank 0: \[[B.]*B[B.]*/B" <<<"$aff"; } \
+    && pass "a 2-thread rank got 2 cores: results.yaml records its affinity ($aff)" \
+    || { fail "affinity: '$aff'"; tail -5 "$tmp/thr.log"; }
 
 # procurement: a planted 1.5x recovered within its CI
 suite "$tmp/a.yaml" fast "$sleepb" "{step: 0.2, steps: 5}" 2
