@@ -243,6 +243,7 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
     }
     double t0 = timer_now_s(), end = opt->slurm_end_epoch;
     size_t k = 0;
+    int shown_tail = 0; /* the first failed launch's log was printed */
     FILE *f = opt->progress;
     for (size_t i = 0; i < p->n; i++) {
         const launch_t *l = &p->l[i];
@@ -288,6 +289,21 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
         fprintf(f, "%-7s %9s | elapsed %s, left ~%s%s%s\n", lstatus_name(x->status), el, tot,
                 k == total ? "0 s" : left, x->status == LS_OK ? "" : "\n        ",
                 x->status == LS_OK ? "" : x->error ? x->error : x->why);
+        if (x->status != LS_OK && x->log_tail && !shown_tail++) {
+            /* the first failure's own words (mpirun's "running as root", a missing
+             * library): the report has every log, the terminal this one */
+            const char *t = x->log_tail, *q = t + strlen(t);
+            if (q > t && q[-1] == '\n') q--;
+            for (int lines = 0; q > t; q--) /* the start of the last 12 lines */
+                if (q[-1] == '\n' && ++lines == 12) break;
+            t = q;
+            fprintf(f, "        the first failed launch's log (%s) ends:\n", x->log_path ? x->log_path : "?");
+            while (*t) {
+                size_t len = strcspn(t, "\n");
+                fprintf(f, "          | %.*s\n", (int)(len > 200 ? 200 : len), t);
+                t += len + (t[len] == '\n');
+            }
+        }
         fflush(f);
     }
     res->o = o;

@@ -99,6 +99,20 @@ grep -q 'stemdl-n1-r1: mpirun -np 1 --map-by slot:PE=2 --report-bindings ' <<<"$
     && pass "threads: 2 -> mpirun --map-by slot:PE=2 at 1 rank, '${want2#mpirun -np 2 }' at 2 ranks on $cores cores" \
     || { fail "binding options"; echo "$out"; }
 
+# root: validate warns before, run shows the first failure's own words
+if [ "$(id -u)" = 0 ]; then
+    sed '/OMPI_ALLOW_RUN_AS_ROOT/d' "$tmp/thr.yaml" | sed 's/^env: {OMPI_MCA_rmaps_base_oversubscribe: "1", }$//' >"$tmp/root.yaml"
+    sed -i 's/^env: .*$/env: {OMPI_MCA_rmaps_base_oversubscribe: "1"}/' "$tmp/root.yaml"
+    out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM "$exadl" validate "$tmp/root.yaml" 2>&1)
+    grep -q "warning: exadl runs as root and Open MPI's mpirun refuses root" <<<"$out" \
+        && pass "validate warns about mpirun as root without the variables" || { fail "root warning"; echo "$out"; }
+    out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM "$exadl" run "$tmp/root.yaml" --out "$tmp/root" 2>&1)
+    grep -q "the first failed launch's log" <<<"$out" && grep -q '  | .*OMPI_ALLOW_RUN_AS_ROOT' <<<"$out" \
+        && pass "a failed launch: its launcher's message on the terminal" || { fail "first failure"; echo "$out"; }
+else
+    echo "SKIP: harness_verdict: not root: the root warning cannot be shown"
+fi
+
 case ${EXADL_BUILD:-build} in *san*)
     echo "SKIP: harness_verdict: the sleeping runs (normal build only: ~12 s)"; exit $((fails > 0)) ;;
 esac
