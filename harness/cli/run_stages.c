@@ -14,6 +14,7 @@
 #include "harness/cli/cmds.h"
 #include "harness/report/report.h"
 #include "harness/report/results.h"
+#include "harness/report/results_export.h"
 #include "harness/report/summary.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
@@ -230,6 +231,8 @@ static int stage_results(run_t *r)
     runinfo_t *ri = &r->c.ri;
     ri->wall_s = timer_now_s() - r->started_s;
     ri->results_path = write_file(r, "results.yaml", results_write);
+    write_file(r, "results.csv", results_write_csv);   /* for spreadsheets and scripts */
+    write_file(r, "results.json", results_write_json);
     return 0;
 }
 

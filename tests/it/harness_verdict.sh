@@ -43,6 +43,17 @@ rt=$(run "$tmp/t.yaml" "$tmp/t"); rs=$(run "$tmp/s.yaml" "$tmp/s")
 grep -qE '^  exadl_version: ' "$rt/results.yaml" && grep -qE '^  exadl_commit: ([0-9a-f]+|unknown)' "$rt/results.yaml" \
     && grep -q '^  machine: alpha' "$rt/results.yaml" \
     && pass "results.yaml records exadl's version, commit and the machine" || fail "run block: $(grep -A12 '^run:' "$rt/results.yaml")"
+python3 - "$rt" <<'PY' && pass "results.csv and results.json beside results.yaml, the same rows" || fail "results.csv/json"
+import csv, json, sys, yaml
+d = sys.argv[1]
+y = yaml.safe_load(open(d + "/results.yaml"))
+j = json.load(open(d + "/results.json"))
+c = list(csv.DictReader(open(d + "/results.csv")))
+assert len(y["metrics"]) == len(j["metrics"]) == len(c) > 0, (len(y["metrics"]), len(j["metrics"]), len(c))
+assert j["run"]["machine"] == "alpha" and c[0]["machine"] == "alpha"
+for a, b in zip(y["metrics"], c):
+    assert a["metric"] == b["metric"] and (a["value"] is None or abs(a["value"] - float(b["value"])) <= 1e-9 * abs(a["value"]))
+PY
 out=$("$exadl" compare "$rt" "$rs" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q 'refused: config differs' <<<"$out" && ! grep -qE 'REGRESSION|improvement' <<<"$out" \
     && grep -qE 'config train\.batch +A: 2 +B: 4' <<<"$out" && grep -qE 'machine +A: alpha +B: beta' <<<"$out" \
