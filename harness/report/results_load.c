@@ -178,6 +178,12 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
             snprintf(err, errlen, "%s: no results.yaml in this folder (not a run folder)", run);
         return -1;
     }
+    size_t pl = strlen(path);
+    if (!path_is_dir(run) && !(pl >= 5 && !strcmp(path + pl - 5, ".yaml")) &&
+        !(pl >= 4 && !strcmp(path + pl - 4, ".yml"))) {
+        snprintf(err, errlen, "%s: not a run: give the run folder or its results.yaml", run);
+        return -1;
+    }
     ytdoc *d = yt_load_file(path, err, errlen);
     if (!d) return -1;
     ar_defer(a, (void (*)(void *))yt_free, d);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "harness/checks/failures.h"
 #include "harness/report/runctx.h"
 #include "harness/report/summary.h"
 
@@ -14,7 +15,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     int p, f, na, ok, nfail, intr, notrun;
     outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     checks_count(&c->ck, &p, &f, &na);
-    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->host);
+    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->machine ? ri->machine : ri->host);
     sb_printf(o, "Run `%s`, started %s, finished %s. ", ri->name, ri->started_utc,
               ri->finished_utc);
     if (ri->interrupted)
@@ -34,6 +35,16 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         summary_print(mem, &c->t, &c->ck, 1);
         fclose(mem);
         sb_putn(o, buf, blen);
+        free(buf);
+    }
+    /* the failed checks with value, bound and margin, and the warnings, on
+     * the first page: the full table is further down */
+    buf = NULL, blen = 0;
+    mem = open_memstream(&buf, &blen);
+    if (mem) {
+        checks_print_failures(mem, &c->ck);
+        fclose(mem);
+        if (blen) sb_puts(o, "\n```\n"), sb_putn(o, buf, blen), sb_puts(o, "```\n");
         free(buf);
     }
 }
