@@ -178,9 +178,12 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
             snprintf(err, errlen, "%s: no results.yaml in this folder (not a run folder)", run);
         return -1;
     }
-    size_t pl = strlen(path);
-    if (!path_is_dir(run) && !(pl >= 5 && !strcmp(path + pl - 5, ".yaml")) &&
-        !(pl >= 4 && !strcmp(path + pl - 4, ".yml"))) {
+    /* the other files of a run folder (report.md, results.csv ...): say what to give */
+    const char *dot = strrchr(path_basename(path), '.');
+    static const char *const other[] = {".md", ".csv", ".json", ".png", ".svg", ".log", NULL};
+    int wrong = 0;
+    for (size_t i = 0; dot && other[i]; i++) wrong |= !strcmp(dot, other[i]);
+    if (wrong) {
         snprintf(err, errlen, "%s: not a run: give the run folder or its results.yaml", run);
         return -1;
     }
