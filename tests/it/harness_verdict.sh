@@ -66,6 +66,17 @@ out=$("$exadl" compare "$rt" "$rs" --metric latency 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "did you mean 'latency_us'" <<<"$out" && pass "--metric latency suggests latency_us" \
     || fail "metric suggestion: $out"
 
+# history: units, the chosen scale said, machines named, the plot beside the runs
+out=$("$exadl" history "$rt" "$rs" 2>&1); rc=$?
+hd=$(ls -d "$(dirname "$rt")"/history-* 2>/dev/null | head -1)
+[ $rc -eq 0 ] && grep -q 'scale 1 (the largest every run has' <<<"$out" && grep -qE ' alpha +.* 3\.96 samples/s' <<<"$out" \
+    && grep -qE ' beta ' <<<"$out" && [ -s "$hd/history.gp" ] && grep -q "index 1 using" "$hd/history.gp" \
+    && pass "history: units, the chosen scale, one line per machine, the plot beside the runs" \
+    || { fail "history ($rc, $hd)"; echo "$out"; }
+out=$("$exadl" history "$rt" --scale 4 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'at scale 4 (the largest scale they have: 1)' <<<"$out" \
+    && pass "history --scale 4 where no run has it says which scale they have" || { fail "history --scale 4"; echo "$out"; }
+
 # acceptance: where keys and values checked against what the run records
 cat >"$tmp/acc.yaml" <<'EOF'
 exadl_reference: 1
