@@ -376,10 +376,14 @@ void checks_print(FILE *f, const checks_t *c)
     const char *ref = NULL;
     for (size_t i = 0; i < c->n; i++) {
         const check_t *k = &c->c[i];
+        int desc = k->source && strcmp(k->source, "run") && strcmp(k->source, "none");
         if (!ref || strcmp(ref, k->reference)) {
             ref = k->reference;
             fprintf(f, "reference %s (%s)\n", k->reference, k->kind);
         }
+        if (desc && (i == 0 || !c->c[i - 1].source || !strcmp(c->c[i - 1].source, "run") ||
+                     !strcmp(c->c[i - 1].source, "none") || strcmp(c->c[i - 1].reference, k->reference)))
+            fprintf(f, "  exact counts of a configuration no launch ran (%s):\n", k->source);
         char m[48], e[48], lo[48], hi[48];
         int ex = !strcmp(k->kind, "exact") || k->lo == k->hi; /* an exact match: every digit */
         check_value_text(k->measured, k->unit, ex, m, sizeof m);

@@ -26,7 +26,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     else if (nfail || f)
         sb_printf(o, "Status: **FAILED** (%d of %zu launches failed, %d checks failed). ", nfail,
                   ri->no, f);
-    else sb_printf(o, "Status: **ok** (%zu launches, %d checks passed). ", ri->no, p);
+    else sb_printf(o, "Status: **ok** (%zu launch%s, %d check%s passed). ", ri->no,
+                   ri->no == 1 ? "" : "es", p, p == 1 ? "" : "s");
     sb_printf(o, "\n\nCommand: `%s`\n\n## Summary\n\n", ri->command);
     char *buf = NULL;
     size_t blen = 0;
