@@ -77,6 +77,19 @@ out=$("$exadl" history "$rt" --scale 4 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q 'at scale 4 (the largest scale they have: 1)' <<<"$out" \
     && pass "history --scale 4 where no run has it says which scale they have" || { fail "history --scale 4"; echo "$out"; }
 
+# hostile and unusual values: a machine name with quotes, a backtick command
+# and a newline reaches compare, history and gnuplot as text, never as code
+bad="it's \"x\" \`touch $tmp/pwned\` @m"
+"$exadl" run "$tmp/t.yaml" --machine "$bad" --out "$tmp/bad" >/dev/null 2>&1
+rb=$(ls -d "$tmp"/bad/*-v 2>/dev/null | head -1)
+out=$("$exadl" history "$rt" "$rb" --out "$tmp/badh" 2>&1); rc=$?
+hb=$(ls -d "$tmp"/badh/history-* 2>/dev/null | head -1)
+[ $rc -eq 0 ] && [ ! -e "$tmp/pwned" ] && [ -s "$hb/history.png" ] && grep -qF "it's" <<<"$out" \
+    && pass "a machine name with quotes and a backtick command: plotted as text, nothing run" \
+    || { fail "hostile machine name ($rc)"; echo "$out"; ls "$hb"; }
+out=$("$exadl" compare --mode procurement "$rt" "$rb" 2>&1); rc=$?
+[ $rc -eq 0 ] && grep -qF "B ($bad)" <<<"$out" && pass "compare names the machine as given" || { fail "compare hostile ($rc)"; echo "$out"; }
+
 # acceptance: where keys and values checked against what the run records
 cat >"$tmp/acc.yaml" <<'EOF'
 exadl_reference: 1
