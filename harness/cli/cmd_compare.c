@@ -151,12 +151,49 @@ static void add_obs(arena_t *a, double **v, size_t *n, size_t *cap, const metric
     }
 }
 
+/* a table printed once every row is known, each column as wide as its widest
+ * cell, so that long values (FLOP/s with their CI) never shift the columns */
+typedef struct {
+    const char **cell; /* ncol per row */
+    size_t ncol, nrow, cap;
+} table_t;
+
+static void table_row(arena_t *a, table_t *t, const char *const *cells)
+{
+    if ((t->nrow + 1) * t->ncol > t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 16 * t->ncol;
+        const char **c = ar_alloc(a, nc * sizeof *c);
+        if (t->nrow) memcpy(c, t->cell, t->nrow * t->ncol * sizeof *c);
+        t->cell = c, t->cap = nc;
+    }
+    for (size_t k = 0; k < t->ncol; k++) t->cell[t->nrow * t->ncol + k] = ar_strdup(a, cells[k]);
+    t->nrow++;
+}
+
+static void table_print(const table_t *t)
+{
+    size_t w[16] = {0};
+    for (size_t r = 0; r < t->nrow; r++)
+        for (size_t k = 0; k < t->ncol && k < 16; k++) {
+            size_t l = strlen(t->cell[r * t->ncol + k]);
+            if (l > w[k]) w[k] = l;
+        }
+    for (size_t r = 0; r < t->nrow; r++) {
+        for (size_t k = 0; k < t->ncol; k++) {
+            const char *c = t->cell[r * t->ncol + k];
+            if (k + 1 == t->ncol) printf("%s\n", c);
+            else printf("%-*s  ", (int)w[k], c);
+        }
+    }
+}
+
 static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdiffs_t *d)
 {
     const results_t *nw = &r[nr - 1];
     size_t nb = nr - 1;
-    printf("%-28s %-34s %-26s %-26s %8s %7s  %s\n", "metric", "benchmark", "baseline [range]",
-           "new [95% CI]", "change", "n b/new", "verdict");
+    table_t tab = {.ncol = 7};
+    table_row(a, &tab, (const char *[]){"metric", "benchmark", "baseline [range]", "new [95% CI]",
+                                        "change", "n b/new", "verdict"});
     int reg = 0, cmp = 0, nref = 0, ninc = 0;
     for (size_t i = 0; i < nw->t.n; i++) {
         const metric_t *m = &nw->t.m[i];
@@ -203,9 +240,9 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
             if (marked(d, nb, m)) verdict = ar_printf(a, "%s (config differs)", verdict);
             reg += j.v == RV_REGRESSION, ninc += j.v == RV_INCONCLUSIVE, cmp++;
         }
-        printf("%-28s %-34s %-26s %-26s %8s %7s  %s\n", m->metric, metric_label(a, m), vb, vn, ch,
-               nn, verdict);
+        table_row(a, &tab, (const char *[]){m->metric, metric_label(a, m), vb, vn, ch, nn, verdict});
     }
+    table_print(&tab);
     printf("\nbaseline: %zu run(s); n: observations per side (launches where results.yaml keeps "
            "them, else runs); a change counts past %.3g%% when Welch's t says it is beyond the "
            "variation across launches and runs (95%%)\n", nb, o->threshold);
@@ -220,8 +257,9 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
 static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
 {
     printf("B / A: %s / %s\n\n", r[1].machine, r[0].machine);
-    printf("%-28s %-34s %-24s %-24s %-22s  %s\n", "metric", "benchmark", "A [95% CI]",
-           "B [95% CI]", "B/A [95% CI]", "winner");
+    table_t tab = {.ncol = 6};
+    table_row(a, &tab, (const char *[]){"metric", "benchmark", "A [95% CI]", "B [95% CI]",
+                                        "B/A [95% CI]", "winner"});
     double *sp = ar_alloc(a, (r[1].t.n + 1) * sizeof *sp);
     size_t ns = 0;
     int cmp = 0, nref = 0;
@@ -253,8 +291,9 @@ static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
             if (ratio_headline(mb->metric) && isfinite(q.r) && q.r > 0) sp[ns++] = ratio_speed(mb, q.r);
             cmp++;
         }
-        printf("%-28s %-34s %-24s %-24s %-22s  %s\n", mb->metric, metric_label(a, mb), va, vb, rr, win);
+        table_row(a, &tab, (const char *[]){mb->metric, metric_label(a, mb), va, vb, rr, win});
     }
+    table_print(&tab);
     ratio_summary_t s;
     ratio_summarize(sp, ns, &s);
     printf("\nratio CI: delta method on the log scale (each side: the larger of its median's 95%% "
