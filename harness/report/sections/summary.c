@@ -2,7 +2,9 @@
  * table (report/summary.c, the one `exadl run` ends with). */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness/checks/failures.h"
 #include "harness/report/runctx.h"
@@ -24,11 +26,27 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                   ri->stopped_by ? ri->stopped_by : "the run stopped early", ok, ri->no, nfail,
                   intr, notrun);
     else if (nfail || f)
-        sb_printf(o, "Status: **FAILED** (%d of %zu launches failed, %d checks failed). ", nfail,
-                  ri->no, f);
+        sb_printf(o, "Status: **FAILED** (%d of %zu launch%s failed, %d check%s failed). ", nfail,
+                  ri->no, ri->no == 1 ? "" : "es", f, f == 1 ? "" : "s");
     else sb_printf(o, "Status: **ok** (%zu launch%s, %d check%s passed). ", ri->no,
                    ri->no == 1 ? "" : "es", p, p == 1 ? "" : "s");
     sb_printf(o, "\n\nCommand: `%s`\n\n## Summary\n\n", ri->command);
+    /* the headline: each training workload's throughput at its largest scale,
+     * with its 95% CI */
+    int head = 0;
+    for (size_t i = 0; i < c->t.n; i++) {
+        const metric_t *m = &c->t.m[i];
+        if (strcmp(m->metric, "throughput_samples_per_s")) continue;
+        int larger = 0;
+        for (size_t j = 0; j < c->t.n && !larger; j++)
+            larger = !strcmp(c->t.m[j].metric, m->metric) && !strcmp(c->t.m[j].bench, m->bench) &&
+                     c->t.m[j].scale > m->scale;
+        if (larger) continue;
+        sb_printf(o, "%s%s at %d rank%s: %.4g samples/s", head++ ? "; " : "Headline: ", m->bench,
+                  m->scale, m->scale == 1 ? "" : "s", m->value);
+        if (isfinite(m->lo)) sb_printf(o, " [95%% CI %.4g, %.4g]", m->lo, m->hi);
+    }
+    if (head) sb_puts(o, ".\n\n");
     char *buf = NULL;
     size_t blen = 0;
     FILE *mem = open_memstream(&buf, &blen);
