@@ -231,6 +231,13 @@ $(BUILD)/obj/benchmarks/%.cu.o: benchmarks/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -DEXADL_GPU=1 -c $< -o $@
 
+# the commit exadl is built from, recorded in results.yaml (harness/util/version.c);
+# commit.txt changes only when the commit does, so version.o rebuilds only then
+EXADL_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo -dirty)
+$(shell mkdir -p $(BUILD) && (echo '$(EXADL_COMMIT)' | cmp -s - $(BUILD)/commit.txt || echo '$(EXADL_COMMIT)' > $(BUILD)/commit.txt))
+$(BUILD)/obj/harness/util/version.o: $(BUILD)/commit.txt
+$(BUILD)/obj/harness/util/version.o: CFLAGS += -DEXADL_COMMIT='"$(EXADL_COMMIT)"'
+
 # the harness never sees MPI, CUDA or a benchmark's headers
 $(BUILD)/obj/harness/%.o: harness/%.c
 	@mkdir -p $(@D)

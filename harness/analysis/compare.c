@@ -41,7 +41,7 @@ void compare_pair(const metric_t *a, const metric_t *b, double threshold, cmp_ro
     else o->v = worse ? V_WORSE : V_BETTER;
 }
 
-static int same_row(const metric_t *x, const metric_t *y)
+int compare_same_row(const metric_t *x, const metric_t *y)
 {
     if (strcmp(x->bench, y->bench) || x->scale != y->scale || strcmp(x->metric, y->metric))
         return 0;
@@ -57,7 +57,7 @@ static int same_row(const metric_t *x, const metric_t *y)
     return 1;
 }
 
-static int wanted(const metric_t *m, const char *const *only, size_t nonly, int all)
+int compare_wanted(const metric_t *m, const char *const *only, size_t nonly, int all)
 {
     if (all) return 1;
     if (!only) {
@@ -79,10 +79,10 @@ cmp_row_t *compare_tables(arena_t *a, const mtable_t *ta, const mtable_t *tb,
     *regressions = 0;
     for (size_t i = 0; i < ta->n; i++) {
         const metric_t *x = &ta->m[i];
-        if (!wanted(x, only, nonly, all)) continue;
+        if (!compare_wanted(x, only, nonly, all)) continue;
         const metric_t *y = NULL;
         for (size_t j = 0; j < tb->n && !y; j++)
-            if (same_row(x, &tb->m[j])) y = &tb->m[j];
+            if (compare_same_row(x, &tb->m[j])) y = &tb->m[j];
         if (y) {
             compare_pair(x, y, threshold, &r[*n]);
             *regressions += r[*n].v == V_REGRESSION;
@@ -93,15 +93,15 @@ cmp_row_t *compare_tables(arena_t *a, const mtable_t *ta, const mtable_t *tb,
     }
     for (size_t j = 0; j < tb->n; j++) {
         const metric_t *y = &tb->m[j];
-        if (!wanted(y, only, nonly, all)) continue;
+        if (!compare_wanted(y, only, nonly, all)) continue;
         int found = 0;
-        for (size_t i = 0; i < ta->n && !found; i++) found = same_row(&ta->m[i], y);
+        for (size_t i = 0; i < ta->n && !found; i++) found = compare_same_row(&ta->m[i], y);
         if (!found) r[(*n)++] = (cmp_row_t){.b = y, .v = V_ONLY_B, .change_pct = NAN};
     }
     return r;
 }
 
-static void val(char *buf, size_t len, const metric_t *m)
+void compare_fmt_value(char *buf, size_t len, const metric_t *m)
 {
     if (!m) {
         snprintf(buf, len, "-");
@@ -129,8 +129,8 @@ void compare_print(FILE *f, arena_t *a, const cmp_row_t *r, size_t n, double thr
     for (size_t i = 0; i < n; i++) {
         const metric_t *m = r[i].a ? r[i].a : r[i].b;
         char va[128], vb[128], ch[24];
-        val(va, sizeof va, r[i].a);
-        val(vb, sizeof vb, r[i].b);
+        compare_fmt_value(va, sizeof va, r[i].a);
+        compare_fmt_value(vb, sizeof vb, r[i].b);
         if (isfinite(r[i].change_pct)) snprintf(ch, sizeof ch, "%+.1f%%", r[i].change_pct);
         else snprintf(ch, sizeof ch, "-");
         fprintf(f, "%-28s %-30s %-30s %-30s %9s  %s\n", m->metric, metric_label(a, m), va, vb, ch,

@@ -31,6 +31,13 @@ cmp_row_t *compare_tables(arena_t *a, const mtable_t *ta, const mtable_t *tb,
 /* The default metrics compare shows. */
 extern const char *const compare_default_metrics[];
 
+/* Two rows of the same (benchmark, scale, metric, op, bytes, dtype, inplace). */
+int compare_same_row(const metric_t *x, const metric_t *y);
+/* The row's metric is among only[] (NULL: the default set; all: every one). */
+int compare_wanted(const metric_t *m, const char *const *only, size_t nonly, int all);
+/* "12.3 [12.1, 12.5]" (SI prefixes for FLOP/s), "-" for NULL. */
+void compare_fmt_value(char *buf, size_t len, const metric_t *m);
+
 void compare_print(FILE *f, arena_t *a, const cmp_row_t *r, size_t n, double threshold);
 
 #endif

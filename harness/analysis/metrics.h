@@ -30,6 +30,9 @@ typedef struct {
     int better;
     kv_t *params;                       /* config of the run + op, bytes, ... */
     size_t nparams;
+    const double *launch;               /* the value per ok launch where known (the
+                                           variation across launches), else NULL */
+    size_t nlaunch;
 } metric_t;
 
 typedef struct {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "benchmarks/common/ytree.h"
+#include "harness/checks/where.h"
 #include "harness/run/launch.h"
 #include "harness/workloads/workload.h"
 
@@ -122,12 +123,6 @@ int reference_load(arena_t *a, const char *path, reference_t *r, char *err, size
 }
 
 /* ---- evaluation ----------------------------------------------------------------- */
-static int same_value(const char *x, const char *y)
-{
-    double a, b;
-    if (!opt_parse_double(x, &a) && !opt_parse_double(y, &b)) return a == b;
-    return !strcmp(x, y);
-}
 
 static int bench_matches(const metric_t *m, const char *want)
 {
@@ -147,7 +142,7 @@ static int row_matches(const refspec_t *s, const metric_t *m)
             continue;
         }
         const char *p = metric_param(m, w->key);
-        if (!p || !same_value(p, w->value)) return 0;
+        if (!p || !where_value_same(p, w->value)) return 0;
     }
     return 1;
 }
@@ -278,6 +273,7 @@ static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t
     c->measured = measured;
     c->source = source;
     c->detail = detail;
+    c->ci_lo = m ? m->lo : NAN, c->ci_hi = m ? m->hi : NAN;
     if (isnan(measured)) {
         c->outcome = strcmp(r->kind, "published") ? CK_FAIL : CK_NA;
     } else {
@@ -314,6 +310,10 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
             }
             found++;
             add(a, out, r, s, m, m->value, "run", NULL);
+            for (size_t k = 0; k < t->n; k++) /* how many launches the number rests on */
+                if (t->m[k].scale == m->scale && !strcmp(t->m[k].metric, "launches_ok") &&
+                    !strcmp(t->m[k].bench, m->bench))
+                    out->c[out->n - 1].launches = (int)t->m[k].value;
         }
         if (found) continue;
         const char *why = NULL, *source = NULL;
@@ -322,9 +322,12 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
             add(a, out, r, s, NULL, v, source, NULL);
             continue;
         }
-        /* nothing measured: for published numbers say what this run has instead */
-        const char *detail = why ? why : "no measurement of this run matches";
-        if (!strcmp(r->kind, "published")) {
+        /* nothing measured: a where key or value that matches nothing is the
+         * reference's mistake; for published numbers say what this run has */
+        const char *bad = where_diagnose(a, s->metric, s->where, s->nwhere, t,
+                                         strcmp(r->kind, "published") != 0);
+        const char *detail = bad ? bad : why ? why : "no measurement of this run matches";
+        if (!bad && !strcmp(r->kind, "published")) {
             const metric_t *best = NULL;
             const char *bn = where_get(s, "benchmark");
             for (size_t j = 0; j < t->n; j++) {
@@ -373,10 +376,14 @@ void checks_print(FILE *f, const checks_t *c)
     const char *ref = NULL;
     for (size_t i = 0; i < c->n; i++) {
         const check_t *k = &c->c[i];
+        int desc = k->source && strcmp(k->source, "run") && strcmp(k->source, "none");
         if (!ref || strcmp(ref, k->reference)) {
             ref = k->reference;
             fprintf(f, "reference %s (%s)\n", k->reference, k->kind);
         }
+        if (desc && (i == 0 || !c->c[i - 1].source || !strcmp(c->c[i - 1].source, "run") ||
+                     !strcmp(c->c[i - 1].source, "none") || strcmp(c->c[i - 1].reference, k->reference)))
+            fprintf(f, "  exact counts of a configuration no launch ran (%s):\n", k->source);
         char m[48], e[48], lo[48], hi[48];
         int ex = !strcmp(k->kind, "exact") || k->lo == k->hi; /* an exact match: every digit */
         check_value_text(k->measured, k->unit, ex, m, sizeof m);

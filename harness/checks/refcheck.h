@@ -38,6 +38,8 @@ typedef struct {
     ck_outcome outcome;
     const char *detail;      /* why FAIL or N/A; context for published values */
     const char *source;      /* "run", "none", or the describe command ("stemdl --describe") */
+    double ci_lo, ci_hi;     /* the measured value's 95% CI (NaN: none) */
+    int launches;            /* ok launches behind it (0: unknown) */
 } check_t;
 
 typedef struct {

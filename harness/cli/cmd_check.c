@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/checks/failures.h"
 #include "harness/cli/cmds.h"
+#include "harness/report/check_report.h"
 #include "harness/report/results.h"
 #include "harness/report/summary.h"
 #include "harness/run/launch.h"
@@ -20,6 +22,11 @@ static const char help_check[] =
     "Acceptance and exact checks with nothing measured FAIL; published checks\n"
     "with nothing comparable are N/A and shown side by side.  FLOP and weight\n"
     "counts of configurations no launch ran come from `stemdl --describe`.\n"
+    "\n"
+    "The failed checks are listed again at the end with measured value, bound and\n"
+    "margin, then warnings (a threshold resting on one launch, a CI across the bound).\n"
+    "RUN/report-check.md gets the new verdict (failures first, checks grouped); the\n"
+    "run's report.md keeps the verdict of the run.\n"
     "\n"
     "Exit status: 0 when no check failed, 1 when one did, 2 on bad input.\n";
 
@@ -76,11 +83,17 @@ static int cmd_check(int argc, char **argv)
         }
         reference_evaluate(a, &ref, &r.t, exadl_bindir(), &ck);
     }
-    printf("run %s (suite %s, host %s)\n", r.name, r.suite ? r.suite : "?", r.host ? r.host : "?");
+    printf("run %s (suite %s, machine %s)\n", r.name, r.suite ? r.suite : "?", r.machine);
     checks_print(stdout, &ck);
     int p, f, na;
     checks_count(&ck, &p, &f, &na);
     printf("checks: %s\n", checks_line(&ck));
+    checks_print_failures(stdout, &ck);
+    /* the new verdict, to hand over beside the run's own report.md */
+    const char *out = path_join(a, r.dir, "report-check.md");
+    if (check_report_write(out, &r, &ck, files, nfiles, err, sizeof err))
+        fprintf(stderr, "exadl check: warning: %s\n", err);
+    else printf("report: %s (verdict %s)\n", out, f ? "FAILED" : "PASSED");
     if (r.launches_failed)
         printf("note: %d of %d launches of this run failed; their numbers are missing\n",
                r.launches_failed, r.launches);

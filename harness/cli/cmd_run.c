@@ -18,6 +18,8 @@ static const char help_run[] =
     "SUITE the embedded default suite runs (`exadl suite` prints it).\n"
     "\n"
     "  --out DIR         create the run folder in DIR (default: results/ of the project)\n"
+    "  --machine NAME    the name compare, history and reports show for this machine\n"
+    "                    (instead of the host name; the suite's machine: key also sets it)\n"
     "  --reference FILE  also check against FILE (besides the suite's references)\n"
     "  --dry-run         print the plan (every command) and stop\n"
     "  --preflight       first start a 1-rank job under the launcher (build/bin/mpiprobe)\n"

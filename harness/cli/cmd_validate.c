@@ -3,6 +3,7 @@
  * 1-rank job under the launcher too */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,6 +34,32 @@ static void print_launchers(void)
     arena_t *a = ar_new();
     printf("\n%s", launcher_help(a));
     ar_free(a);
+}
+
+/* Open MPI refuses to start as root unless both variables are set: say so
+ * before a run whose every launch would fail with "exit status 1" */
+static void validate_root(const suite_t *s)
+{
+    if (geteuid() != 0) return;
+    if (strcmp(s->launcher->name, "mpirun") && strcmp(s->launcher->name, "netns")) return;
+    static const char *const need[] = {"OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"};
+    for (size_t i = 0; i < s->nbench; i++) {
+        const bench_spec_t *b = &s->bench[i];
+        int have = 0;
+        for (int k = 0; k < 2; k++) {
+            int set = getenv(need[k]) != NULL;
+            for (size_t e = 0; e < b->nenv; e++)
+                if (!strcmp(b->env[e].key, need[k])) set = b->env[e].value != NULL;
+            have += set;
+        }
+        if (have < 2) {
+            printf("  warning: exadl runs as root and Open MPI's mpirun refuses root unless "
+                   "OMPI_ALLOW_RUN_AS_ROOT and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM are set: %s (and "
+                   "every benchmark without them) would fail at once; add both, \"1\", to the "
+                   "suite's env: (or run as a user)\n", b->name);
+            return;
+        }
+    }
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -77,6 +104,7 @@ static int cmd_validate(int argc, char **argv)
                "here (no SLURM_JOB_ID): `exadl run` must run inside salloc or an sbatch script; "
                "the plan below assumes this machine\n", s.launcher->name);
     if (m.slurm) printf("  Slurm job %s: %s\n", m.slurm_job, m.slurm_error[0] ? m.slurm_error : m.slurm_how);
+    validate_root(&s);
     if (s.launcher_mpi_source)
         printf("  srun --mpi: %s (%s)\n", s.launcher_mpi ? s.launcher_mpi : "not given",
                s.launcher_mpi_source);

@@ -196,6 +196,7 @@ static int new_folder(run_t *r)
     char err[1024];
     const char *parent = r->out ? r->out : path_join(a, exadl_root(), "results");
     ri->host = r->now.slurm ? first_node(a) : short_host();
+    ri->machine = r->machine ? r->machine : c->s.machine_name;
     char *dir = rundir_create(a, parent, c->s.name, ri->host, err, sizeof err);
     if (!dir) return fail(r, err);
     ri->dir = dir;
@@ -231,6 +232,7 @@ static int old_folder(run_t *r)
     char err[1024];
     ri->dir = path_abs(a, r->resume);
     ri->host = st->host ? st->host : short_host();
+    ri->machine = r->machine ? r->machine : c->s.machine_name;
     ri->command = st->command ? st->command : "exadl run (an older exadl)";
     if (st->started_utc) ri->started_utc = st->started_utc;
     ri->references = st->references, ri->nreferences = st->nreferences;

@@ -10,9 +10,11 @@
 
 #include "benchmarks/common/timer.h"
 #include "harness/analysis/peak.h"
+#include "harness/checks/failures.h"
 #include "harness/cli/cmds.h"
 #include "harness/report/report.h"
 #include "harness/report/results.h"
+#include "harness/report/results_export.h"
 #include "harness/report/summary.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
@@ -23,6 +25,7 @@ static int stage_options(run_t *r)
     for (int i = 0; i < r->argc; i++) {
         char **argv = r->argv;
         if (!strcmp(argv[i], "--out") && i + 1 < r->argc) r->out = argv[++i];
+        else if (!strcmp(argv[i], "--machine") && i + 1 < r->argc) r->machine = argv[++i];
         else if (!strcmp(argv[i], "--reference") && i + 1 < r->argc && r->nextra < 64)
             r->extra[r->nextra++] = argv[++i];
         else if (!strcmp(argv[i], "--dry-run")) r->dry = 1;
@@ -232,6 +235,8 @@ static int stage_results(run_t *r)
     runinfo_t *ri = &r->c.ri;
     ri->wall_s = timer_now_s() - r->started_s;
     ri->results_path = write_file(r, "results.yaml", results_write);
+    write_file(r, "results.csv", results_write_csv);   /* for spreadsheets and scripts */
+    write_file(r, "results.json", results_write_json);
     return 0;
 }
 
@@ -243,6 +248,7 @@ static int stage_summary(run_t *r)
     outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     printf("\n");
     summary_print(stdout, &r->c.t, &r->c.ck, 0);
+    checks_print_failures(stdout, &r->c.ck);
     if (nfail || intr || notrun) {
         printf("launches: %d ok", ok);
         if (nfail) printf(", %d failed", nfail);

@@ -23,6 +23,7 @@ typedef struct {
     int argc;                  /* the command line after `run` */
     char **argv;
     const char *suite_file, *out, *extra[64]; /* options: SUITE, --out, --reference */
+    const char *machine;       /* --machine NAME */
     size_t nextra;
     int dry;                   /* --dry-run */
     const char **skip;         /* optional benchmarks left out (names) */

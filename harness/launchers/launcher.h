@@ -29,6 +29,9 @@ typedef struct {
                                   or NULL): what exports carries to other nodes */
     const char *mpi;           /* srun's --mpi=VALUE (suite launcher_mpi, or the site's
                                   choice, harness/run/slurm.c); NULL: none given */
+    int threads;               /* threads per rank the benchmark's config asks for (its
+                                  `threads:`); 0: not said, the launcher binds as it likes */
+    int cores_per_node;        /* online cores of a node; 0: unknown */
 } launcher_job_t;
 
 /* What a launcher's own lines in a launch's log say (read_log): each NULL or 0
@@ -39,6 +42,10 @@ typedef struct {
     const char *cause;         /* why ranks died: "task 1 on n01: Killed" */
     int not_started;           /* the launcher could not start the job (no step created) */
     const char *not_started_why; /* its message */
+    const char *bindings;      /* the cores each rank was bound to, as the launcher
+                                  reported them ("rank 0: [B/.]; rank 1: [./B]") */
+    int min_cores_bound;       /* the fewest cores a bound rank got (0: not reported;
+                                  -1: no rank bound, all cores open to them) */
     int allocation_over;       /* it says the allocation has ended ("Job/step already
                                   completing or completed", "has expired"): true even while
                                   the job's state still reads RUNNING */

@@ -22,6 +22,11 @@ static char **srun_wrap(arena_t *a, const launcher_job_t *j, char *const *inner)
     argv_push(a, &v, "--kill-on-bad-exit=1"); /* one failed rank ends the step */
     if (j->mpi) argv_pushf(a, &v, "--mpi=%s", j->mpi);
     argv_push(a, &v, "--verbose"); /* the step ID and hosts, for read_log */
+    int own = 0; /* the suite's launcher_args give the CPUs per task themselves */
+    for (size_t i = 0; i < j->nargs; i++)
+        own |= !strncmp(j->args[i], "--cpus-per-task", 15) || !strncmp(j->args[i], "-c", 2);
+    if (j->threads > 1 && !own) /* a rank of T threads gets T CPUs (Slurm binds to them) */
+        argv_pushf(a, &v, "--cpus-per-task=%d", j->threads);
     argv_push_list(a, &v, j->args, j->nargs);
     argv_push_argv(a, &v, inner);
     return argv_done(a, &v);

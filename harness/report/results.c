@@ -8,6 +8,7 @@
 
 #include "harness/report/runctx.h"
 #include "harness/run/launch.h"
+#include "harness/util/version.h"
 
 static void kv_num(rec_t *w, const char *k, double v)
 {
@@ -77,6 +78,7 @@ static void write_launch(rec_t *w, const outcome_t *o)
     rec_kv_str(w, "command", o->command);
     rec_kv_str(w, "step", o->step);
     rec_kv_str(w, "hosts", o->hosts);
+    if (o->affinity) rec_kv_str(w, "affinity", o->affinity);
     if (o->status != LS_OK && o->log_tail) rec_kv_str(w, "log_tail", o->log_tail);
     rec_map_end(w);
 }
@@ -252,6 +254,9 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_kv_str(w, "finished_utc", ri->finished_utc);
     rec_kv_str(w, "host", ri->host);
     rec_kv_str(w, "exadl_host", ri->exadl_host);
+    rec_kv_str(w, "machine", ri->machine);
+    rec_kv_str(w, "exadl_version", exadl_version());
+    rec_kv_str(w, "exadl_commit", exadl_commit());
     rec_kv_str(w, "command", ri->command);
     rec_kv_str(w, "status", ri->interrupted ? "interrupted" : (nfail || fail) ? "failed" : "ok");
     rec_kv_str(w, "stopped_by", ri->stopped_by);

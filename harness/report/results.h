@@ -19,6 +19,9 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
 typedef struct {
     const char *path, *dir, *name;
     const char *suite, *started_utc, *host, *status;
+    const char *machine;          /* the machine's name: run.machine, else the host */
+    const char *version, *commit; /* the exadl that wrote it (NULL: an older exadl) */
+    const ytnode *root;           /* the whole file (config and launches for compare) */
     int launches, launches_failed;
     mtable_t t;
     checks_t checks;

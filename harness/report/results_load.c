@@ -42,6 +42,50 @@ static int bench_config(lctx_t *c, const ytnode *root, const char *name, const y
     return 0;
 }
 
+static void *ar_rd_alloc(void *ctx, size_t bytes)
+{
+    return ar_alloc(ctx, bytes);
+}
+
+/* metrics that are samples per step / the median step time: their per-launch
+ * values follow the launch medians.  Not the sustained FLOP/s (total FLOPs /
+ * total time: a mean, which one slow step moves and no launch median shows)
+ * nor fraction_of_peak (the peak is measured once per run): their variation
+ * is the runs' */
+static int per_step_rate(const char *m)
+{
+    static const char *const k[] = {"throughput_samples_per_s", "throughput_per_device", NULL};
+    for (size_t i = 0; k[i]; i++)
+        if (!strcmp(k[i], m)) return 1;
+    return 0;
+}
+
+/* the value per launch of a training metric, from the scale's launch medians
+ * of the step time (results.yaml keeps them): the variation across launches
+ * that regression and procurement verdicts rest on */
+static int launch_values(lctx_t *c, const ytnode *bench, metric_t *m)
+{
+    int time = !strcmp(m->metric, "step_time_s");
+    if (!bench || (!time && !per_step_rate(m->metric))) return 0;
+    const ytnode *sc = yt_get(bench, "scales");
+    for (size_t i = 0; sc && sc->kind == YT_SEQ && i < sc->n; i++) {
+        long long s;
+        if (rd_int_in(&c->rd, sc->items[i], "scale", 0, 0, RESULTS_MAX_COUNT, &s)) return -1;
+        if (s != m->scale) continue;
+        double *lm, med;
+        size_t n;
+        if (rd_nums(&c->rd, sc->items[i], "launch_medians_s", RD_ANY, &lm, &n) ||
+            rd_num(&c->rd, yt_get(sc->items[i], "step_s"), "median", RD_ANY, &med))
+            return -1;
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (isfinite(lm[j]) && lm[j] > 0) lm[k++] = time ? lm[j] : m->value * med / lm[j];
+        if (k && (time || (isfinite(med) && med > 0))) m->launch = lm, m->nlaunch = k;
+        return 0;
+    }
+    return 0;
+}
+
 static int load_metrics(lctx_t *c, const ytnode *root, results_t *r)
 {
     const ytnode *ms = yt_get(root, "metrics");
@@ -81,6 +125,7 @@ static int load_metrics(lctx_t *c, const ytnode *root, results_t *r)
             if (yt_key(cfg, k)->kind == YT_SCALAR && yt_val(cfg, k)->kind == YT_SCALAR &&
                 !metric_param(&m, yt_key(cfg, k)->str) && !row_key(yt_key(cfg, k)->str))
                 m.params[m.nparams++] = (kv_t){yt_key(cfg, k)->str, yt_val(cfg, k)->str};
+        if (launch_values(c, b, &m)) return -1;
         if (isfinite(m.value)) mtable_add(c->a, &r->t, &m);
     }
     return 0;
@@ -133,10 +178,19 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
             snprintf(err, errlen, "%s: no results.yaml in this folder (not a run folder)", run);
         return -1;
     }
+    /* the other files of a run folder (report.md, results.csv ...): say what to give */
+    const char *dot = strrchr(path_basename(path), '.');
+    static const char *const other[] = {".md", ".csv", ".json", ".png", ".svg", ".log", NULL};
+    int wrong = 0;
+    for (size_t i = 0; dot && other[i]; i++) wrong |= !strcmp(dot, other[i]);
+    if (wrong) {
+        snprintf(err, errlen, "%s: not a run: give the run folder or its results.yaml", run);
+        return -1;
+    }
     ytdoc *d = yt_load_file(path, err, errlen);
     if (!d) return -1;
     ar_defer(a, (void (*)(void *))yt_free, d);
-    lctx_t c = {a, d, err, errlen, {d, err, errlen, NULL, NULL}};
+    lctx_t c = {a, d, err, errlen, {d, err, errlen, ar_rd_alloc, a}};
     const ytnode *root = d->root;
     if (!root || root->kind != YT_MAP || !yt_get(root, "exadl_results"))
         return yt_err(err, errlen, d, root, "not an ExaDL results file (no exadl_results: 1)");
@@ -152,8 +206,13 @@ int results_load(arena_t *a, const char *run, results_t *r, char *err, size_t er
     if (rd_str(&c.rd, ri, "name", path_basename(r->dir), &r->name) ||
         rd_str(&c.rd, ri, "suite", NULL, &r->suite) ||
         rd_str(&c.rd, ri, "started_utc", NULL, &r->started_utc) ||
-        rd_str(&c.rd, ri, "host", NULL, &r->host) || rd_str(&c.rd, ri, "status", NULL, &r->status))
+        rd_str(&c.rd, ri, "host", NULL, &r->host) || rd_str(&c.rd, ri, "status", NULL, &r->status) ||
+        rd_str(&c.rd, ri, "machine", NULL, &r->machine) ||
+        rd_str(&c.rd, ri, "exadl_version", NULL, &r->version) ||
+        rd_str(&c.rd, ri, "exadl_commit", NULL, &r->commit))
         return -1;
+    if (!r->machine) r->machine = r->host ? r->host : "?";
+    r->root = root;
     /* counts become ints: read as integers in range, never cast from a double */
     if (rd_int_in(&c.rd, ri, "launches", 0, 0, RESULTS_MAX_COUNT, &v)) return -1;
     r->launches = (int)v;

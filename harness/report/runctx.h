@@ -41,6 +41,7 @@ typedef struct {
     const char *const *history; /* "UTC: command" of the start and each resume */
     size_t nhistory;
     const char *report_path, *results_path; /* where they were written; NULL: nowhere */
+    const char *machine;     /* --machine or the suite's machine: (NULL: the host names it) */
 } runinfo_t;
 
 struct runctx {

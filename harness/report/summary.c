@@ -19,10 +19,17 @@ const metric_t *mtable_find(const mtable_t *t, const char *bench, int scale, con
 
 const char *checks_line(const checks_t *ck)
 {
-    static char buf[128];
+    static char buf[192];
     int p, f, n;
     checks_count(ck, &p, &f, &n);
-    snprintf(buf, sizeof buf, "%d passed, %d failed, %d not applicable", p, f, n);
+    int described = 0; /* exact counts of configurations no launch ran, from --describe */
+    for (size_t i = 0; i < ck->n; i++)
+        described += ck->c[i].outcome == CK_PASS && ck->c[i].source && strcmp(ck->c[i].source, "run") &&
+                     strcmp(ck->c[i].source, "none");
+    if (described)
+        snprintf(buf, sizeof buf, "%d passed (%d of them exact counts of configurations not run, "
+                                  "from --describe), %d failed, %d not applicable", p, described, f, n);
+    else snprintf(buf, sizeof buf, "%d passed, %d failed, %d not applicable", p, f, n);
     return buf;
 }
 

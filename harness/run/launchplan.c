@@ -48,6 +48,16 @@ int launchplan_ranks_per_node(const suite_t *s)
     return machine_ranks_per_node(&s->machine, s->ranks_per_node);
 }
 
+int launchplan_threads(const bench_spec_t *b)
+{
+    long long t = 0;
+    for (size_t i = 0; b && i < b->nconfig; i++)
+        if (!strcmp(b->config[i].key, "threads") && b->config[i].value &&
+            (opt_parse_int(b->config[i].value, &t) || t < 1 || t > 4096))
+            t = 0;
+    return (int)t;
+}
+
 char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char **inner,
                       int scale, int nodes, int rpn)
 {
@@ -63,7 +73,9 @@ char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char
                         .ranks_per_node = rpn,
                         .env = env,
                         .mpi = s->launcher_mpi && strcmp(s->launcher_mpi, "auto") ? s->launcher_mpi
-                                                                                 : NULL};
+                                                                                 : NULL,
+                        .threads = launchplan_threads(b),
+                        .cores_per_node = s->machine.cores};
     return launcher_wrap(a, s->launcher, &j, inner);
 }
 

@@ -35,6 +35,8 @@ char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b
                        const char *record);
 /* Wrap a benchmark command in the suite's launcher (harness/launchers/); b's
  * variables are what the launcher carries to other nodes (b NULL: none). */
+/* The threads per rank a benchmark's config asks for (`threads:`); 0: not said. */
+int launchplan_threads(const bench_spec_t *b);
 char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char **inner,
                       int scale, int nodes, int rpn);
 /* Ranks per node the launcher is told (0: all on one node). */

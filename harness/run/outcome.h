@@ -37,6 +37,8 @@ typedef struct {
     double elapsed_s;
     const char *step;       /* the batch system's step ID ("7.3"); NULL when none */
     const char *hosts;      /* the hosts it ran on, comma-separated; NULL when not known */
+    const char *affinity;   /* the cores each rank was bound to, as the launcher reported
+                               them ("rank 0: [B/.]; rank 1: [./B]"); NULL: not reported */
     record_t *rec;          /* NULL when no readable record */
 } outcome_t;
 

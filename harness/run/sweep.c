@@ -208,7 +208,12 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     launch_facts_t f;
     char *text = log_text(a, l->log);
     launcher_read_log(a, s->launcher, text, &f);
-    x->step = f.step, x->hosts = f.hosts ? f.hosts : record_hosts(a, x->rec);
+    x->step = f.step, x->hosts = f.hosts ? f.hosts : record_hosts(a, x->rec), x->affinity = f.bindings;
+    int threads = launchplan_threads(l->b);
+    if (threads > 1 && f.min_cores_bound > 0 && f.min_cores_bound < threads)
+        fprintf(stderr, "exadl run: warning: %s: %d threads per rank, but a rank was bound to %d "
+                        "core(s) (%s): the threads share them (launcher_args: --bind-to none, or "
+                        "fewer ranks per node)\n", l->id, threads, f.min_cores_bound, f.bindings);
     if (x->status == LS_FAILED && f.cause && !(x->rec && strcmp(x->rec->status, "ok"))) {
         /* the ranks' fate, not the launcher's exit code (srun's 143 for a rank SIGKILLed) */
         int said = x->error && x->why && !strncmp(x->error, x->why, strlen(x->why));
@@ -257,6 +262,7 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
     }
     double t0 = timer_now_s(), end = opt->slurm_end_epoch;
     size_t k = 0;
+    int shown_tail = 0; /* the first failed launch's log was printed */
     FILE *f = opt->progress;
     for (size_t i = 0; i < p->n; i++) {
         const launch_t *l = &p->l[i];
@@ -302,6 +308,21 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
         fprintf(f, "%-7s %9s | elapsed %s, left ~%s%s%s\n", lstatus_name(x->status), el, tot,
                 k == total ? "0 s" : left, x->status == LS_OK ? "" : "\n        ",
                 x->status == LS_OK ? "" : x->error ? x->error : x->why);
+        if (x->status != LS_OK && x->log_tail && !shown_tail++) {
+            /* the first failure's own words (mpirun's "running as root", a missing
+             * library): the report has every log, the terminal this one */
+            const char *t = x->log_tail, *q = t + strlen(t);
+            if (q > t && q[-1] == '\n') q--;
+            for (int lines = 0; q > t; q--) /* the start of the last 12 lines */
+                if (q[-1] == '\n' && ++lines == 12) break;
+            t = q;
+            fprintf(f, "        the first failed launch's log (%s) ends:\n", x->log_path ? x->log_path : "?");
+            while (*t) {
+                size_t len = strcspn(t, "\n");
+                fprintf(f, "          | %.*s\n", (int)(len > 200 ? 200 : len), t);
+                t += len + (t[len] == '\n');
+            }
+        }
         fflush(f);
     }
     res->o = o;

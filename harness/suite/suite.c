@@ -10,7 +10,7 @@
 #include "harness/workloads/workload.h"
 
 const char *const suite_top_keys[] = {
-    "exadl_suite", "name", "description", "launcher", "launcher_command", "launcher_args",
+    "exadl_suite", "name", "description", "machine", "launcher", "launcher_command", "launcher_args",
     "launcher_mpi", "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
     "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model", NULL};
 const char *const suite_bench_keys[] = {
@@ -212,6 +212,8 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         s->name = nm;
     }
     if ((k = yt_get(r, "description")) && suite_scalar_str(c, k, "description", &s->description))
+        return -1;
+    if ((k = yt_get(r, "machine")) && suite_scalar_str(c, k, "machine", &s->machine_name))
         return -1;
     s->launcher = launcher_default();
     if ((k = yt_get(r, "launcher")) && parse_launcher(c, k, s)) return -1;

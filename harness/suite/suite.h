@@ -86,6 +86,7 @@ typedef struct {
     const char *text;         /* the suite as read (saved into the run) */
     size_t textlen;
     const char *name, *description;
+    const char *machine_name;   /* `machine:` (a name for reports and compare), or NULL */
     const launcher_t *launcher;   /* harness/launchers/registry.c */
     const char *launcher_command; /* mpirun / srun program */
     const char *template_text;    /* the launcher: text when a text chose the launcher */

@@ -93,7 +93,7 @@ for p in good_throughput good_efficiency good_flops good_kernels coll_busbw coll
     is_png "$runa/plots/$p.png" || { ok=0; echo "  $p.png is not a PNG"; }
 done
 [ $ok = 1 ] && pass "plots: PNG, SVG, .dat, .gp" || fail "plots"
-grep -q 'Summit 2019' "$runa/plots/good_efficiency.gp" && pass "efficiency plot marks Summit's 0.93" || fail "Summit mark"
+! grep -q 'Summit 2019' "$runa/plots/good_efficiency.gp" && pass "a 4-rank efficiency plot draws no Summit line (27,600 GPUs)" || fail "Summit line beside 4 ranks"
 (cd "$runa/plots" && gnuplot good_flops.gp 2>/dev/null) && is_png "$runa/plots/good_flops.png" \
     && pass "a plot re-draws from its .gp in plots/" || fail "re-plot"
 grep -q '### Failed launches' "$runa/report.md" && grep -q '!\[good: weak scaling efficiency\](plots/good_efficiency.png)' "$runa/report.md" \
@@ -134,12 +134,12 @@ suite "$tmp/b.yaml" 0.6 ""
 "$exadl" run "$tmp/b.yaml" --out "$tmp/resb" >/dev/null 2>&1
 runb=$(ls -d "$tmp"/resb/*-fake | head -1)
 out=$("$exadl" compare "$runa" "$runb" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +REGRESSION' <<<"$out" \
+[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +[0-9]+/[0-9]+ +REGRESSION' <<<"$out" \
     && pass "compare flags the planted regression (exit 1)" || { fail "compare ($rc)"; echo "$out"; }
 out=$("$exadl" compare "$runb" "$runa" --metric throughput_samples_per_s 2>&1); rc=$?
-[ $rc -eq 0 ] && grep -q 'IMPROVED' <<<"$out" && pass "the reverse is an improvement (exit 0)" || fail "reverse ($rc)"
+[ $rc -eq 0 ] && grep -q 'improvement' <<<"$out" && pass "the reverse is an improvement (exit 0)" || fail "reverse ($rc)"
 out=$("$exadl" compare "$runa" "$runa" 2>&1); rc=$?
-[ $rc -eq 0 ] && ! grep -qE " REGRESSION$" <<<"$out" && grep -q "^0 regression" <<<"$out" && pass "a run against itself: no regression" || fail "self compare"
+[ $rc -eq 0 ] && ! grep -qE " REGRESSION$" <<<"$out" && grep -q "0 regression" <<<"$out" && pass "a run against itself: no regression" || fail "self compare"
 out=$("$exadl" compare "$runa" "$runb" --threshold 50 2>&1); [ $? -eq 0 ] && pass "--threshold 50 tolerates 17%" || fail "threshold"
 
 # history across the runs, with a plot

@@ -135,7 +135,7 @@ static void scale_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *o
     char *name = ar_printf(a, "%s_throughput", b->name);
     char *title = ar_printf(a, "%s: throughput (%s scaling)", b->name, scaling_name(b->scaling));
     char *gp = ar_printf(a,
-                         "%s%sset xtics 1\nset format y '%%.3s%%c'\n"
+                         "%s%sset xtics 1\nset format y '%%g'\n"
                          "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
                          "title 'measured (median, 95%% CI)', \\\n"
                          "     '%s.dat' using 1:5 with lines dt 2 lw 2 title 'ideal (linear "
@@ -145,26 +145,43 @@ static void scale_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *o
     plots_add(a, dir, out, name, title, &t, gp);
     name = ar_printf(a, "%s_efficiency", b->name);
     title = ar_printf(a, "%s: %s scaling efficiency", b->name, scaling_name(b->scaling));
+    /* Summit's 0.93 is an efficiency at 27,600 GPUs: drawn only beside runs
+     * of a scale where it says something (SUMMIT_LINE_MIN_DEVICES and up) */
+    const sres_t *big = &b->s[b->ns - 1];
+    int summit = (big->devices > 0 ? big->devices : big->scale) >= SUMMIT_LINE_MIN_DEVICES;
+    char *summit_line = summit ? ar_printf(a, ", \\\n     %.2f with lines dt 3 lw 2 lc rgb 'red' "
+                                              "title 'Summit 2019, 27,600 V100 (published)'",
+                                           SUMMIT_EFFICIENCY)
+                               : "";
     gp = ar_printf(a, "%s%sset xtics 1\nset yrange [0:1.2]\nset key bottom left\n"
                       "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 title "
                       "'measured (95%% CI)', \\\n"
-                      "     1 with lines dt 2 lc rgb 'gray40' title 'ideal', \\\n"
-                      "     %.2f with lines dt 3 lw 2 lc rgb 'red' title 'Summit 2019, 27,600 "
-                      "V100 (published)'\n%s",
-                   plots_gp_header(a, name, title, xl, "efficiency"), logx, name, SUMMIT_EFFICIENCY,
+                      "     1 with lines dt 2 lc rgb 'gray40' title 'ideal'%s\n%s",
+                   plots_gp_header(a, name, title, xl, "efficiency"), logx, name, summit_line,
                    plots_gp_footer);
     plots_add(a, dir, out, name, title, &e, gp);
     name = ar_printf(a, "%s_flops", b->name);
     title = ar_printf(a, "%s: FLOP rate (executed FLOPs)", b->name);
+    /* one SI prefix for the whole axis, chosen from the data: "170 GFLOP/s"
+     * ticks, not "170.00GFLOP/s" or 1.7e+11 */
+    double top = 0;
+    for (size_t i = 0; i < b->ns; i++)
+        if (isfinite(b->s[i].peak) && b->s[i].peak > top) top = b->s[i].peak;
+    for (size_t i = 0; i < b->ns; i++)
+        if (isfinite(b->s[i].sustained) && b->s[i].sustained > top) top = b->s[i].sustained;
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    int k = 0;
+    while (k < 6 && top >= 1000 * pow(10, 3 * k)) k++;
+    double div = pow(10, 3 * k);
     gp = ar_printf(a,
-                   "%s%sset xtics 1\nset format y '%%.2s%%cFLOP/s'\n"
-                   "plot '%s.dat' using 1:2 with linespoints lw 2 pt 7 title 'sustained', \\\n"
-                   "     '%s.dat' using 1:3 with linespoints lw 2 pt 5 title 'peak (fastest "
+                   "%s%sset xtics 1\nset format y '%%g'\n"
+                   "plot '%s.dat' using 1:($2/%g) with linespoints lw 2 pt 7 title 'sustained', \\\n"
+                   "     '%s.dat' using 1:($3/%g) with linespoints lw 2 pt 5 title 'peak (fastest "
                    "step)', \\\n"
-                   "     '%s.dat' using 1:5 with linespoints lw 1 pt 6 title 'sustained per "
+                   "     '%s.dat' using 1:($5/%g) with linespoints lw 1 pt 6 title 'sustained per "
                    "device'\n%s",
-                   plots_gp_header(a, name, title, xl, "FLOP/s"), logx, name, name, name,
-                   plots_gp_footer);
+                   plots_gp_header(a, name, title, xl, ar_printf(a, "%sFLOP/s", pre[k])), logx,
+                   name, div, name, div, name, div, plots_gp_footer);
     plots_add(a, dir, out, name, title, &f, gp);
     sb_free(&t), sb_free(&e), sb_free(&f);
 }

@@ -1,0 +1,24 @@
+/* where: a reference check's `where` keys and values against what the run's
+ * benchmarks record.  Values match as the suite writes them (yes/no/true/
+ * false/on/off, sizes such as 1M or 64K, numbers in any notation); a key or
+ * value that matches nothing is a mistake of the reference file, named as
+ * one with a suggestion for a near miss, never a silent failure of the
+ * machine. */
+#ifndef EXADL_HARNESS_WHERE_H
+#define EXADL_HARNESS_WHERE_H
+
+#include "harness/analysis/metrics.h"
+
+/* 1 when the recorded value equals the value a reference asks for */
+int where_value_same(const char *recorded, const char *wanted);
+
+/* Why no row of `t` matches metric + where (kv[0..n), scale and benchmark
+ * included): "reference error: where key 'byte' is not recorded for
+ * busbw_GBps (did you mean 'bytes'?)"; NULL when every key and value exists
+ * in the run (the rows are simply absent: a workload or scale not run). */
+/* values: 0 checks only the keys (a published number of another
+ * configuration is "not comparable", not a mistake). */
+const char *where_diagnose(arena_t *a, const char *metric, const kv_t *kv, size_t n,
+                           const mtable_t *t, int values);
+
+#endif
