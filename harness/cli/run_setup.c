@@ -285,7 +285,7 @@ int run_stage_rundir(run_t *r)
         /* the folder is data: of its suite's env only the allow-list reaches
          * the describe checks exadl starts (as `exadl check`) */
         kv_t *env = ar_alloc(a, (c->s.nenv + 1) * sizeof *env);
-        memcpy(env, c->s.env, c->s.nenv * sizeof *env);
+        if (c->s.nenv) memcpy(env, c->s.env, c->s.nenv * sizeof *env);
         launch_set_probe_env(env, launch_run_env_filter(a, env, c->s.nenv, "analyze", ri->dir));
     } else {
         launch_set_probe_env(c->s.env, c->s.nenv); /* describe and peak probes run like the benchmarks */

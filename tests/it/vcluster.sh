@@ -163,8 +163,14 @@ grep -q '^| hosts | n1, n2 |$' "$r/report.md" && grep -q '^| network | EMULATED,
 read -r ha a <<<"$(fact intra)"
 read -r he e <<<"$(fact inter)"
 echo "# allreduce 2 MiB, 2 ranks, fastest of 5: intra-node $a GB/s on $ha, inter-node $e GB/s on $he (500 Mbit/s = 0.0625 GB/s)"
-[ "$ha" = n1 ] && [ "$he" = n1,n2 ] && awk -v a="$a" -v e="$e" 'BEGIN { exit !(e > 0 && e <= 0.0625 * 1.2 && a > e) }' &&
-    pass "allreduce 2 MiB: inter-node $e GB/s within the 500 Mbit/s link, intra-node $a GB/s faster" ||
-    { fail "intra vs inter-node allreduce"; cat "$w/facts"; }
+# the link's limit decides; intra-node is only reported: on a loaded 2-core
+# machine two ranks of one node share cores with everything else, and their
+# shared-memory figure then falls below even a 500 Mbit/s link (seen in CI)
+[ "$ha" = n1 ] && [ "$he" = n1,n2 ] && awk -v e="$e" 'BEGIN { exit !(e > 0 && e <= 0.0625 * 1.2) }' &&
+    pass "allreduce 2 MiB: inter-node $e GB/s within the 500 Mbit/s link (intra-node $a GB/s)" ||
+    { fail "inter-node allreduce against the link's rate"; cat "$w/facts"; }
+awk -v a="$a" -v e="$e" 'BEGIN { exit !(a > e) }' ||
+    echo "# note: intra-node ($a GB/s) not faster than inter-node ($e GB/s) here: a loaded machine"
+
 echo "# inside cases took $(($(date +%s) - t0)) s"
 [ $fails = 0 ]
