@@ -22,7 +22,7 @@ CUDA_HOME  ?= /usr/local/cuda
 CUDNN_HOME ?= $(CUDA_HOME)
 NCCL_HOME  ?= $(CUDA_HOME)
 
-# SMPI=1 (make smpi): collectives and orchestration built by SimGrid's smpicc
+# SMPI=1 (make smpi): collectives, orchestration and mpiprobe built by SimGrid's smpicc
 # into build-smpi/, to run as simulated ranks under smpirun (docs/simulate.md)
 SMPI ?= 0
 ifeq ($(SMPI),1)
@@ -296,6 +296,7 @@ fuzz: fuzz-build
 test:
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory SAN=1 all
+	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory smpi; fi
 	@if [ "$(FUZZ_TEST_SECONDS)" != 0 ] && tests/fuzz/run.sh --can-build $(FUZZ_CC); then \
 	    $(MAKE) --no-print-directory fuzz-build; fi
 	@EXADL_FUZZ_BUILD=build-fuzz EXADL_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) EXADL_FUZZ_CC=$(FUZZ_CC) \
@@ -306,7 +307,7 @@ test-quick: all
 	@tests/run.sh $(BUILD)
 
 # The simulated build (docs/simulate.md): needs smpicc (libsimgrid-dev)
-SMPI_PROGRAMS := collectives orchestration
+SMPI_PROGRAMS := collectives orchestration mpiprobe
 .PHONY: smpi
 smpi:
 	@command -v smpicc >/dev/null || { echo "make smpi: smpicc not found (apt-get install libsimgrid-dev, or ./run.sh simulate)"; exit 1; }

@@ -8,7 +8,8 @@
 #   PROGRAM   an ExaDL program; .../build/bin/NAME is replaced by the simulated
 #             build's .../build-smpi/bin/NAME (make smpi), which must exist
 #   XML       SimGrid platform; default $EXADL_SMPI_PLATFORM, else
-#             reference/platforms/summit-flat.xml
+#             reference/platforms/summit-flat.xml (relative: from the current
+#             folder, else from the project's root)
 #   FILE      smpirun hostfile (host:ranks lines); default XML with .xml
 #             replaced by .hosts, else reference/platforms/summit.hosts
 #
@@ -54,6 +55,8 @@ case $np in ''|*[!0-9]*|0) say "-np: '$np' is not a positive number of ranks"; e
 [ $# -ge 1 ] || { say "no program after --"; exit 2; }
 command -v smpirun >/dev/null || { say "smpirun not found: apt-get install libsimgrid-dev (or ./run.sh simulate)"; exit 3; }
 [ -n "$platform" ] || platform=$root/reference/platforms/summit-flat.xml
+# a relative path: from here, else from the project (suites name reference/...)
+[ -f "$platform" ] || [ ! -f "$root/$platform" ] || platform=$root/$platform
 [ -f "$platform" ] || { say "platform $platform: no such file"; exit 2; }
 if [ -z "$hostfile" ]; then
     hostfile=${platform%.xml}.hosts
