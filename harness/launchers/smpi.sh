@@ -5,8 +5,8 @@
 #
 #   harness/launchers/smpi.sh -np N [--platform XML] [--hostfile FILE] -- PROGRAM ARGS...
 #
-#   PROGRAM   an ExaDL program; .../build/bin/NAME is replaced by the simulated
-#             build's .../build-smpi/bin/NAME (make smpi), which must exist
+#   PROGRAM   an ExaDL program (any path): its simulated build is run,
+#             $EXADL_SMPI_BIN/NAME, default build-smpi/bin/NAME (make smpi)
 #   XML       SimGrid platform; default $EXADL_SMPI_PLATFORM, else
 #             reference/platforms/summit-flat.xml (relative: from the current
 #             folder, else from the project's root)
@@ -66,10 +66,9 @@ fi
 slots=$(awk -F: 'NF==2 {n += $2; next} NF {n++} END {print n+0}' "$hostfile")
 [ "$np" -le "$slots" ] || { say "-np $np: the hostfile $hostfile has $slots rank slots"; exit 2; }
 
-prog=$1; shift
-case $prog in
-*/build/bin/*) prog=${prog%/build/bin/*}/build-smpi/bin/${prog##*/build/bin/} ;;
-esac
+# the simulated build of the program exadl names (build/bin/NAME, or any
+# build's): $EXADL_SMPI_BIN/NAME, default the project's build-smpi/bin/NAME
+prog=${EXADL_SMPI_BIN:-$root/build-smpi/bin}/$(basename "$1"); shift
 [ -x "$prog" ] || { say "$prog: no simulated build of this program (make smpi)"; exit 3; }
 
 record=
