@@ -17,9 +17,14 @@
 #   smpi/privatization:no        per-rank dlopen copies fail at tens of thousands of
 #                                ranks; the programs keep no per-rank state in globals
 #                                that changes results (docs/simulate.md "Globals")
-#   smpi/coll-selector:ompi      Open MPI's algorithm choice by size (SMPI's default
-#                                is poor at scale); EXADL_SMPI_COLL overrides it, e.g.
-#                                "allreduce:rdb" selects one algorithm for one call
+#   collective algorithms        $EXADL_SMPI_COLL, a list of COLLECTIVE:ALGORITHM
+#                                (smpi/allreduce:rdb, ...) or selector:NAME (smpi/
+#                                coll-selector: ompi, mvapich2, mpich); default the
+#                                algorithms Open MPI picks for small messages, named
+#                                one by one: recursive doubling allreduce and
+#                                allgather, binomial bcast, gather and reduce,
+#                                recursive-doubling barrier.  A selector is slow to
+#                                start at scale (SMP-aware communicators)
 #   network/model:CM02, network/crosstraffic:0
 #                                the platform's latency and bandwidth as written, no
 #                                calibration factors, no reverse-traffic penalty:
@@ -79,11 +84,18 @@ for a in "$@"; do
     prev=$a
 done
 
+# the algorithm of each collective: Open MPI's choices for small messages,
+# named one by one (a selector, smpi/coll-selector:ompi, sets up SMP-aware
+# communicators at start-up: 45 s of CPU for 1,024 ranks instead of 1 s)
+sel=${EXADL_SMPI_COLL:-allreduce:rdb bcast:binomial_tree gather:ompi_binomial reduce:binomial allgather:rdb barrier:ompi_recursivedoubling}
 coll=()
-sel=${EXADL_SMPI_COLL:-}
-if [ -n "$sel" ]; then
-    coll+=("--cfg=smpi/$sel")
-fi
+for c in $sel; do
+    case $c in
+    selector:*) coll+=("--cfg=smpi/coll-selector:${c#selector:}") ;;
+    *:*) coll+=("--cfg=smpi/$c") ;;
+    *) say "EXADL_SMPI_COLL: '$c' is not COLLECTIVE:ALGORITHM or selector:NAME"; exit 2 ;;
+    esac
+done
 shared=()
 [ -n "${EXADL_SMPI_SHARED_BYTES:-}" ] && shared+=("--cfg=smpi/auto-shared-malloc-thresh:$EXADL_SMPI_SHARED_BYTES")
 timing=$(mktemp "${TMPDIR:-/tmp}/exadl-smpi.XXXXXX")
@@ -93,7 +105,7 @@ timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%e %M' -o "$timing")
 start=$(date +%s.%N)
 "${timer[@]}" smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" \
-    --cfg=smpi/privatization:no --cfg=smpi/coll-selector:ompi "${coll[@]}" \
+    --cfg=smpi/privatization:no "${coll[@]}" \
     --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
     --cfg=smpi/simulate-computation:"${EXADL_SMPI_COMPUTE:-no}" "${shared[@]}" \
     --log=root.thres:warning --log=smpi_config.thres:warning \
@@ -112,7 +124,7 @@ if [ "$rc" = 0 ] && [ -n "$record" ] && [ -f "$record" ]; then
         printf '  platform: %s\n' "$(q "$platform")"
         printf '  hostfile: %s\n' "$(q "$hostfile")"
         printf '  ranks: %d\n' "$np"
-        printf '  collective_selector: %s\n' "$(q "ompi${sel:+, $sel}")"
+        printf '  collectives: %s\n' "$(q "$sel")"
         printf '  simulate_computation: %s\n' "$(q "${EXADL_SMPI_COMPUTE:-no}")"
         printf '  shared_malloc_bytes: %s\n' "${EXADL_SMPI_SHARED_BYTES:-0}"
         printf '  wall_s: %s\n' "$wall"

@@ -39,11 +39,13 @@ python3 -c 'import yaml' 2>/dev/null && have_yaml=1
 export EXADL_SMPI_PLATFORM=$here/smpi_tiny.xml
 
 # ---- alpha-beta -------------------------------------------------------------
-# lr falls back to another algorithm below p elements: 2 MiB only
+# lr falls back to another algorithm below p elements: 2 MiB only.  The
+# barrier before each iteration by recursive doubling releases all ranks
+# within a latency of each other (a linear barrier would add one more)
 for alg in rdb lr; do
     small=8
     [ $alg = lr ] && small=2M
-    EXADL_SMPI_COLL=allreduce:$alg "$smpi" -np 16 --hostfile "$here/smpi_tiny_1.hosts" -- \
+    EXADL_SMPI_COLL="allreduce:$alg barrier:ompi_recursivedoubling" "$smpi" -np 16 --hostfile "$here/smpi_tiny_1.hosts" -- \
         "$root/build/bin/collectives" --op allreduce -b $small -e 2M -f 262144 -n 1 -w 1 \
         --inplace no --record "$tmp/ab_$alg.yaml" >"$tmp/ab_$alg.out" 2>&1
     rc=$?
