@@ -10,6 +10,8 @@
 #  - the orchestration benchmark at 64 simulated ranks: both modes run, the
 #    coordinator costs more per step than the bit vector, and the record
 #    carries the simulation block (simulated, wall time, peak memory);
+#  - platgen.py's fat tree and dragonfly run an allreduce; a bad node count
+#    is refused;
 #  - `exadl run` with the smpi launcher: the simulated record goes through the
 #    same reading, analysis and report as a measured one.
 # Runs in the normal build only (the simulated build has no sanitizer variant;
@@ -106,6 +108,26 @@ PY
 )
     if [ $? -eq 0 ]; then pass "orchestration at 64 ranks: $msg"; else fail "orchestration at 64 ranks: $msg"; fi
 fi
+
+# ---- the generator: a fat tree and a dragonfly SimGrid accepts and runs on --------
+for topo in fattree dragonfly; do
+    python3 "$root/reference/platforms/platgen.py" --topology $topo --nodes 64 --gpus-per-node 2 \
+        --link-gbps 25 --link-lat-us 1 --out "$tmp/$topo" >"$tmp/gen.out" 2>&1 &&
+        EXADL_SMPI_PLATFORM=$tmp/$topo.xml "$smpi" -np 16 -- "$root/build/bin/collectives" \
+            --op allreduce -b 8 -e 8 -n 1 -w 1 --inplace no >"$tmp/$topo.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -qE '^ +8 +2 +float32' "$tmp/$topo.out"; then
+        pass "platgen $topo: 64 nodes, allreduce over 16 simulated ranks"
+    else
+        fail "platgen $topo: exit $rc: $(tail -n 3 "$tmp/gen.out" "$tmp/$topo.out" | tr '\n' ' ')"
+    fi
+done
+python3 "$root/reference/platforms/platgen.py" --topology fattree --nodes 4093 --gpus-per-node 1 \
+    --link-gbps 1 --link-lat-us 1 --out "$tmp/bad" >"$tmp/gen.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q '^platgen: error: --nodes 4093' "$tmp/gen.out" && [ ! -e "$tmp/bad.xml" ] &&
+    pass "platgen refuses a node count no fat tree has, in one line" ||
+    fail "platgen on 4093 nodes: exit $rc: $(cat "$tmp/gen.out")"
 
 # ---- the harness over a simulated run ---------------------------------------------
 exadl=${EXADL_BIN:-$root/build/bin}/exadl
