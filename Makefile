@@ -22,6 +22,15 @@ CUDA_HOME  ?= /usr/local/cuda
 CUDNN_HOME ?= $(CUDA_HOME)
 NCCL_HOME  ?= $(CUDA_HOME)
 
+# SMPI=1 (make smpi): collectives, orchestration and mpiprobe built by SimGrid's smpicc
+# into build-smpi/, to run as simulated ranks under smpirun (docs/simulate.md)
+SMPI ?= 0
+ifeq ($(SMPI),1)
+BUILD    := build-smpi
+CC       := smpicc
+GPU      := 0
+endif
+
 ifeq ($(FUZZ),1)
 # the fuzz harnesses' build (make fuzz-build): clang's coverage for libFuzzer on
 # every library, the sanitizers of build-san plus float-cast-overflow; clang's
@@ -56,8 +65,14 @@ OPT     ?= -O2
 CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP -I.
 LDFLAGS := $(SANFLAGS)
 
+ifeq ($(SMPI),1)
+# smpicc brings SimGrid's mpi.h and -lsimgrid itself
+MPI_CFLAGS :=
+MPI_LIBS   :=
+else
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+endif
 BLAS_LIBS  := -lopenblas
 DNNL_LIBS  := -ldnnl -lgomp
 YAML_LIBS  := -lyaml
@@ -106,7 +121,7 @@ LINK       := $(CC)
 # What programs link with, by kind (a module.mk names one in PROG_ldlibs).
 # -I$(NCCL_HOME)/include: C files that call NCCL through a GPU module still
 # include nccl.h for its types (NCCL from a Python wheel is not under CUDA_HOME).
-BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
+BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -DEXADL_SMPI=$(SMPI) -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
 TRAIN_LDLIBS := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(SYS_LIBS)
 MPI_LDLIBS   := $(MPI_LIBS) $(YAML_LIBS) $(SYS_LIBS)
 HARN_LDLIBS  := $(YAML_LIBS) $(SYS_LIBS)
@@ -288,6 +303,7 @@ fuzz: fuzz-build
 test:
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory SAN=1 all
+	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory smpi; fi
 	@if [ "$(FUZZ_TEST_SECONDS)" != 0 ] && tests/fuzz/run.sh --can-build $(FUZZ_CC); then \
 	    $(MAKE) --no-print-directory fuzz-build; fi
 	@EXADL_FUZZ_BUILD=build-fuzz EXADL_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) EXADL_FUZZ_CC=$(FUZZ_CC) \
@@ -297,8 +313,15 @@ test:
 test-quick: all
 	@tests/run.sh $(BUILD)
 
+# The simulated build (docs/simulate.md): needs smpicc (libsimgrid-dev)
+SMPI_PROGRAMS := collectives orchestration mpiprobe
+.PHONY: smpi
+smpi:
+	@command -v smpicc >/dev/null || { echo "make smpi: smpicc not found (apt-get install libsimgrid-dev, or ./run.sh simulate)"; exit 1; }
+	$(MAKE) --no-print-directory SMPI=1 $(addprefix build-smpi/bin/,$(SMPI_PROGRAMS))
+
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-smpi
 
 distclean: clean
 	rm -rf results/*/

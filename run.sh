@@ -8,6 +8,10 @@
 #   ./run.sh SUITE.yaml ...  the same with a suite of your own (arguments go to
 #                            `exadl run`, e.g. --out DIR)
 #   ./run.sh test            install, build, and run every test (`make test`)
+#   ./run.sh simulate [...]  install SimGrid too (libsimgrid-dev), build the simulated
+#                            programs (make smpi) and run the Summit simulation suite
+#                            (harness/suite/suites/simulate-summit.yaml; arguments go
+#                            to `exadl run`; docs/simulate.md)
 #
 # Where there is no apt-get (or no root), nothing is installed: the script prints
 # exactly which packages (Debian names) or environment modules are missing and
@@ -38,6 +42,10 @@ check() {
     have_lib cblas.h openblas || miss "libopenblas-dev (cblas.h, -lopenblas)"
     have_lib dnnl.h dnnl || miss "libdnnl-dev (dnnl.h, -ldnnl: oneDNN)"
     have_cmd gnuplot || miss "gnuplot-nox (gnuplot, for the plots)"
+    if [ "$mode" = test ] || [ "$mode" = simulate ]; then
+        # SimGrid's SMPI: make smpi and tests/it/smpi.sh (docs/simulate.md)
+        { have_cmd smpicc && have_cmd smpirun; } || miss "libsimgrid-dev (smpicc, smpirun: make smpi)"
+    fi
     if [ "$mode" = test ]; then
         # some tests read records with PyYAML to cross-check our own YAML reader
         have_cmd python3 || miss "python3 (tests)"
@@ -98,6 +106,14 @@ rm -f build.log
 if [ "${1:-}" = test ]; then
     shift
     exec make test "$@"
+fi
+
+if [ "${1:-}" = simulate ]; then
+    shift
+    say "building the simulated programs (make smpi)"
+    make -j"$jobs" smpi >build.log 2>&1 || { tail -n 30 build.log; say "error: make smpi failed; the log is in build.log"; exit 1; }
+    rm -f build.log
+    exec build/bin/exadl run harness/suite/suites/simulate-summit.yaml "$@"
 fi
 
 # ---- run ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@
     X(mpirun)        \
     X(srun)          \
     X(netns)         \
+    X(smpi)          \
     X(template)
 
 #define LAUNCHER_DECLARE(n) extern const launcher_t launcher_##n;

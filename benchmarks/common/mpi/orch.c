@@ -7,6 +7,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/mpi/smpi_block.h"
 #include "benchmarks/common/timer.h"
 
 const char *const orch_mode_names[] = {"coordinator", "cache", NULL};
