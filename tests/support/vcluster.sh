@@ -159,16 +159,22 @@ vc_htb() {
 export -f vc_htb
 export bps
 
+# the project itself may live under /tmp (a CI clone): each node sees it at the
+# same path inside its own /tmp (bound in before that /tmp is mounted)
+proj=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+case $proj/ in /tmp/*) keep=${proj#/tmp/} ;; *) keep= ;; esac
 for ((k = 1; k <= nodes; k++)); do
     n=n$k
     mkdir -p "$dir/$n/tmp" && chmod 1777 "$dir/$n/tmp" || vc_refuse "make $dir/$n/tmp"
+    [ -z "$keep" ] || mkdir -p "$dir/$n/tmp/$keep" || vc_refuse "make $dir/$n/tmp/$keep"
     # the holder: hostname and /tmp set inside its new namespaces, then it sleeps
     # then waits on the FIFO "alive", whose one writer is this script (fd 9):
     # when the script ends in any way, SIGKILL included, the holders read EOF
     # and exit, and their namespaces go with them
     unshare -n -u -m --propagation private sh -c \
-        'hostname "$1" && exec 3>"$3" && mount --bind "$2" /tmp && echo up >&3 && exec 3>&- 0<"$4" && read -r _' \
-        holder "$n" "$dir/$n/tmp" "$dir/nodes/$n.ready" "$dir/nodes/alive" 2>"$dir/nodes/$n.err" 9>&- &
+        'hostname "$1" && exec 3>"$3" && { [ -z "$5" ] || mount --bind "/tmp/$5" "$2/$5"; } &&
+         mount --rbind "$2" /tmp && echo up >&3 && exec 3>&- 0<"$4" && read -r _' \
+        holder "$n" "$dir/$n/tmp" "$dir/nodes/$n.ready" "$dir/nodes/alive" "$keep" 2>"$dir/nodes/$n.err" 9>&- &
     p=$!
     holders+=("$p")
     for _ in $(seq 100); do [ -s "$dir/nodes/$n.ready" ] && break; kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
