@@ -16,7 +16,7 @@ STRICT ?= 1
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 15
 # what `make test` gives each harness: CI's time is shared by every test
-FUZZ_TEST_SECONDS ?= 5
+FUZZ_TEST_SECONDS ?= 3
 GPU    ?= auto
 CUDA_HOME  ?= /usr/local/cuda
 CUDNN_HOME ?= $(CUDA_HOME)

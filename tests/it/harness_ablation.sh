@@ -5,6 +5,10 @@
 # (one row per mode and scale, with the model's prediction), the efficiency
 # plots, model.yaml, and the new metrics in results.yaml.
 set -u
+# CI time: the normal build only (six training modes end to end; the sanitizer build runs the same engine in stemdl_gsync.sh and the analysis in test_harness_ablation)
+case $(basename "${EXADL_BUILD:-build}") in
+build-san*) echo "SKIP: harness_ablation: normal build only (CI time)"; exit 0 ;;
+esac
 exadl=${EXADL_BIN:?}/exadl
 stemdl=$EXADL_BIN/stemdl
 tmp=${EXADL_TMP:-$(mktemp -d)}

@@ -23,6 +23,10 @@
 #     uninterrupted run's;
 #   launcher srun outside an allocation: validate warns, run refuses.
 set -u
+# CI time: the normal build only (real Slurm daemons; the sanitizer build checks exadl's Slurm code in test_harness_slurm and the launch paths in harness_signals.sh)
+case $(basename "${EXADL_BUILD:-build}") in
+build-san*) echo "SKIP: slurm: normal build only (CI time)"; exit 0 ;;
+esac
 exadl=${EXADL_BIN:?}/exadl
 tmp=${EXADL_TMP:-$(mktemp -d)}
 root=${EXADL_ROOT:-$(pwd)}
