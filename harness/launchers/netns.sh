@@ -47,17 +47,9 @@ done
 [ $check = 1 ] || [ $# -gt 0 ] || { say "no command after --"; exit 2; }
 
 # RATE in bits per second (tc's decimal units), or 0 for unlimited
-bps=0
-if [ "$rate" != unlimited ]; then
-    bps=$(printf '%s\n' "$rate" | awk '
-        match(tolower($0), /^[0-9]+(\.[0-9]+)?/) {
-            v = substr($0, 1, RLENGTH); u = tolower(substr($0, RLENGTH + 1))
-            m = u == "bit" ? 1 : u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : u == "gbit" ? 1e9 : u == "tbit" ? 1e12 : -1
-            if (m > 0 && v > 0) { printf "%.0f\n", v * m; exit }
-        }
-        { print "bad"; exit }')
-    [ "$bps" != bad ] || { say "rate '$rate' is not a number with kbit, mbit, gbit or tbit (or unlimited)"; exit 2; }
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/net_rate.sh"
+bps=$(net_rate_bps "$rate")
+[ "$bps" != bad ] || { say "rate '$rate' is not a number with kbit, mbit, gbit or tbit (or unlimited)"; exit 2; }
 
 if [ $inside = 0 ]; then
     # into a fresh namespace, then this script again

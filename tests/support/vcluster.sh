@@ -81,17 +81,9 @@ case $nodes in ''|*[!0-9]*) vc_say "--nodes '$nodes' is not a number 1..64"; exi
 [ "$nodes" -ge 1 ] && [ "$nodes" -le 64 ] || { vc_say "--nodes $nodes: give 1..64"; exit 2; }
 case $slots in ''|*[!0-9]*|0) vc_say "--slots '$slots' is not a positive number"; exit 2 ;; esac
 [ $check = 1 ] || [ $# -gt 0 ] || { vc_say "no command after --"; exit 2; }
-bps=0
-if [ "$rate" != unlimited ]; then
-    bps=$(printf '%s\n' "$rate" | awk '
-        match(tolower($0), /^[0-9]+(\.[0-9]+)?/) {
-            v = substr($0, 1, RLENGTH); u = tolower(substr($0, RLENGTH + 1))
-            m = u == "bit" ? 1 : u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : u == "gbit" ? 1e9 : u == "tbit" ? 1e12 : -1
-            if (m > 0 && v > 0) { printf "%.0f\n", v * m; exit }
-        }
-        { print "bad"; exit }')
-    [ "$bps" != bad ] || { vc_say "rate '$rate' is not a number with kbit, mbit, gbit or tbit (or unlimited)"; exit 2; }
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/../../harness/launchers/net_rate.sh"
+bps=$(net_rate_bps "$rate")
+[ "$bps" != bad ] || { vc_say "rate '$rate' is not a number with kbit, mbit, gbit or tbit (or unlimited)"; exit 2; }
 
 if [ $inside = 0 ]; then
     [ "$(id -u)" = 0 ] || vc_refuse "make the cluster: it needs root (network namespaces, veth, a bridge); not root here"
