@@ -25,7 +25,11 @@ static int stage_options(run_t *r)
     for (int i = 0; i < r->argc; i++) {
         char **argv = r->argv;
         if (!strcmp(argv[i], "--out") && i + 1 < r->argc) r->out = argv[++i];
-        else if (!strcmp(argv[i], "--machine") && i + 1 < r->argc) r->machine = argv[++i];
+        else if (!strcmp(argv[i], "--machine") && i + 1 < r->argc) {
+            r->machine = argv[++i];
+            if (!r->machine[0] || strlen(r->machine) > 100)
+                return run_stop(r, usage_error("run", "--machine: give a name of 1 to 100 characters"));
+        }
         else if (!strcmp(argv[i], "--reference") && i + 1 < r->argc && r->nextra < 64)
             r->extra[r->nextra++] = argv[++i];
         else if (!strcmp(argv[i], "--dry-run")) r->dry = 1;

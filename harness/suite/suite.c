@@ -213,8 +213,12 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     }
     if ((k = yt_get(r, "description")) && suite_scalar_str(c, k, "description", &s->description))
         return -1;
-    if ((k = yt_get(r, "machine")) && suite_scalar_str(c, k, "machine", &s->machine_name))
-        return -1;
+    if ((k = yt_get(r, "machine"))) {
+        if (suite_scalar_str(c, k, "machine", &s->machine_name)) return -1;
+        /* a name shown in every table and plot title */
+        if (!s->machine_name[0] || strlen(s->machine_name) > 100)
+            return suite_err_at(c, k, "machine: give a name of 1 to 100 characters");
+    }
     s->launcher = launcher_default();
     if ((k = yt_get(r, "launcher")) && parse_launcher(c, k, s)) return -1;
     if ((k = yt_get(r, "launcher_command")) &&

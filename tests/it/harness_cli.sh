@@ -22,6 +22,8 @@ out=$("$exadl" chek 2>&1); rc=$?
 out=$("$exadl" 2>&1); [ $? -eq 2 ] && pass "no command: exit 2" || fail "no command"
 out=$("$exadl" run --bogus 2>&1); [ $? -eq 2 ] && grep -q "unknown option '--bogus'" <<<"$out" \
     && pass "run: unknown option" || fail "run --bogus: $out"
+out=$("$exadl" run --machine "" --dry-run 2>&1); [ $? -eq 2 ] && grep -q "machine: give a name of 1 to 100" <<<"$out" \
+    && pass "run: an empty --machine refused" || fail "run --machine '': $out"
 
 # validate: good
 cat >"$tmp/good.yaml" <<EOF

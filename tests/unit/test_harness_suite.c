@@ -168,6 +168,7 @@ static void test_bad_values(void)
     bad("repetitions: 0\nbenchmarks: [{program: /bin/true}]\n", 1, 14, "between 1 and 1000");
     bad("timeout_s: -1\nbenchmarks: [{program: /bin/true}]\n", 1, 12, "out of range");
     bad("scaling: sideways\nbenchmarks: [{program: /bin/true}]\n", 1, 10, "weak, strong or spatial");
+    bad("machine: \"\"\nbenchmarks: [{program: /bin/true}]\n", 1, 10, "1 to 100 characters");
     bad("env: {1BAD: x}\nbenchmarks: [{program: /bin/true}]\n", 1, 7, "variable name");
     bad("benchmarks: [{program: /no/such/prog}]\n", 1, 24, "not found");
     bad("benchmarks: [{name: a, program: /bin/true}, {name: a, program: /bin/true}]\n", 1, 45,
