@@ -87,7 +87,7 @@ done
 # the algorithm of each collective: Open MPI's choices for small messages,
 # named one by one (a selector, smpi/coll-selector:ompi, sets up SMP-aware
 # communicators at start-up: 45 s of CPU for 1,024 ranks instead of 1 s)
-sel=${EXADL_SMPI_COLL:-allreduce:rdb bcast:binomial_tree gather:ompi_binomial reduce:binomial allgather:rdb barrier:ompi_recursivedoubling}
+sel=${EXADL_SMPI_COLL:-allreduce:rdb bcast:binomial_tree gather:ompi_binomial reduce:binomial allgather:rdb barrier:ompi_recursivedoubling reduce_scatter:ompi_basic_recursivehalving}
 coll=()
 for c in $sel; do
     case $c in

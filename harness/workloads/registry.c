@@ -43,6 +43,16 @@ const workload_t workloads[] = {
         .sections = cosmoflow_sections,
     },
     {
+        /* the compute skeleton (docs/simulate.md): stemdl's gradient engine
+         * and MPI calls with device time for kernels, under mpirun or
+         * smpirun; a training record, read as stemdl's, in the training
+         * section (trains = 0: exadl model takes its network from stemdl) */
+        .name = "skeleton",
+        .program = "skeleton",
+        .kind = "skeleton",
+        .sections = training_sections,
+    },
+    {
         .name = "collectives",
         .program = "collectives",
         .kind = "collectives",

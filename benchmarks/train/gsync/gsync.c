@@ -126,6 +126,11 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
     g->pending = XCALLOC((size_t)g->T, sizeof *g->pending, "ready tensors");
     g->group_call0 = XMALLOC((size_t)g->G * sizeof(int), "group reductions");
     g->group_call1 = XMALLOC((size_t)g->G * sizeof(int), "group reductions");
+    g->released = XMALLOC((size_t)g->G * sizeof *g->released, "released groups");
+    g->local = XMALLOC((size_t)g->T * sizeof *g->local, "ready tensors");
+    g->b_bufs = XMALLOC((size_t)g->T * sizeof *g->b_bufs, "fusion list");
+    g->b_counts = XMALLOC((size_t)g->T * sizeof *g->b_counts, "fusion list");
+    g->b_slots = XMALLOC((size_t)g->T * sizeof *g->b_slots, "fusion list");
     g->step.groups = g->gt;
     g->drop_layer = -1;
     const char *drop = getenv("EXADL_GSYNC_DROP");
@@ -139,7 +144,7 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
     if (comm->size > 1) {
         int level;
         CHECK_MPI(MPI_Query_thread(&level));
-        if (level < MPI_THREAD_SERIALIZED) {
+        if (level < MPI_THREAD_SERIALIZED && !cfg->inline_engine) {
             snprintf(err, errlen,
                      "gradient reduction: the MPI library gives thread level %d; the engine's "
                      "background thread needs MPI_THREAD_SERIALIZED",
@@ -169,6 +174,10 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
         }
         CHECK(orch_ngroups(g->orch) == g->G, "orchestration made %d groups, expected %d",
               orch_ngroups(g->orch), g->G);
+        if (cfg->inline_engine) {
+            g->inline_up = 1;
+            return g;
+        }
         pthread_mutex_init(&g->mu, NULL);
         pthread_cond_init(&g->cv, NULL);
         CHECK(pthread_create(&g->thread, NULL, gsync_engine_main, g) == 0,
@@ -203,6 +212,11 @@ void gsync_free(gsync_t *g)
     free(g->pending);
     free(g->group_call0);
     free(g->group_call1);
+    free(g->released);
+    free(g->local);
+    free(g->b_bufs);
+    free(g->b_counts);
+    free(g->b_slots);
     free(g->fusion);
     free(g);
 }
@@ -255,6 +269,11 @@ void gsync_begin(gsync_t *g)
     g->ncalls = 0;
     g->t0 = timer_now_s();
     if (g->tr.begin) g->tr.begin(g->tr.ctx);
+    if (g->inline_up) {
+        g->npending = 0;
+        gsync_engine_begin(g);
+        return;
+    }
     if (!g->thread_up) return;
     pthread_mutex_lock(&g->mu);
     g->npending = 0;
@@ -276,19 +295,44 @@ void gsync_ready(void *user, int layer, void *grad, int64_t count)
         if (g->tr.mark) g->tr.mark(g->tr.ctx, t);
     }
     g->step.backward_end_s = now;
+    if (g->inline_up) {
+        for (int t = first; t < first + n; t++) g->pending[g->npending++] = t;
+        return;
+    }
     if (!g->thread_up) return;
     pthread_mutex_lock(&g->mu);
     for (int t = first; t < first + n; t++) g->pending[g->npending++] = t;
     pthread_mutex_unlock(&g->mu);
 }
 
+void gsync_progress(gsync_t *g, double until_s)
+{
+    if (!g->inline_up) {
+        gsync_sleep_until(until_s);
+        return;
+    }
+    while (!g->error[0] && !orch_step_done(g->orch) && g->next_cycle <= until_s) {
+        gsync_sleep_until(g->next_cycle);
+        gsync_engine_cycle(g);
+    }
+    gsync_sleep_until(until_s);
+}
+
 void gsync_finish(gsync_t *g)
 {
     double t_wait = timer_now_s();
-    if (g->thread_up) {
+    if (g->inline_up) {
+        for (;;) {
+            gsync_sleep_until(g->next_cycle);
+            if (gsync_engine_cycle(g)) break;
+        }
+        gsync_engine_end(g);
+    } else if (g->thread_up) {
         pthread_mutex_lock(&g->mu);
         while (!g->done) pthread_cond_wait(&g->cv, &g->mu);
         pthread_mutex_unlock(&g->mu);
+    }
+    if (g->thread_up || g->inline_up) {
         if (g->error[0]) {
             /* the orchestration speaks of tensor ids: name the first one */
             const char *at = strstr(g->error, "tensor ");
@@ -299,14 +343,15 @@ void gsync_finish(gsync_t *g)
             check_fail("gradient reduction", __FILE__, __LINE__, "%s", g->error);
         }
     }
-    if (!g->thread_up && g->xchg.run) exchange_alone(g);
+    int engine = g->thread_up || g->inline_up;
+    if (!engine && g->xchg.run) exchange_alone(g);
     g->step.exposed_s = timer_now_s() - t_wait;
     /* group ready times: the last of their tensors, on this rank */
     for (int t = 0; t < g->T; t++) {
         gsync_group_time *x = &g->gt[g->group_of[t]];
         if (isnan(x->ready_s) || g->tensor_ready[t] > x->ready_s) x->ready_s = g->tensor_ready[t];
     }
-    if (!g->thread_up && !g->xchg.run)
+    if (!engine && !g->xchg.run)
         for (int k = 0; k < g->G; k++) g->gt[k].start_s = g->gt[k].end_s = g->gt[k].ready_s;
 }
 
@@ -341,7 +386,7 @@ void gsync_settle(gsync_t *g)
         gsync_group_time *x = &g->gt[g->group_of[t]];
         if (isnan(x->ready_s) || g->tensor_ready[t] > x->ready_s) x->ready_s = g->tensor_ready[t];
     }
-    if (!g->thread_up)
+    if (!g->thread_up && !g->inline_up)
         for (int k = 0; k < g->G; k++) g->gt[k].start_s = g->gt[k].end_s = g->gt[k].ready_s;
     g->step.backward_end_s = backward_end;
     g->step.reduce_s = reduce;

@@ -34,6 +34,9 @@ typedef struct {
     double cycle_ms;      /* the engine starts a cycle at most this often */
     double timeout_s;     /* a step where a group never gets ready ends in an error */
     int poll_us;          /* the engine tests its MPI requests this often instead of spinning */
+    int inline_engine;    /* 1: no background thread; the caller's thread runs the cycles
+                             (gsync_progress between kernels, gsync_finish): SimGrid's SMPI
+                             ranks may not call MPI from a second thread (docs/gsync.md) */
 } gsync_cfg;
 
 /* A transport reduces fp32 buffers over all ranks.  NULL members mean the
@@ -145,6 +148,14 @@ void gsync_begin(gsync_t *g);
 /* net_grad_ready_fn: every tensor of `layer` is complete (grad/count unused:
  * the engine knows its tensors). */
 void gsync_ready(void *g, int layer, void *grad, int64_t count);
+/* The inline engine (cfg.inline_engine): run the cycles that fall due
+ * before timer_now_s() reaches until_s, sleeping between them, then sleep
+ * until until_s.  A caller whose device works asynchronously (the compute
+ * skeleton, benchmarks/skeleton) calls it while it waits for the next
+ * gradient; a reduction started here delays the caller, as it would delay a
+ * host thread that both computes and reduces.  Without the inline engine:
+ * only the sleep. */
+void gsync_progress(gsync_t *g, double until_s);
 /* Wait until every group of the step is reduced; fails with the engine's
  * message (a tensor that never became ready on some rank) after timeout_s. */
 void gsync_finish(gsync_t *g);

@@ -12,7 +12,7 @@
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/gsync/gsync_impl.h"
 
-static void sleep_until(double t)
+void gsync_sleep_until(double t)
 {
     double dt = t - timer_now_s();
     if (dt <= 0) return;
@@ -71,33 +71,25 @@ static void mpi_reduce(gsync_t *g, float **bufs, const int64_t *counts, int n)
     free(s);
 }
 
-typedef struct {
-    float **bufs;
-    int64_t *counts;
-    int *slots;
-    int n;
-    int64_t bytes;
-} batch_t;
-
-static void flush(gsync_t *g, batch_t *b)
+static void flush(gsync_t *g)
 {
-    if (b->n == 0) return;
+    if (g->b_n == 0) return;
     double start = timer_now_s();
-    for (int i = 0; i < b->n; i++) {
-        gsync_group_time *x = &g->gt[g->group_of[b->slots[i]]];
+    for (int i = 0; i < g->b_n; i++) {
+        gsync_group_time *x = &g->gt[g->group_of[g->b_slots[i]]];
         if (isnan(x->start_s)) x->start_s = start - g->t0;
     }
     if (g->xchg.run)
-        g->xchg.run(g->xchg.ctx, b->bufs, b->counts, b->slots, b->n);
+        g->xchg.run(g->xchg.ctx, g->b_bufs, g->b_counts, g->b_slots, g->b_n);
     else if (g->builtin_mpi)
-        mpi_reduce(g, b->bufs, b->counts, b->n);
+        mpi_reduce(g, g->b_bufs, g->b_counts, g->b_n);
     else
-        g->tr.allreduce(g->tr.ctx, b->bufs, b->counts, b->slots, b->n);
+        g->tr.allreduce(g->tr.ctx, g->b_bufs, g->b_counts, g->b_slots, g->b_n);
     /* a transport that only queues (it has wait) gets its times at settle */
     double end = timer_now_s();
     int last_group = -1;
-    for (int i = 0; i < b->n; i++) {
-        int k = g->group_of[b->slots[i]];
+    for (int i = 0; i < g->b_n; i++) {
+        int k = g->group_of[g->b_slots[i]];
         g->gt[k].end_s = end - g->t0;
         if (k != last_group) g->gt[k].reductions++;
         if (g->group_call0[k] < 0) g->group_call0[k] = g->ncalls;
@@ -107,58 +99,68 @@ static void flush(gsync_t *g, batch_t *b)
     g->ncalls++;
     g->step.reduce_s += end - start;
     g->step.reductions++;
-    b->n = 0;
-    b->bytes = 0;
+    g->b_n = 0;
+    g->b_bytes = 0;
 }
 
 /* The released groups' tensors, in release order, fused up to fusion_bytes. */
-static void reduce_released(gsync_t *g, const int *released, int nrel, batch_t *b)
+static void reduce_released(gsync_t *g, int nrel)
 {
     for (int r = 0; r < nrel; r++) {
         int nm;
-        const int *members = orch_group_members(g->orch, released[r], &nm);
+        const int *members = orch_group_members(g->orch, g->released[r], &nm);
         for (int i = 0; i < nm; i++) {
             const gsync_tensor *t = &g->tensors[members[i]];
             int64_t bytes = t->count * (int64_t)sizeof(float);
-            if (b->n > 0 && b->bytes + bytes > g->cfg.fusion_bytes) flush(g, b);
-            b->bufs[b->n] = g->grad + t->off;
-            b->counts[b->n] = t->count;
-            b->slots[b->n] = members[i];
-            b->n++;
-            b->bytes += bytes;
+            if (g->b_n > 0 && g->b_bytes + bytes > g->cfg.fusion_bytes) flush(g);
+            g->b_bufs[g->b_n] = g->grad + t->off;
+            g->b_counts[g->b_n] = t->count;
+            g->b_slots[g->b_n] = members[i];
+            g->b_n++;
+            g->b_bytes += bytes;
         }
     }
-    flush(g, b);
+    flush(g);
 }
 
-static void run_step(gsync_t *g, int *released, int *local, batch_t *b)
+void gsync_engine_begin(gsync_t *g)
 {
+    g->error[0] = 0;
     orch_step_begin(g->orch);
-    double period = g->cfg.cycle_ms * 1e-3, next = timer_now_s();
+    g->next_cycle = timer_now_s();
+}
+
+int gsync_engine_cycle(gsync_t *g)
+{
+    if (g->error[0] || orch_step_done(g->orch)) return 1;
+    /* Horovod's cycle time: a cycle starts at most once per period */
+    g->next_cycle = timer_now_s() + g->cfg.cycle_ms * 1e-3;
+    int n;
+    if (g->thread_up) pthread_mutex_lock(&g->mu);
+    n = g->npending;
+    memcpy(g->local, g->pending, (size_t)n * sizeof *g->local);
+    g->npending = 0;
+    if (g->thread_up) pthread_mutex_unlock(&g->mu);
+    for (int i = 0; i < n; i++) orch_mark_ready(g->orch, g->local[i]);
     char err[sizeof g->error];
-    while (!orch_step_done(g->orch)) {
-        /* Horovod's cycle time: a cycle starts at most once per period */
-        sleep_until(next);
-        next = timer_now_s() + period;
-        pthread_mutex_lock(&g->mu);
-        int n = g->npending;
-        memcpy(local, g->pending, (size_t)n * sizeof *local);
-        g->npending = 0;
-        pthread_mutex_unlock(&g->mu);
-        for (int i = 0; i < n; i++) orch_mark_ready(g->orch, local[i]);
-        double t = timer_now_s();
-        int nrel = orch_cycle(g->orch, released, err, sizeof err);
-        g->step.negotiation_s += timer_now_s() - t;
-        g->step.cycles++;
-        if (nrel < 0) {
-            snprintf(g->error, sizeof g->error, "%s", err);
-            return;
-        }
-        if (nrel > 0) reduce_released(g, released, nrel, b);
+    double t = timer_now_s();
+    int nrel = orch_cycle(g->orch, g->released, err, sizeof err);
+    g->step.negotiation_s += timer_now_s() - t;
+    g->step.cycles++;
+    if (nrel < 0) {
+        snprintf(g->error, sizeof g->error, "%s", err);
+        return 1;
     }
+    if (nrel > 0) reduce_released(g, nrel);
+    return orch_step_done(g->orch);
+}
+
+void gsync_engine_end(gsync_t *g)
+{
     /* the queued reductions, polled for a failed communicator and bounded by
      * the timeout: a dead peer ends the step in an error, not in a hang */
-    if (g->tr.wait && g->tr.wait(g->tr.ctx, g->cfg.timeout_s, err, sizeof err))
+    char err[sizeof g->error];
+    if (!g->error[0] && g->tr.wait && g->tr.wait(g->tr.ctx, g->cfg.timeout_s, err, sizeof err))
         snprintf(g->error, sizeof g->error, "%s", err);
 }
 
@@ -166,29 +168,23 @@ void *gsync_engine_main(void *arg)
 {
     gsync_t *g = arg;
     if (g->tr.thread_init) g->tr.thread_init(g->tr.ctx);
-    int *released = XMALLOC((size_t)g->G * sizeof *released, "released groups");
-    int *local = XMALLOC((size_t)g->T * sizeof *local, "ready tensors");
-    batch_t b = {XMALLOC((size_t)g->T * sizeof *b.bufs, "fusion list"),
-                 XMALLOC((size_t)g->T * sizeof *b.counts, "fusion list"),
-                 XMALLOC((size_t)g->T * sizeof *b.slots, "fusion list"), 0, 0};
     for (;;) {
         pthread_mutex_lock(&g->mu);
         while (!g->active && !g->quit) pthread_cond_wait(&g->cv, &g->mu);
         int quit = g->quit;
         pthread_mutex_unlock(&g->mu);
         if (quit) break;
-        g->error[0] = 0;
-        run_step(g, released, local, &b);
+        gsync_engine_begin(g);
+        for (;;) {
+            gsync_sleep_until(g->next_cycle);
+            if (gsync_engine_cycle(g)) break;
+        }
+        gsync_engine_end(g);
         pthread_mutex_lock(&g->mu);
         g->active = 0;
         g->done = 1;
         pthread_cond_broadcast(&g->cv);
         pthread_mutex_unlock(&g->mu);
     }
-    free(released);
-    free(local);
-    free(b.bufs);
-    free(b.counts);
-    free(b.slots);
     return NULL;
 }

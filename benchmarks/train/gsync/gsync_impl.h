@@ -30,6 +30,8 @@ struct gsync {
     pthread_cond_t cv;
     pthread_t thread;
     int thread_up, quit, active, done;
+    int inline_up;           /* cfg.inline_engine with more than one rank: cycles run
+                                from the caller's thread (gsync_progress, gsync_finish) */
     int *pending, npending;  /* tensors reported ready, not yet handed to orch */
     char error[768];         /* the engine's failure, reported by gsync_finish */
 
@@ -42,6 +44,15 @@ struct gsync {
     int ncalls;              /* transport allreduce calls in this step */
     int *group_call0, *group_call1; /* G: each group's first and last call (-1: none) */
 
+    /* the engine's working lists (one engine per gsync: thread or inline) */
+    int *released, *local;   /* G, T */
+    float **b_bufs;          /* T: the fused batch being built */
+    int64_t *b_counts;
+    int *b_slots;
+    int b_n;
+    int64_t b_bytes;
+    double next_cycle;       /* timer_now_s() when the next cycle may start */
+
     /* the built-in MPI transport's fusion buffer */
     float *fusion;
     int64_t fusion_cap;      /* floats */
@@ -49,5 +60,15 @@ struct gsync {
 
 /* The engine thread's body. */
 void *gsync_engine_main(void *arg);
+/* One step of the engine, in pieces the thread and the inline mode share:
+ * begin (the orchestration's step, the first cycle due now), one cycle (the
+ * ready tensors handed over, a negotiation, the released groups reduced;
+ * returns 1 when the step is over: every group reduced, or g->error set),
+ * end (the transport's queued reductions waited for). */
+void gsync_engine_begin(gsync_t *g);
+int gsync_engine_cycle(gsync_t *g);
+void gsync_engine_end(gsync_t *g);
+/* Sleep until timer_now_s() reaches t (SMPI: simulated time passes). */
+void gsync_sleep_until(double t);
 
 #endif
