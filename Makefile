@@ -180,19 +180,22 @@ GPU_MODULE_FILES := $(foreach m,$(sort $(GPU_MODULES)),$(BUILD)/lib/libexadl_$(m
 endif
 
 # Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND (common,
-# stemdl, coll: collectives, orch: orchestration, harness, cosmo: cosmoflow).
+# stemdl, coll: collectives, orch: orchestration, harness, cosmo: cosmoflow,
+# skel: skeleton).
 TEST_LIBS_common  := common
 TEST_LIBS_stemdl  := $(stemdl_libs)
 TEST_LIBS_coll    := $(collectives_libs)
 TEST_LIBS_orch    := $(orchestration_libs)
 TEST_LIBS_harness := $(exadl_libs)
 TEST_LIBS_cosmo   := $(cosmoflow_libs)
+TEST_LIBS_skel    := $(skeleton_libs)
 TEST_LDLIBS_common  := $(HARN_LDLIBS)
 TEST_LDLIBS_stemdl  := $(TRAIN_LDLIBS)
 TEST_LDLIBS_coll    := $(MPI_LDLIBS)
 TEST_LDLIBS_orch     = $(orchestration_ldlibs)
 TEST_LDLIBS_harness := $(HARN_LDLIBS)
 TEST_LDLIBS_cosmo   := $(TRAIN_LDLIBS)
+TEST_LDLIBS_skel    := $(TRAIN_LDLIBS)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 define test_rule
@@ -200,7 +203,7 @@ $(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(T
 	@mkdir -p $$(@D)
 	$$(LINK) $$(LDFLAGS) $$(MODULE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
 endef
-$(foreach k,common stemdl coll orch harness cosmo,$(eval $(call test_rule,$(k))))
+$(foreach k,common stemdl coll orch harness cosmo skel,$(eval $(call test_rule,$(k))))
 
 ifeq ($(SAN),1)
 # see tests/support/nodlclose.c; tests/run.sh preloads it where it exists

@@ -23,7 +23,7 @@
 
 typedef struct {
     const char *preset, *record;
-    double device_flops;
+    double device_flops, jitter_cv;
     int basis, grad_bytes, hierarchical, inline_engine, quiet;
     cfg_t cfg;
 } sargs_t;
@@ -43,6 +43,8 @@ static void usage(void)
            "  --flops convention|executed  what takes RATE: the convention count (3 x forward\n"
            "                          conv, spread over the kernels as they execute; as exadl\n"
            "                          model and the published rates) or each kernel's own (convention)\n"
+           "  --jitter-cv CV          stragglers: each rank's device time of each step x (1 + CV z),\n"
+           "                          z standard normal (0: identical devices)\n"
            "  --grad-bytes 2|4        bytes per gradient on the wire (2: fp16 as in 2019)\n"
            "  --reduction hierarchical|flat  in the node, between nodes, in the node (Horovod's\n"
            "                          hierarchical allreduce) or over all ranks (hierarchical)\n"
@@ -113,6 +115,11 @@ static void parse(int argc, char **argv, sargs_t *a)
             a->device_flops = strtod(v, &end);
             if (end == v || *end || !isfinite(a->device_flops) || a->device_flops < 1e6 || a->device_flops > 1e18)
                 mpiopt_usage_error("--device-flops: '%s' is not a rate between 1e6 and 1e18 FLOP/s", v);
+        } else if (!strcmp(a0, "--jitter-cv")) {
+            char *end;
+            a->jitter_cv = strtod(v, &end);
+            if (end == v || *end || !(a->jitter_cv >= 0 && a->jitter_cv <= 0.5))
+                mpiopt_usage_error("--jitter-cv: '%s' is not a number between 0 and 0.5", v);
         } else if (!strcmp(a0, "--flops")) a->basis = mpiopt_choice(a0, v, bases);
         else if (!strcmp(a0, "--grad-bytes")) {
             a->grad_bytes = (int)mpiopt_int(a0, v, 2, 4);
@@ -135,7 +142,10 @@ static void parse(int argc, char **argv, sargs_t *a)
     }
     /* the engine fuses by fp32 bytes (4 per weight): the wire's bytes per
      * weight scale the threshold */
-    if (fusion < 4 || fusion > (1u << 30)) mpiopt_usage_error("--fusion-bytes: 4 bytes to 1 GiB");
+    size_t max_fusion = ((size_t)1 << 30) / 4 * (size_t)a->grad_bytes;
+    if (fusion < (size_t)a->grad_bytes || fusion > max_fusion)
+        mpiopt_usage_error("--fusion-bytes: %zu is not between %d and %zu bytes (%d-byte gradients)", fusion,
+                           a->grad_bytes, max_fusion, a->grad_bytes);
     char fb[32];
     snprintf(fb, sizeof fb, "%zu", fusion / (size_t)a->grad_bytes * 4);
     set(&a->cfg, "fusion_bytes", fb);
@@ -153,6 +163,7 @@ static void write_skeleton(rec_t *w, const sargs_t *a, const skel_trace *t, int 
     rec_kv_str(w, "what", "the real gradient engine and MPI calls; kernels replaced by device time, "
                           "gradients neither computed nor summed");
     rec_kv_double(w, "device_flops", a->device_flops);
+    rec_kv_double(w, "jitter_cv", a->jitter_cv);
     rec_kv_str(w, "flops_basis", a->basis == SKEL_BASIS_CONVENTION ? "convention" : "executed");
     rec_kv_double(w, "seconds_per_executed_flop", t->seconds_per_flop);
     rec_kv_double(w, "forward_s", t->fwd_s);
@@ -263,7 +274,7 @@ int main(int argc, char **argv)
                skel_xport_hierarchical(x) ? "hierarchical" : "flat", a.grad_bytes);
     for (int s = 0; s < W + S; s++) {
         skel_step_times st;
-        skel_step(&t, gs, &comm, &st);
+        skel_step(&t, gs, &comm, skel_speed(a.jitter_cv, c->seed, comm.rank, s), &st);
         double in[5] = {st.step_s, st.reduce_s, st.exposed_s, st.negotiation_s, 0}, mx[5];
         CHECK_MPI(MPI_Allreduce(in, mx, 4, MPI_DOUBLE, MPI_MAX, comm.world));
         if (s < W) {
@@ -282,6 +293,20 @@ int main(int argc, char **argv)
             }
             r.up.wire_bytes[i] = (int64_t)(2.0 * (comm.size - 1) / comm.size * (double)t.params * a.grad_bytes);
             r.up.disagreement[i] = NAN;
+            /* each rank's own step and device time (the straggler spread) */
+            double mine[2] = {st.step_s, st.compute_s};
+            if (comm.rank == 0 && !r.rank_step_s) {
+                r.nranks = comm.size;
+                r.rank_step_s = XCALLOC((size_t)S * (size_t)comm.size, sizeof(double), "per-rank steps");
+                r.rank_compute_s = XCALLOC((size_t)S * (size_t)comm.size, sizeof(double), "per-rank steps");
+            }
+            double *all = comm.rank == 0 ? XMALLOC((size_t)comm.size * 2 * sizeof *all, "per-rank") : NULL;
+            CHECK_MPI(MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, comm.world));
+            for (int k = 0; all && k < comm.size; k++) {
+                r.rank_step_s[(size_t)i * comm.size + k] = all[2 * k];
+                r.rank_compute_s[(size_t)i * comm.size + k] = all[2 * k + 1];
+            }
+            free(all);
         }
         if (comm.rank == 0 && !a.quiet) {
             /* under SMPI every clock is the simulated one: no wall time here */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/rng.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/train.h"
@@ -256,7 +257,15 @@ gsync_transport skel_xport_transport(skel_xport *x)
 
 /* ---- the step ----------------------------------------------------------- */
 
-void skel_step(const skel_trace *t, gsync_t *gs, comm_t *comm, skel_step_times *out)
+double skel_speed(double cv, uint64_t seed, int rank, int step)
+{
+    if (cv <= 0) return 1.0;
+    rng_t r = rng_stream(seed, 0x5ce1e7, (uint64_t)rank, (uint64_t)step);
+    double f = 1.0 + cv * rng_normal(&r);
+    return f < 0.5 ? 0.5 : f;
+}
+
+void skel_step(const skel_trace *t, gsync_t *gs, comm_t *comm, double speed, skel_step_times *out)
 {
     CHECK_MPI(MPI_Barrier(comm->world));
     double t0 = timer_now_s();
@@ -264,19 +273,19 @@ void skel_step(const skel_trace *t, gsync_t *gs, comm_t *comm, skel_step_times *
     /* the device runs forward, then backward; the host hands each gradient
      * over when the device has made it (an event query on a GPU) and runs
      * the engine's cycles while it waits */
-    double bwd0 = t0 + t->fwd_s;
+    double bwd0 = t0 + t->fwd_s * speed;
     for (int i = 0; i < t->nevents; i++) {
-        gsync_progress(gs, bwd0 + t->event_s[i]);
+        gsync_progress(gs, bwd0 + t->event_s[i] * speed);
         gsync_ready(gs, t->event_layer[i], NULL, 0);
     }
-    gsync_progress(gs, bwd0 + t->bwd_s);
+    gsync_progress(gs, bwd0 + t->bwd_s * speed);
     gsync_finish(gs);
     /* the optimizer runs on the device once the gradients are reduced */
     double opt0 = timer_now_s();
-    gsync_progress(gs, opt0 + t->opt_s);
+    gsync_progress(gs, opt0 + t->opt_s * speed);
     const gsync_step *st = gsync_last_step(gs);
     out->step_s = timer_now_s() - t0;
-    out->compute_s = t->fwd_s + t->bwd_s + t->opt_s;
+    out->compute_s = (t->fwd_s + t->bwd_s + t->opt_s) * speed;
     out->exposed_s = st->exposed_s;
     out->negotiation_s = st->negotiation_s;
     out->reduce_s = st->reduce_s;

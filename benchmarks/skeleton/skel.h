@@ -79,7 +79,13 @@ typedef struct {
 
 /* One training step: forward on the device; backward, handing each
  * layer's gradient to the engine when the device has made it (between, the
- * inline engine runs its cycles); the engine's finish; the optimizer. */
-void skel_step(const skel_trace *t, gsync_t *gs, comm_t *comm, skel_step_times *out);
+ * inline engine runs its cycles); the engine's finish; the optimizer.
+ * speed: this rank's device time of this step is the trace's times x
+ * speed (stragglers: skel_speed). */
+void skel_step(const skel_trace *t, gsync_t *gs, comm_t *comm, double speed, skel_step_times *out);
+/* A rank's device-time factor for a step: 1 + cv z, z standard normal from
+ * (seed, rank, step), kept above 0.5; 1 when cv is 0.  The model's
+ * straggler term assumes the same (docs/model.md "Straggler term"). */
+double skel_speed(double cv, uint64_t seed, int rank, int step);
 
 #endif

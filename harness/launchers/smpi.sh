@@ -96,7 +96,11 @@ for c in $sel; do
     *) say "EXADL_SMPI_COLL: '$c' is not COLLECTIVE:ALGORITHM or selector:NAME"; exit 2 ;;
     esac
 done
-shared=()
+# a shared allocation (SMPI_SHARED_MALLOC) is mapped block by block: with
+# SMPI's 1 MiB blocks a rank's 92 MB reduction buffer (skeleton, gb2019) is 92
+# mappings, and 563 ranks passed the kernel's 65,530 (vm.max_map_count);
+# blocks of 256 MiB make it one mapping per rank
+shared=(--cfg=smpi/shared-malloc-blocksize:268435456)
 [ -n "${EXADL_SMPI_SHARED_BYTES:-}" ] && shared+=("--cfg=smpi/auto-shared-malloc-thresh:$EXADL_SMPI_SHARED_BYTES")
 timing=$(mktemp "${TMPDIR:-/tmp}/exadl-smpi.XXXXXX")
 trap 'rm -f "$timing"' EXIT

@@ -32,7 +32,7 @@ fi
 fails=0
 pass() { echo "PASS: smpi: $*"; }
 fail() { echo "FAIL: smpi: $*"; fails=$((fails + 1)); }
-for p in collectives orchestration; do
+for p in collectives orchestration skeleton; do
     [ -x "$root/build-smpi/bin/$p" ] || { fail "build-smpi/bin/$p missing: smpicc is here, so make test builds it (make smpi)"; exit 1; }
 done
 have_yaml=0
@@ -128,6 +128,60 @@ rc=$?
 [ $rc -eq 2 ] && grep -q '^platgen: error: --nodes 4093' "$tmp/gen.out" && [ ! -e "$tmp/bad.xml" ] &&
     pass "platgen refuses a node count no fat tree has, in one line" ||
     fail "platgen on 4093 nodes: exit $rc: $(cat "$tmp/gen.out")"
+
+# ---- the compute skeleton: the gradient engine inline, device time, Rabenseifner --------
+# 16 ranks, one per node: one group (--grouping 1) in one fused reduction of
+# every fp16 gradient (n = parameters x 2 bytes): its span in the timeline is
+# Rabenseifner's allreduce over 16 ranks, log2 16 halving and as many
+# doubling rounds of alpha + bytes / beta, 2 x 15/16 n bytes in all.  The
+# step is the device's time (forward + backward + optimizer) plus what was
+# exposed.  Then 16 ranks on 4 nodes: the hierarchical reduction runs.
+"$smpi" -np 16 --hostfile "$here/smpi_tiny_1.hosts" -- "$root/build/bin/skeleton" --preset tiny \
+    --device-flops 1e9 --steps 2 --warmup 1 --grouping 1 --fusion-bytes 256M --cycle-ms 1 \
+    --record "$tmp/skel.yaml" >"$tmp/skel.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+    fail "skeleton 16 ranks: exit $rc: $(tail -n 3 "$tmp/skel.out" | tr '\n' ' ')"
+else
+    msg=$(python3 - "$tmp/skel.yaml" "$here/smpi_tiny.xml" <<'PY'
+import math, re, sys, yaml
+import xml.etree.ElementTree as ET
+class L(yaml.SafeLoader): pass
+L.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+r = yaml.load(open(sys.argv[1]), Loader=L)
+c = ET.parse(sys.argv[2]).getroot().find(".//cluster").attrib
+unit = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "GBps": 1e9, "MBps": 1e6}
+num = lambda v: float(re.match(r"[0-9.]+", v).group()) * unit[re.sub(r"^[0-9.]+", "", v)]
+alpha, beta = 2 * num(c["lat"]) + num(c["bb_lat"]), num(c["bw"])
+assert r["status"] == "ok" and r["simulation"]["simulated"] is True and r["ranks"] == 16, r["status"]
+sk, gr = r["skeleton"], r["gradient_reduction"]
+assert sk["reduction"] == "flat" and sk["engine"] == "inline" and gr["groups"] == 1, (sk, gr["groups"])
+assert [g["reductions"] for g in gr["group_list"]] == [1], gr["group_list"]
+p, n = 16, r["network"]["parameters"]
+block = math.ceil(n / p)
+f = 2 * sum(alpha + block * m * 2 / beta for m in (8, 4, 2, 1))
+out = []
+for st, step, exp in zip(gr["timeline"], r["timing"]["step_s"], gr["steps"]["exposed_s"]):
+    ready, start, end = st[0]
+    span = end - start
+    ok = abs(span - f) <= 0.05 * f + alpha
+    out.append("reduction %.1f us, formula %.1f us %s" % (span * 1e6, f * 1e6, "ok" if ok else "OFF"))
+    assert ok, "; ".join(out)
+    dev = sk["forward_s"] + sk["backward_s"] + sk["optimizer_s"]
+    assert dev <= step and abs(step - dev - exp) <= 0.05 * exp + 3 * alpha + 1e-3, (step, dev, exp)
+print("; ".join(out) + "; step %.3f ms = device %.3f ms + exposed %.3f ms" % (step * 1e3, dev * 1e3, exp * 1e3))
+PY
+)
+    if [ $? -eq 0 ]; then pass "skeleton, 16 ranks: $msg"; else fail "skeleton, 16 ranks: $msg"; fi
+fi
+"$smpi" -np 16 -- "$root/build/bin/skeleton" --preset tiny --device-flops 1e9 --steps 1 --warmup 1 \
+    --record "$tmp/skelh.yaml" >"$tmp/skelh.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^  reduction: hierarchical' "$tmp/skelh.yaml" && grep -q "^transport: 'mpi-hierarchical'\|^  transport: mpi-hierarchical" "$tmp/skelh.yaml"; then
+    pass "skeleton, 16 ranks on 4 nodes: hierarchical reduction (in the node, between nodes, in the node)"
+else
+    fail "skeleton hierarchical: exit $rc: $(tail -n 3 "$tmp/skelh.out" | tr '\n' ' ')"
+fi
 
 # ---- the harness over a simulated run ---------------------------------------------
 exadl=${EXADL_BIN:-$root/build/bin}/exadl

@@ -17,6 +17,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/rng.h"
+#include "benchmarks/common/timer.h"
 #include "benchmarks/train/gsync/gsync.h"
 #include "tests/unit/tap.h"
 
@@ -54,7 +55,8 @@ static int make_tensors(gsync_tensor *t, int64_t *total)
 
 static float value(int rank, int64_t i, int step) { return (float)((rank + 1) * (1 + (i + step) % 13)); }
 
-static void run_setting(int orchestration, const char *grouping, int64_t fusion, double cycle_ms)
+static void run_setting(int orchestration, const char *grouping, int64_t fusion, double cycle_ms,
+                        int inline_engine)
 {
     gsync_tensor t[2 * NLAYERS];
     int64_t total;
@@ -67,6 +69,7 @@ static void run_setting(int orchestration, const char *grouping, int64_t fusion,
     cfg.fusion_bytes = fusion;
     cfg.cycle_ms = cycle_ms;
     cfg.timeout_s = 20;
+    cfg.inline_engine = inline_engine;
     char err[512];
     gsync_t *g = gsync_create(&cfg, &comm, (gsync_transport){.name = "mpi"}, t, nt, NLAYERS, grad, err,
                               sizeof err);
@@ -82,8 +85,14 @@ static void run_setting(int orchestration, const char *grouping, int64_t fusion,
         }
         gsync_begin(g);
         for (int l = 0; l < NLAYERS; l++) {
-            struct timespec ts = {0, (long)(rng_next(&r) % 400000)};
-            nanosleep(&ts, NULL);
+            long pause_ns = (long)(rng_next(&r) % 400000);
+            if (inline_engine) {
+                /* the inline engine's cycles run in the pauses */
+                gsync_progress(g, timer_now_s() + (double)pause_ns * 1e-9);
+            } else {
+                struct timespec ts = {0, pause_ns};
+                nanosleep(&ts, NULL);
+            }
             gsync_ready(g, order[l], NULL, 0);
         }
         gsync_finish(g);
@@ -118,7 +127,18 @@ static void test_any_ready_order_gives_exact_sums(void)
     for (int o = 0; o < 2; o++)
         for (int gi = 0; gi < 4; gi++)
             for (int f = 0; f < 2; f++) /* 64 B forces many small fusions through the buffer */
-                run_setting(o, groupings[gi], f ? 8 << 20 : 64, f ? 1.0 : 0.0);
+                run_setting(o, groupings[gi], f ? 8 << 20 : 64, f ? 1.0 : 0.0, 0);
+}
+
+/* The inline engine (gsync_progress between gradients, as under SMPI):
+ * the same exact sums for every orchestration and grouping. */
+static void test_inline_engine_gives_exact_sums(void)
+{
+    const char *groupings[] = {"none", "layer", "3", "1"};
+    for (int o = 0; o < 2; o++)
+        for (int gi = 0; gi < 4; gi++)
+            for (int f = 0; f < 2; f++)
+                run_setting(o, groupings[gi], f ? 8 << 20 : 64, f ? 1.0 : 0.0, 1);
 }
 
 /* Groups of similar byte size: as many as asked, contiguous, none empty. */
@@ -289,6 +309,10 @@ static void child(void)
              : comm.size == 2 ? "gsync_np2_any_ready_order_gives_exact_sums"
                               : "gsync_np3_any_ready_order_gives_exact_sums",
              test_any_ready_order_gives_exact_sums);
+    tap_run_(comm.size == 1 ? "gsync_np1_inline_engine_gives_exact_sums"
+             : comm.size == 2 ? "gsync_np2_inline_engine_gives_exact_sums"
+                              : "gsync_np3_inline_engine_gives_exact_sums",
+             test_inline_engine_gives_exact_sums);
     if (comm.size == 1) T_RUN(test_count_groups_balance_bytes);
     tap_run_(comm.size == 1 ? "gsync_np1_device_transport_times"
              : comm.size == 2 ? "gsync_np2_device_transport_times"
