@@ -36,10 +36,18 @@ static void cell(sb_t *o, const char *s, size_t max)
         sb_putn(o, strchr("|\n\r`<>[]*_\\", s[i]) ? " " : &s[i], 1);
 }
 
+/* a time in s, ms, us or ns, 4 digits */
 static void secs(sb_t *o, double v)
 {
-    if (isfinite(v)) report_si(o, v, "s");
-    else sb_puts(o, "n/a");
+    if (!isfinite(v)) {
+        sb_puts(o, "n/a");
+        return;
+    }
+    double a = fabs(v);
+    if (a >= 1 || a == 0) sb_printf(o, "%.4g s", v);
+    else if (a >= 1e-3) sb_printf(o, "%.4g ms", v * 1e3);
+    else if (a >= 1e-6) sb_printf(o, "%.4g us", v * 1e6);
+    else sb_printf(o, "%.4g ns", v * 1e9);
 }
 
 /* the time the record holds, by its kind */
@@ -83,7 +91,7 @@ static void row(sb_t *o, const outcome_t *x, const char *point)
     cell(o, x->bench, 80);
     sb_printf(o, " | %s | %s | %lld | ", x->id, point, r->ranks);
     if (s) cell(o, s->platform ? path_basename(s->platform) : NULL, 120);
-    else sb_puts(o, "this machine");
+    else sb_puts(o, "- (measured)");
     sb_puts(o, " | ");
     sim_time(o, r);
     sb_puts(o, " | ");
