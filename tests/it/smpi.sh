@@ -13,7 +13,8 @@
 #  - platgen.py's fat tree and dragonfly run an allreduce; a bad node count
 #    is refused;
 #  - `exadl run` with the smpi launcher: the simulated record goes through the
-#    same reading, analysis and report as a measured one.
+#    same reading, analysis and report as a measured one, and the report's
+#    Simulation section and launches table say it was simulated.
 # Runs in the normal build only (the simulated build has no sanitizer variant;
 # the sanitizer build would run the same simulation again): about 10 s.
 set -u
@@ -154,5 +155,13 @@ if [ $rc -eq 0 ] && [ -n "$rec" ] && grep -q '^  simulated: true' "$rec" && [ -f
 else
     fail "exadl run with launcher smpi: exit $rc"
     echo "$out" | tail -n 20 | sed 's/^/    /'
+fi
+# the report says the numbers were simulated (docs/simulate.md "In the report")
+if [ -f "$run/report.md" ] && grep -q '^## Simulation' "$run/report.md" &&
+    grep -qE '^\| orchestration \| orchestration-n64-r1 \| simulated \| 64 \| smpi_tiny\.xml \| per step: coordinator' "$run/report.md" &&
+    grep -qE '^\| orchestration-n64-r1 \(simulated\) \| ok \|' "$run/report.md"; then
+    pass "report: Simulation section (platform, simulated time per mode) and the launch marked simulated"
+else
+    fail "report of the simulated run lacks the Simulation section or the mark: $(grep -n 'imulat' "$run/report.md" 2>/dev/null | head -5)"
 fi
 [ $fails -eq 0 ]

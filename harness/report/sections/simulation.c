@@ -2,13 +2,16 @@
  * written by harness/launchers/smpi.sh; docs/simulate.md "In the report"):
  * per launch its benchmark, ranks, platform, simulated time, and what the
  * simulation cost this machine; measured launches of the same benchmarks
- * beside them, kept apart.  Shown only when some record is simulated.  Also
+ * beside them, kept apart; and where the suite asks for the scaling model
+ * (`model:`, built by the gradient_reduction section's ablation), its
+ * prediction for the same benchmark, mode and scale as a third kind of point.  Shown only when some record is simulated.  Also
  * report_sim_mark, the mark the other sections put on simulated points. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/model/ablation.h"
 #include "harness/report/runctx.h"
 
 static int ok_rec(const outcome_t *x) { return x->status == LS_OK && x->rec; }
@@ -25,7 +28,8 @@ const char *report_sim_mark(const runctx_t *c, const char *bench, int scale)
     return !sim ? "" : meas ? " (measured + simulated)" : " (simulated)";
 }
 
-/* untrusted text into one table cell: no pipes, no line breaks, no markup */
+/* untrusted text into one table cell: no pipes, line breaks, HTML, links,
+ * code or emphasis by stars (underscores inside names stay: no emphasis) */
 static void cell(sb_t *o, const char *s, size_t max)
 {
     if (!s || !*s) {
@@ -33,7 +37,7 @@ static void cell(sb_t *o, const char *s, size_t max)
         return;
     }
     for (size_t i = 0; s[i] && i < max; i++)
-        sb_putn(o, strchr("|\n\r`<>[]*_\\", s[i]) ? " " : &s[i], 1);
+        sb_putn(o, strchr("|\n\r`<>[]*\\", s[i]) ? " " : &s[i], 1);
 }
 
 /* a time in s, ms, us or ns, 4 digits */
@@ -103,6 +107,35 @@ static void row(sb_t *o, const outcome_t *x, const char *point)
     sb_puts(o, " |\n");
 }
 
+/* the ablation the gradient_reduction section built (NULL: none) */
+static const ablation_t *ablation_of(const runctx_t *c)
+{
+    for (size_t i = 0; report_sections[i]; i++)
+        if (report_sections[i] == &section_gradient_reduction) return c->section[i];
+    return NULL;
+}
+
+/* the model's rows at the benchmarks and scales simulated; the count */
+static int modelled(sb_t *o, const runctx_t *c)
+{
+    const ablation_t *ab = ablation_of(c);
+    int n = 0;
+    for (size_t k = 0; ab && ab->active && k < ab->n; k++) {
+        const abrow_t *r = &ab->r[k];
+        if (!r->have_pred || strcmp(report_sim_mark(c, r->bench, r->scale), " (simulated)")) continue;
+        sb_puts(o, "| ");
+        cell(o, r->bench, 80);
+        sb_printf(o, " | - | modelled | %d | exadl model, ", r->scale);
+        cell(o, r->mode_name, 40);
+        sb_puts(o, " | step ");
+        secs(o, r->pred.step_s);
+        if (isfinite(r->pred.efficiency)) sb_printf(o, ", efficiency %.3f", r->pred.efficiency);
+        sb_puts(o, " | - | - |\n");
+        n++;
+    }
+    return n;
+}
+
 static void md(sb_t *o, const runctx_t *c, const void *self)
 {
     (void)self;
@@ -140,6 +173,11 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         row(o, x, "measured");
         mixed = 1;
     }
+    if (modelled(o, c))
+        sb_puts(o, "\nRows marked \"modelled\" are the scaling model's prediction (docs/model.md) "
+                   "for the same benchmark, mode and scale, from the inputs of the suite's "
+                   "`model:` key (the Gradient reduction section lists them): a third kind of "
+                   "point, neither measured nor simulated.\n");
     if (!mixed) return;
     sb_puts(o, "\nSome benchmarks have both measured and simulated launches (the rows marked "
                "\"measured\" above): the two are different quantities and are never to be read "
