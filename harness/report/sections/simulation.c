@@ -177,7 +177,9 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         sb_puts(o, "\nRows marked \"modelled\" are the scaling model's prediction (docs/model.md) "
                    "for the same benchmark, mode and scale, from the inputs of the suite's "
                    "`model:` key (the Gradient reduction section lists them): a third kind of "
-                   "point, neither measured nor simulated.\n");
+                   "point, neither measured nor simulated. Its efficiency is against the "
+                   "model's single-rank step (docs/model.md), the tables' against the smallest "
+                   "scale run.\n");
     if (!mixed) return;
     sb_puts(o, "\nSome benchmarks have both measured and simulated launches (the rows marked "
                "\"measured\" above): the two are different quantities and are never to be read "

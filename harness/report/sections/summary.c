@@ -57,6 +57,21 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         sb_putn(o, buf, blen);
         free(buf);
     }
+    /* simulated points said at once (sections/simulation.c) */
+    int sim = 0;
+    for (size_t i = 0; i < ri->no; i++) {
+        const outcome_t *x = &ri->o[i];
+        if (x->status != LS_OK || !record_simulated(x->rec)) continue;
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = ri->o[j].status == LS_OK && record_simulated(ri->o[j].rec) &&
+                  !strcmp(ri->o[j].bench, x->bench) && ri->o[j].scale == x->scale;
+        if (dup) continue;
+        sb_printf(o, "%s%s n=%d", sim++ ? ", " : "\n**Simulated, not measured** (SimGrid's "
+                  "seconds on a described machine; section Simulation): ", sanitize_name(c->a, x->bench),
+                  x->scale);
+    }
+    if (sim) sb_puts(o, ".\n");
     /* the failed checks with value, bound and margin, and the warnings, on
      * the first page: the full table is further down */
     buf = NULL, blen = 0;
