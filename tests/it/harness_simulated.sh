@@ -5,8 +5,9 @@
 # orchestration launch.  exadl analyze (runs nothing) writes a report whose
 # Simulation section lists the simulated launches with their platform's base
 # name, simulated time, wall and peak memory, the measured launch beside them
-# marked "measured", and says the benchmark has both; the launches table and
-# the training table mark simulated points; a platform name with Markdown in
+# marked "measured", and says the benchmark has both; the analysis keeps the
+# two apart (the simulated launch is the benchmark "skeleton (simulated)");
+# the launches table and the training table mark simulated points; a platform name with Markdown in
 # it arrives as text; a run with no simulated record has no such section; a
 # bad simulation block is one error naming the record's line.
 set -u
@@ -75,7 +76,7 @@ grep -q '^## Simulation' <<<"$sec" && grep -q '2 launches of this run were \*\*s
     grep -q "SimGrid's seconds\|simulator's seconds on the named platform" <<<"$sec" &&
     pass "the Simulation section says 2 launches were simulated, in simulated seconds" ||
     fail "Simulation section: $sec"
-grep -qE '^\| skeleton \| skeleton-n4-r1 \| simulated \| 4 \| .*xml \| median step 125 ms \(3 steps\) \| 106\.3 s \| 116 MB \|$' <<<"$sec" &&
+grep -qE '^\| skeleton \(simulated\) \| skeleton-n4-r1 \| simulated \| 4 \| .*xml \| median step 125 ms \(3 steps\) \| 106\.3 s \| 116 MB \|$' <<<"$sec" &&
     grep -qE '^\| orchestration \| orchestration-n4-r1 \| simulated \| 4 \| summit-flat\.xml \| per step: coordinator 710\.5 us, cache 350\.3 us \| 3\.5 s \| - \|$' <<<"$sec" &&
     pass "simulated rows: ranks, platform base name, simulated time per kind, wall, peak memory (absent: -)" ||
     fail "simulated rows: $(grep '| simulated |' <<<"$sec")"
@@ -91,9 +92,14 @@ grep -qE '^\| skeleton-n4-r1 \(simulated\) \| ok \|' "$rep" && grep -qE '^\| ske
     grep -qE '^\| orchestration-n4-r1 \(simulated\) \| ok \|' "$rep" &&
     pass "launches table marks simulated launches, not measured ones" ||
     fail "launches table: $(grep -E '^\| (skeleton|orchestration)-n' "$rep")"
-grep -qE '^\| 4 \(simulated\) \| 4 \| 1/1 \|' "$rep" && grep -qE '^\| 2 \| 2 \| 1/1 \|' "$rep" &&
-    pass "training table: scale 4 marked simulated, scale 2 not" ||
-    fail "training table: $(grep -E '^\| [24]( |\()' "$rep")"
+meas=$(sed -n '/^## skeleton (skeleton/,/^## /p' "$rep")
+simt=$(sed -n '/^## skeleton (simulated) (skeleton/,/^## /p' "$rep")
+grep -qE '^\| 2 \| 2 \| 1/1 \|' <<<"$meas" && ! grep -qE '^\| 4' <<<"$meas" &&
+    grep -qE '^\| 4 \(simulated\) \| 4 \| 1/1 \| 3 \| 0\.125 s' <<<"$simt" && ! grep -qE '^\| 2 ' <<<"$simt" &&
+    grep -q 'benchmark: skeleton (simulated)' "$R/results.yaml" &&
+    grep -q 'Headline: skeleton at 2 ranks: .*; skeleton (simulated) at 4 ranks: ' "$rep" &&
+    pass "kept apart: the measured benchmark's tables hold scale 2 only, 'skeleton (simulated)' scale 4 (marked), in report and results.yaml" ||
+    fail "kept apart: $(grep -nE '^## skeleton|^\| [24]( |\()|^Headline' "$rep")"
 
 # a measured-only run: no Simulation section, no mark
 M=$T/meas

@@ -1,7 +1,8 @@
 /* The simulation block (docs/record.md "simulation"), read into record_t.sim
  * by the common reader for a record of any kind: a block as smpi.sh writes it
  * (peak memory given and absent), a record without one (measured), and bad
- * blocks refused with one message naming FILE:LINE:COL. */
+ * blocks refused with one message naming FILE:LINE:COL; and the analysis's
+ * split of a benchmark's simulated launches from its measured ones. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/analysis/analysis.h"
 #include "harness/records/recread.h"
 #include "tests/unit/tap.h"
 
@@ -114,6 +116,29 @@ static void test_bad(void)
     }
 }
 
+static void test_split(void)
+{
+    siminfo_t yes = {.simulated = 1}, no = {.simulated = 0};
+    record_t meas = {0}, sim = {.sim = &yes}, simno = {.sim = &no};
+    outcome_t o[] = {
+        {.bench = "a", .scale = 2, .status = LS_OK, .rec = &meas},
+        {.bench = "a", .scale = 4, .status = LS_OK, .rec = &sim},
+        {.bench = "a", .scale = 8, .status = LS_OK, .rec = &sim},
+        {.bench = "a", .scale = 8, .status = LS_FAILED, .rec = NULL},
+        {.bench = "b", .scale = 4, .status = LS_OK, .rec = &sim},       /* simulated only */
+        {.bench = "c", .scale = 4, .status = LS_OK, .rec = &simno},     /* simulated: false */
+        {.bench = "c", .scale = 2, .status = LS_OK, .rec = &meas},
+    };
+    arena_t *a = ar_new();
+    size_t moved = analysis_split_simulated(a, o, N(o));
+    T_ASSERT(moved == 2, "%zu launches moved, want 2", moved);
+    static const char *const want[] = {"a", "a (simulated)", "a (simulated)", "a", "b", "c", "c"};
+    for (size_t i = 0; i < N(o); i++)
+        T_STR(o[i].bench, want[i]);
+    T_ASSERT(analysis_split_simulated(a, o, N(o)) == 0, "a second split moves nothing");
+    ar_free(a);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/exadl-simrec-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -123,6 +148,7 @@ int main(void)
     }
     T_RUN(test_good);
     T_RUN(test_bad);
+    T_RUN(test_split);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) printf("# could not remove %s\n", dir);

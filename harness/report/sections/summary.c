@@ -43,7 +43,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                      c->t.m[j].scale > m->scale;
         if (larger) continue;
         sb_printf(o, "%s%s at %d rank%s%s: %.4g samples/s", head++ ? "; " : "Headline: ", m->bench,
-                  m->scale, m->scale == 1 ? "" : "s", report_sim_mark(c, m->bench, m->scale),
+                  m->scale, m->scale == 1 ? "" : "s",
+                  strstr(m->bench, " (simulated)") ? "" : report_sim_mark(c, m->bench, m->scale),
                   m->value);
         if (isfinite(m->lo)) sb_printf(o, " [95%% CI %.4g, %.4g]", m->lo, m->hi);
     }
