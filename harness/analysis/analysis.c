@@ -102,6 +102,27 @@ static void run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
     }
 }
 
+static int sim_ok(const outcome_t *x, int sim)
+{
+    return x->status == LS_OK && x->rec && record_simulated(x->rec) == sim;
+}
+
+size_t analysis_split_simulated(arena_t *a, outcome_t *o, size_t n)
+{
+    size_t moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!sim_ok(&o[i], 1)) continue;
+        int measured = 0;
+        for (size_t j = 0; j < n && !measured; j++)
+            measured = sim_ok(&o[j], 0) && !strcmp(o[j].bench, o[i].bench);
+        if (!measured) continue;
+        const char *name = ar_printf(a, "%s (simulated)", o[i].bench), *was = o[i].bench;
+        for (size_t j = i; j < n; j++) /* every simulated launch of it, once */
+            if (sim_ok(&o[j], 1) && !strcmp(o[j].bench, was)) o[j].bench = name, moved++;
+    }
+    return moved;
+}
+
 void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
                   const char *peak_source, analysis_t *an)
 {

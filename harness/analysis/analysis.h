@@ -72,6 +72,12 @@ typedef struct {
                                    those): its system block describes the machine */
 } analysis_t;
 
+/* Measured and simulated points apart (docs/simulate.md "In the report"): the
+ * simulated ok launches of a benchmark that also has measured ok launches
+ * become the benchmark "NAME (simulated)" (o[i].bench), so that the analysis,
+ * the metrics and the report never pool the two.  Returns how many moved. */
+size_t analysis_split_simulated(arena_t *a, outcome_t *o, size_t n);
+
 void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
                   const char *peak_source, analysis_t *out);
 /* The same, for a peak measured per CPU core: a CPU rank's peak is that times

@@ -160,6 +160,7 @@ static int stage_analysis(run_t *r)
 {
     runctx_t *c = &r->c;
     r->analysis_started_s = timer_now_s();
+    analysis_split_simulated(c->a, c->ri.o, c->ri.no);
     if (r->peak_per_core)
         analysis_run_core_peak(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &c->an);
     else analysis_run(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &c->an);

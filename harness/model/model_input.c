@@ -74,10 +74,14 @@ size_t model_load_run(arena_t *a, const char *run, outcome_t **out, char *err, s
 }
 
 /* a training record (workload.h: trains) with the gradient-reduction timeline */
-static int usable(const outcome_t *x)
+/* A training record with the engine's timeline.  A workload that does not
+ * train (the compute skeleton, docs/simulate.md) counts only as the entry
+ * named: the base the suite's model: key or --base picks. */
+static int usable(const outcome_t *x, const char *named)
 {
     const workload_t *w = x->rec ? workload_of_kind(x->rec->benchmark) : NULL;
-    return x->status == LS_OK && w && w->trains && x->rec->gr && x->rec->gr->ntl > 0 &&
+    return x->status == LS_OK && w && (w->trains || (named && !strcmp(x->bench, named))) &&
+           x->rec->gr && x->rec->gr->ntl > 0 &&
            x->rec->gr->nt > 0 && x->rec->nstep > 0;
 }
 
@@ -113,7 +117,7 @@ static void pool_steps(arena_t *a, const outcome_t *o, size_t n, const outcome_t
     memset(p, 0, sizeof *p);
     for (size_t i = 0; i < n; i++) {
         const record_t *r = o[i].rec;
-        if (!usable(&o[i]) || !same_net(r, pick->rec) || o[i].scale != pick->scale) continue;
+        if (!usable(&o[i], pick->bench) || !same_net(r, pick->rec) || o[i].scale != pick->scale) continue;
         if ((!all || pick->scale != 1) && strcmp(o[i].bench, pick->bench)) continue;
         p->nrec++;
         size_t first = ns;
@@ -148,7 +152,7 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
     const outcome_t *pick = NULL;
     for (int pass = 0; pass < 2 && !pick; pass++)
         for (size_t i = 0; i < n; i++) {
-            if (!usable(&o[i]) || (base && strcmp(o[i].bench, base))) continue;
+            if (!usable(&o[i], base) || (base && strcmp(o[i].bench, base))) continue;
             if (pass == 0 && !base && !fine_grained(&o[i])) continue;
             if (!pick || (!strcmp(o[i].bench, pick->bench) && o[i].scale < pick->scale))
                 pick = &o[i];
@@ -163,7 +167,7 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
     const grinfo_t *g0 = pick->rec->gr;
     size_t G = (size_t)g0->groups, nsteps = 0;
     for (size_t i = 0; i < n; i++)
-        if (usable(&o[i]) && o[i].scale == pick->scale)
+        if (usable(&o[i], pick->bench) && o[i].scale == pick->scale)
             nsteps += o[i].rec->nstep + o[i].rec->gr->ntl;
     double *col = ar_alloc(a, (nsteps + 1) * sizeof *col);
     /* the step: every launch of the same network at this scale (one rank runs no
@@ -177,7 +181,7 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
             const record_t *r = o[i].rec;
-            if (!usable(&o[i]) || strcmp(o[i].bench, pick->bench) || o[i].scale != pick->scale ||
+            if (!usable(&o[i], pick->bench) || strcmp(o[i].bench, pick->bench) || o[i].scale != pick->scale ||
                 (size_t)r->gr->groups != G || r->gr->nt != g0->nt)
                 continue;
             for (size_t s = 0; s < r->gr->ntl; s++) col[m++] = r->gr->timeline[(s * G + k) * 3];

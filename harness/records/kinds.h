@@ -3,7 +3,8 @@
  * `benchmark` kind.
  *
  * defines: record_reader_fn, record_kind_t, record_kinds, record_kind_find,
- *          one record_read_<kind> per line of kinds.def, record_read_gr, record_read_ux. */
+ *          one record_read_<kind> per line of kinds.def, record_read_gr, record_read_ux,
+ *          record_read_ens, record_read_sim. */
 #ifndef EXADL_HARNESS_RECORD_KINDS_H
 #define EXADL_HARNESS_RECORD_KINDS_H
 
@@ -35,5 +36,7 @@ int record_read_gr(const rd_t *c, const ytnode *root, record_t *r);
 int record_read_ux(const rd_t *c, const ytnode *root, record_t *r);
 /* a training record's ensemble block (read_stemdl_ens.c). */
 int record_read_ens(const rd_t *c, const ytnode *root, record_t *r);
+/* the simulation block of a record of any kind (read_sim.c), called by the core. */
+int record_read_sim(const rd_t *c, const ytnode *root, record_t *r);
 
 #endif

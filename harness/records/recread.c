@@ -81,6 +81,7 @@ int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t err
     r->conv_per_sample = r->conv_per_step = r->fwd_conv_per_sample = NAN;
     r->conv_weights = r->parameters = r->memory_bytes = NAN;
     r->device_peak_flops = r->threads_per_rank = r->kernels_steps = NAN;
+    if (record_read_sim(&c, root, r)) return -1;
     const record_kind_t *k = record_kind_find(r->benchmark);
     return k ? k->read(&c, root, r) : read_unlisted(&c, root, r);
 }

@@ -5,8 +5,8 @@
  * leaves NaN or nothing; a value of the wrong type is an error naming
  * FILE:LINE:COL; numbers follow the one rule of benchmarks/common/record/read.h.
  *
- * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t, uxinfo_t, spinfo_t),
- *          record_load, record_config. */
+ * defines: record_t (and its rows krow_t, crow_t, orow_t, grinfo_t, uxinfo_t, spinfo_t,
+ *          siminfo_t), record_load, record_config, record_simulated. */
 #ifndef EXADL_HARNESS_RECREAD_H
 #define EXADL_HARNESS_RECREAD_H
 
@@ -121,6 +121,16 @@ typedef struct {
     double requests;        /* per step, all ranks together (NaN: not said) */
 } orow_t;
 
+/* the simulation block harness/launchers/smpi.sh appends (read_sim.c,
+ * docs/simulate.md): the record's times are SimGrid's simulated seconds */
+typedef struct {
+    int simulated;
+    const char *simulator, *platform, *hostfile, *collectives; /* NULL: not said */
+    long long ranks;          /* -1: not said */
+    double wall_s;            /* this machine's time for the simulation (NaN: not said) */
+    double peak_memory_bytes; /* its peak resident memory (NaN: not said) */
+} siminfo_t;
+
 typedef struct {
     const char *path;
     ytdoc *doc;
@@ -164,6 +174,8 @@ typedef struct {
     size_t no;
     /* cosmoflow's decomposition (NULL without the block) */
     spinfo_t *sp;
+    /* the simulation block, any kind (NULL: none; the record was measured) */
+    siminfo_t *sim;
     /* blocks kept as they are */
     const ytnode *system, *config, *validation;
 } record_t;
@@ -171,6 +183,9 @@ typedef struct {
 /* 0, or -1 with "FILE:LINE:COL: problem" (or "FILE: problem") in err.  The
  * document stays alive as long as the arena. */
 int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t errlen);
+
+/* 1 when the record says its times were simulated (simulation.simulated). */
+int record_simulated(const record_t *r);
 
 /* A scalar of the config block as text (NULL when absent). */
 const char *record_config(const record_t *r, const char *key);

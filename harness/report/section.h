@@ -10,7 +10,8 @@
  * A new section is one file defining `const section_t section_NAME` (or
  * `const bsection_t bsection_NAME`) and one entry in the list below.
  * defines: section_t, bsection_t, REPORT_SECTIONS, BENCH_SECTIONS,
- *          report_sections, bench_sections, report_plot_link, report_si */
+ *          report_sections, bench_sections, report_plot_link, report_sim_mark,
+ *          report_si */
 #ifndef EXADL_HARNESS_SECTION_H
 #define EXADL_HARNESS_SECTION_H
 
@@ -37,7 +38,7 @@ typedef struct {
 
 /* report.md, in this order */
 #define REPORT_SECTIONS(X)                                                                      \
-    X(summary) X(system) X(slurm) X(method) X(benchmarks) X(gradient_reduction) X(lioncub)        \
+    X(summary) X(system) X(slurm) X(method) X(simulation) X(benchmarks) X(gradient_reduction) X(lioncub)        \
     X(ensembles) X(datadist) X(manytask)                                                        \
     X(plots_note) X(checks) X(launches) X(files)
 /* each suite entry's part, in this order */
@@ -61,6 +62,10 @@ extern const bsection_t *const bench_sections[];
 /* The Markdown link to plots/NAME.png (or a line saying it was not drawn);
  * nothing when no plot of that name was made. */
 void report_plot_link(sb_t *o, const plots_t *pl, const char *name);
+/* How a benchmark's ok launches at scale (0: any) were run, as a mark after
+ * its name or scale: "" (all measured), " (simulated)", or " (measured +
+ * simulated)" (sections/simulation.c; records with a simulation block). */
+const char *report_sim_mark(const runctx_t *c, const char *bench, int scale);
 /* v with an SI prefix ("1.23 GFLOP/s"). */
 void report_si(sb_t *o, double v, const char *unit);
 

@@ -13,7 +13,10 @@
 #  - platgen.py's fat tree and dragonfly run an allreduce; a bad node count
 #    is refused;
 #  - `exadl run` with the smpi launcher: the simulated record goes through the
-#    same reading, analysis and report as a measured one.
+#    same reading, analysis and report as a measured one, and the report's
+#    Simulation section and launches table say it was simulated;
+#  - the compute skeleton at 4 and 16 ranks with the suite's model: key: the
+#    simulated and the modelled step side by side, within 50% of each other.
 # Runs in the normal build only (the simulated build has no sanitizer variant;
 # the sanitizer build would run the same simulation again): about 10 s.
 set -u
@@ -208,5 +211,57 @@ if [ $rc -eq 0 ] && [ -n "$rec" ] && grep -q '^  simulated: true' "$rec" && [ -f
 else
     fail "exadl run with launcher smpi: exit $rc"
     echo "$out" | tail -n 20 | sed 's/^/    /'
+fi
+# the report says the numbers were simulated (docs/simulate.md "In the report")
+if [ -f "$run/report.md" ] && grep -q '^## Simulation' "$run/report.md" &&
+    grep -qE '^\| orchestration \| orchestration-n64-r1 \| simulated \| 64 \| smpi_tiny\.xml \| per step: coordinator' "$run/report.md" &&
+    grep -qE '^\| orchestration-n64-r1 \(simulated\) \| ok \|' "$run/report.md"; then
+    pass "report: Simulation section (platform, simulated time per mode) and the launch marked simulated"
+else
+    fail "report of the simulated run lacks the Simulation section or the mark: $(grep -n 'imulat' "$run/report.md" 2>/dev/null | head -5)"
+fi
+# ---- the skeleton: simulated, modelled, side by side -----------------------------
+# the compute skeleton at 4 and 16 simulated ranks with the suite's model:
+# key (a machine file of the tiny platform's numbers): the Simulation section
+# has a simulated and a modelled row at each scale, and they agree within 50%
+if [ -x "$root/build-smpi/bin/skeleton" ]; then
+    cat >"$tmp/tiny-machine.yaml" <<EOF
+exadl_machine: 1
+name: smpi-tiny
+nodes: 16
+ranks_per_node: 4
+intra_node: {latency_s: 2.0e-6, bandwidth_Bps: 3.2e10}
+inter_node: {latency_s: 3.0e-5, bandwidth_Bps: 1.0e9}
+EOF
+    cat >"$tmp/skel.yaml" <<EOF
+name: skel
+launcher: smpi
+scales: [4, 16]
+repetitions: 1
+timeout_s: 120
+env:
+  EXADL_SMPI_PLATFORM: "$here/smpi_tiny.xml"
+model: {base: skeleton, machine: "$tmp/tiny-machine.yaml"}
+benchmarks:
+  - name: skeleton
+    program: skeleton
+    config: {preset: tiny, steps: 2, warmup: 1, device_flops: 1e9}
+EOF
+    out=$("$exadl" run "$tmp/skel.yaml" --out "$tmp/skres" 2>&1); rc=$?
+    rep=$(ls "$tmp"/skres/*-skel/report.md 2>/dev/null | head -1)
+    msg=$(awk -F' [|] ' '$3 == "simulated" || $3 == "modelled" {
+            v = $6; sub(/^(median step|step) /, "", v); sub(/[,(].*/, "", v); split(v, w, " ");
+            t = w[1] * (w[2] == "ms" ? 1e-3 : w[2] == "us" ? 1e-6 : 1); x[$3 " " $4] = t }
+          END { ok = 1; for (n = 4; n <= 16; n *= 4) {
+                  s = x["simulated " n]; m = x["modelled " n];
+                  printf "n=%d simulated %.3g s modelled %.3g s; ", n, s, m;
+                  if (!(s > 0 && m > 0 && m < 1.5 * s && s < 1.5 * m)) ok = 0 }
+                exit !ok }' "${rep:-/dev/null}")
+    arc=$?
+    if [ $rc -eq 0 ] && [ $arc -eq 0 ] && grep -q '| modelled | 16 |' "$rep"; then
+        pass "skeleton: simulated and modelled step side by side: $msg"
+    else
+        fail "skeleton simulated beside modelled: exit $rc: $msg $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+    fi
 fi
 [ $fails -eq 0 ]

@@ -60,7 +60,7 @@ static size_t sizes_of(const bres_t *b, int scale, double *out, size_t cap)
     return n;
 }
 
-static void table(sb_t *o, const bres_t *b, int scale)
+static void table(sb_t *o, const runctx_t *rc, const bres_t *b, int scale)
 {
     double all[256], col[COLL_MAX_COLS];
     size_t ns = sizes_of(b, scale, all, 256), nc = 0;
@@ -70,8 +70,8 @@ static void table(sb_t *o, const bres_t *b, int scale)
     if (step < 1) step = 1;
     for (size_t i = 0; i < ns && nc < COLL_MAX_COLS - 1; i += step) col[nc++] = all[i];
     if (col[nc - 1] != all[ns - 1]) col[nc++] = all[ns - 1];
-    sb_printf(o, "\n%d ranks (latency in us up to 64 KiB, busbw in GB/s above; out of place):\n\n"
-                 "| op |", scale);
+    sb_printf(o, "\n%d ranks%s (latency in us up to 64 KiB, busbw in GB/s above; out of place):\n\n"
+                 "| op |", scale, report_sim_mark(rc, b->name, scale));
     for (size_t k = 0; k < nc; k++) {
         char s[24];
         size_text(col[k], s, sizeof s);
@@ -143,7 +143,7 @@ static void md(sb_t *o, const runctx_t *rc, const bres_t *b)
         if (k == n && n < 64) scales[n++] = b->c[i].scale;
     }
     for (size_t k = 0; k < n; k++)
-        if (scales[k] > 1 || n == 1) table(o, b, scales[k]); /* one rank moves nothing */
+        if (scales[k] > 1 || n == 1) table(o, rc, b, scales[k]); /* one rank moves nothing */
     const char *csv = write_csv(rc, b);
     sb_printf(o, "\nEvery row (each type, reduction, placement and size, with its 95%% CI): "
                  "results.yaml%s%s%s.\n", csv ? " and " : "", csv ? csv : "", csv ? "" : "");

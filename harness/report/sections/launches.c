@@ -1,6 +1,6 @@
 /* Report section: every launch (status, how it ended, time, hosts and
  * step, record, log), the optional benchmarks skipped, why the run stopped
- * early, and for each failed launch its error, command and the end of its
+ * early (a simulated launch marked "(simulated)"), and for each failed launch its error, command and the end of its
  * log (launches interrupted or not run are listed, not repeated there). */
 #include "harness/report/runctx.h"
 
@@ -24,7 +24,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         const outcome_t *x = &ri->o[i];
         char t[32];
         fmt_duration(x->elapsed_s, t, sizeof t);
-        sb_printf(o, "| %s | %s | %s | %s | %s | %s | ", x->id,
+        sb_printf(o, "| %s%s | %s | %s | %s | %s | %s | ", x->id,
+                  x->status == LS_OK && record_simulated(x->rec) ? " (simulated)" : "",
                   x->status == LS_OK ? "ok" : lstatus_name(x->status), x->why ? x->why : "-",
                   x->status == LS_NOTRUN ? "-" : t, x->hosts ? x->hosts : "-",
                   x->step ? x->step : "-");

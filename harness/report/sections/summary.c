@@ -42,8 +42,10 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
             larger = !strcmp(c->t.m[j].metric, m->metric) && !strcmp(c->t.m[j].bench, m->bench) &&
                      c->t.m[j].scale > m->scale;
         if (larger) continue;
-        sb_printf(o, "%s%s at %d rank%s: %.4g samples/s", head++ ? "; " : "Headline: ", m->bench,
-                  m->scale, m->scale == 1 ? "" : "s", m->value);
+        sb_printf(o, "%s%s at %d rank%s%s: %.4g samples/s", head++ ? "; " : "Headline: ", m->bench,
+                  m->scale, m->scale == 1 ? "" : "s",
+                  strstr(m->bench, " (simulated)") ? "" : report_sim_mark(c, m->bench, m->scale),
+                  m->value);
         if (isfinite(m->lo)) sb_printf(o, " [95%% CI %.4g, %.4g]", m->lo, m->hi);
     }
     if (head) sb_puts(o, ".\n\n");
@@ -56,6 +58,21 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         sb_putn(o, buf, blen);
         free(buf);
     }
+    /* simulated points said at once (sections/simulation.c) */
+    int sim = 0;
+    for (size_t i = 0; i < ri->no; i++) {
+        const outcome_t *x = &ri->o[i];
+        if (x->status != LS_OK || !record_simulated(x->rec)) continue;
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = ri->o[j].status == LS_OK && record_simulated(ri->o[j].rec) &&
+                  !strcmp(ri->o[j].bench, x->bench) && ri->o[j].scale == x->scale;
+        if (dup) continue;
+        sb_printf(o, "%s%s n=%d", sim++ ? ", " : "\n**Simulated, not measured** (SimGrid's "
+                  "seconds on a described machine; section Simulation): ", sanitize_name(c->a, x->bench),
+                  x->scale);
+    }
+    if (sim) sb_puts(o, ".\n");
     /* the failed checks with value, bound and margin, and the warnings, on
      * the first page: the full table is further down */
     buf = NULL, blen = 0;

@@ -25,7 +25,8 @@ static void md(sb_t *o, const runctx_t *c, const bres_t *b)
                "|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|\n");
     for (size_t i = 0; i < b->ns; i++) {
         const sres_t *s = &b->s[i];
-        sb_printf(o, "| %d | %d | %d/%d | %zu | ", s->scale, s->devices, s->nok, s->nlaunch, s->n);
+        sb_printf(o, "| %d%s | %d | %d/%d | %zu | ", s->scale, report_sim_mark(c, b->name, s->scale),
+                  s->devices, s->nok, s->nlaunch, s->n);
         if (!s->n) {
             sb_puts(o, "- | - | - | - | - | - | - |\n");
             continue;
@@ -55,7 +56,7 @@ static void md(sb_t *o, const runctx_t *c, const bres_t *b)
         const sres_t *s = &b->s[i];
         if (!s->n) continue;
         double d = s->devices > 0 ? s->devices : s->scale;
-        sb_printf(o, "| %d | ", s->scale);
+        sb_printf(o, "| %d%s | ", s->scale, report_sim_mark(c, b->name, s->scale));
         report_si(o, s->exec_per_step, "FLOP"), sb_puts(o, " | ");
         report_si(o, s->sustained, "FLOP/s"), sb_puts(o, " | ");
         report_si(o, s->peak, "FLOP/s"), sb_puts(o, " | ");
