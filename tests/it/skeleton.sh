@@ -2,8 +2,9 @@
 # The compute skeleton (benchmarks/skeleton, docs/simulate.md) over real MPI:
 # - the inline engine (cycles on the rank's own thread, as under SMPI) and
 #   the threaded one run the same step: every group reduced, in as many
-#   fused reductions, a step no shorter than the device's time and within
-#   a margin of it (the device sleeps; the engine's reductions overlap it);
+#   fused reductions, a step no shorter than the device's time and not far
+#   above it (the device sleeps, the reductions overlap it; the bound is
+#   loose: a loaded machine or the sanitizer build stretches the cycles);
 # - the record is a training record of kind skeleton whose validation says
 #   that nothing was computed (skipped, never pass);
 # - bad options end with one line and exit 2 on every rank.
@@ -17,7 +18,7 @@ fail() { echo "FAIL: skeleton: $*"; fails=$((fails + 1)); }
 python3 -c 'import yaml' 2>/dev/null || { echo "SKIP: skeleton: the checks read records with python3-yaml"; exit 77; }
 
 for e in inline thread; do
-    $M -np 4 "$B/skeleton" --preset small --device-flops 1e11 --steps 3 --warmup 1 --engine $e \
+    $M -np 2 "$B/skeleton" --preset small --device-flops 1e11 --steps 3 --warmup 1 --engine $e \
         --reduction flat --fusion-bytes 1M --record "$T/sk_$e.yaml" >"$T/sk_$e.out" 2>&1 ||
         fail "$e engine: exit $?: $(tail -n 3 "$T/sk_$e.out" | tr '\n' ' ')"
 done
@@ -31,13 +32,13 @@ for path in sys.argv[1:]:
     r = yaml.load(open(path), Loader=L)
     sk = r["skeleton"]
     eng = sk["engine"]
-    assert r["benchmark"] == "skeleton" and r["status"] == "ok" and r["ranks"] == 4, (r["benchmark"], r["status"])
+    assert r["benchmark"] == "skeleton" and r["status"] == "ok" and r["ranks"] == 2, (r["benchmark"], r["status"])
     v = {c["check"]: c["outcome"] for c in r["validation"]}
     assert v == {"computed": "skipped"}, v
     dev = sk["forward_s"] + sk["backward_s"] + sk["optimizer_s"]
     steps = r["timing"]["step_s"]
     gr = r["gradient_reduction"]
-    assert len(steps) == 3 and all(dev <= s <= 2.5 * dev + 0.3 for s in steps), (eng, dev, steps)
+    assert len(steps) == 3 and all(dev <= s <= 4 * dev + 1.0 for s in steps), (eng, dev, steps)
     assert all(x >= 0 for x in gr["steps"]["exposed_s"]), gr["steps"]["exposed_s"]
     assert all(c > 0 for c in gr["steps"]["cycles"]), gr["steps"]["cycles"]
     # every group reduced in every timed step
