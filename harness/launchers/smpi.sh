@@ -33,11 +33,15 @@
 #                                between MPI calls is not simulated (it would measure
 #                                this machine, under its load); compute enters only as
 #                                smpi_execute_flops where a program says so
+#   $EXADL_SMPI_CFG              more SimGrid settings (NAME:VALUE ...), e.g. smpi/or
 #   smpi/auto-shared-malloc-thresh  $EXADL_SMPI_SHARED_BYTES (unset: off): allocations
 #                                of at least that many bytes are one buffer shared by
 #                                all ranks; contents are then meaningless, so a
 #                                record's validation says nothing (set it only for
 #                                timing at scale)
+#   $EXADL_SMPI_CFG              more SimGrid settings, NAME:VALUE separated by
+#                                spaces (e.g. smpi/or:0:5e-7:0, a receive overhead
+#                                of 0.5 us per message), recorded as extra_settings
 # After the run, when ARGS hold --record FILE, a `simulation:` block is appended
 # to that record: simulated: true, the platform, ranks, this machine's wall time
 # and peak memory for the whole simulation.  Exit status: smpirun's; 2 bad
@@ -102,6 +106,20 @@ done
 # blocks of 256 MiB make it one mapping per rank
 shared=(--cfg=smpi/shared-malloc-blocksize:268435456)
 [ -n "${EXADL_SMPI_SHARED_BYTES:-}" ] && shared+=("--cfg=smpi/auto-shared-malloc-thresh:$EXADL_SMPI_SHARED_BYTES")
+# more settings, e.g. SMPI's per-message receive overhead (LogP's o):
+# EXADL_SMPI_CFG='smpi/or:0:5e-7:0' (from 0 bytes: 0.5 us per message, 0 per
+# byte); each NAME:VALUE, no spaces, no shell characters
+extra=()
+for c in ${EXADL_SMPI_CFG:-}; do
+    case $c in
+    */*:*) ;;
+    *) say "EXADL_SMPI_CFG: '$c' is not a SimGrid NAME:VALUE setting"; exit 2 ;;
+    esac
+    case $c in
+    *[!A-Za-z0-9/_.:+-]*) say "EXADL_SMPI_CFG: '$c' has characters other than letters, digits and / _ . : + -"; exit 2 ;;
+    esac
+    extra+=("--cfg=$c")
+done
 timing=$(mktemp "${TMPDIR:-/tmp}/exadl-smpi.XXXXXX")
 trap 'rm -f "$timing"' EXIT
 # GNU time gives the peak resident memory of the simulation (one process)
@@ -111,7 +129,7 @@ start=$(date +%s.%N)
 "${timer[@]}" smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" \
     --cfg=smpi/privatization:no "${coll[@]}" \
     --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
-    --cfg=smpi/simulate-computation:"${EXADL_SMPI_COMPUTE:-no}" "${shared[@]}" \
+    --cfg=smpi/simulate-computation:"${EXADL_SMPI_COMPUTE:-no}" "${shared[@]}" "${extra[@]}" \
     --log=root.thres:warning --log=smpi_config.thres:warning \
     "$prog" "$@"
 rc=$?
@@ -131,6 +149,7 @@ if [ "$rc" = 0 ] && [ -n "$record" ] && [ -f "$record" ]; then
         printf '  collectives: %s\n' "$(q "$sel")"
         printf '  simulate_computation: %s\n' "$(q "${EXADL_SMPI_COMPUTE:-no}")"
         printf '  shared_malloc_bytes: %s\n' "${EXADL_SMPI_SHARED_BYTES:-0}"
+        printf '  extra_settings: %s\n' "$(q "${EXADL_SMPI_CFG:-}")"
         printf '  wall_s: %s\n' "$wall"
         if [ "$peak_kb" -ge 0 ]; then
             printf '  peak_memory_bytes: %d\n' $((peak_kb * 1024))

@@ -112,6 +112,31 @@ PY
     if [ $? -eq 0 ]; then pass "orchestration at 64 ranks: $msg"; else fail "orchestration at 64 ranks: $msg"; fi
 fi
 
+# ---- extra settings: a receive overhead (LogP's o) makes rank 0's gathers dearer --
+for o in none or; do
+    cfg=
+    [ $o = or ] && cfg=smpi/or:0:5e-6:0
+    EXADL_SMPI_CFG=$cfg "$smpi" -np 16 --hostfile "$here/smpi_tiny_1.hosts" -- "$root/build/bin/orchestration" \
+        --steps 1 --warmup-steps 1 --grouping layer --mode coordinator --record "$tmp/or_$o.yaml" >"$tmp/or_$o.out" 2>&1 ||
+        fail "orchestration with EXADL_SMPI_CFG='$cfg': $(tail -n 2 "$tmp/or_$o.out" | tr '\n' ' ')"
+done
+msg=$(python3 - "$tmp/or_none.yaml" "$tmp/or_or.yaml" <<'PY'
+import sys, yaml
+a, b = (yaml.safe_load(open(p)) for p in sys.argv[1:])
+ta, tb = a["results"][0]["median_s"], b["results"][0]["median_s"]
+assert b["simulation"]["extra_settings"] == "smpi/or:0:5e-6:0", b["simulation"]
+# 27 cycles, rank 0 receives log2(16) = 4 messages of the binomial gather in each: >= 27 x 4 x 5 us more
+assert tb - ta >= 27 * 4 * 5e-6 * 0.99, (ta, tb)
+print("coordinator step %.1f us without, %.1f us with 5 us per received message" % (ta * 1e6, tb * 1e6))
+PY
+)
+if [ $? -eq 0 ]; then pass "EXADL_SMPI_CFG: $msg"; else fail "EXADL_SMPI_CFG: $msg"; fi
+EXADL_SMPI_CFG='smpi/or:0;rm' "$smpi" -np 2 -- "$root/build/bin/orchestration" >"$tmp/badcfg.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^smpi.sh: EXADL_SMPI_CFG: 'smpi/or:0;rm' has characters" "$tmp/badcfg.out" &&
+    pass "EXADL_SMPI_CFG with a shell character refused, exit 2" ||
+    fail "EXADL_SMPI_CFG 'smpi/or:0;rm': exit $rc: $(cat "$tmp/badcfg.out")"
+
 # ---- the generator: a fat tree and a dragonfly SimGrid accepts and runs on --------
 for topo in fattree dragonfly; do
     python3 "$root/reference/platforms/platgen.py" --topology $topo --nodes 64 --gpus-per-node 2 \

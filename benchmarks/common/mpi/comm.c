@@ -31,24 +31,33 @@ static inline int cmp_str(const void *a, const void *b)
 /* Under SimGrid (make smpi): every rank's name to every rank is N^2 bytes,
  * 97 GB at 27,648 simulated ranks.  The node leaders send their simulated
  * host's name (MPI_Get_processor_name; gethostname names the real machine) to
- * rank 0, which alone writes records; the other ranks know only the count. */
+ * rank 0, which alone writes records; the other ranks know only the count.
+ * Point to point, not a leaders' communicator: SMPI 3.32's MPI_Comm_split
+ * gathers every rank's color at rank 0 and waits on all of them at once,
+ * which is quadratic in the ranks (27,648 ranks were still in it after 66
+ * minutes). */
+enum { HOST_TAG = 0x4057 };
+
 static void comm_hosts_smpi(comm_t *c)
 {
     enum { HOSTLEN = MPI_MAX_PROCESSOR_NAME };
     int lead = c->local_rank == 0, len = 0;
     CHECK_MPI(MPI_Allreduce(&lead, &c->nhosts, 1, MPI_INT, MPI_SUM, c->world));
-    MPI_Comm leaders;
-    CHECK_MPI(MPI_Comm_split(c->world, lead ? 0 : MPI_UNDEFINED, c->rank, &leaders));
-    if (!lead) return; /* hosts stays NULL: a list per rank is N^2 again */
     char me[HOSTLEN] = {0};
     CHECK_MPI(MPI_Get_processor_name(me, &len));
-    char *all = c->rank == 0 ? XMALLOC((size_t)c->nhosts * HOSTLEN, "host names") : NULL;
-    CHECK_MPI(MPI_Gather(me, HOSTLEN, MPI_CHAR, all, HOSTLEN, MPI_CHAR, 0, leaders));
-    CHECK_MPI(MPI_Comm_free(&leaders));
-    if (c->rank != 0) return;
+    if (c->rank != 0) {
+        if (lead) CHECK_MPI(MPI_Send(me, HOSTLEN, MPI_CHAR, 0, HOST_TAG, c->world));
+        return; /* hosts stays NULL: a list per rank is N^2 again */
+    }
     c->hosts = XCALLOC((size_t)c->nhosts, sizeof *c->hosts, "host names");
-    for (int i = 0; i < c->nhosts; i++) c->hosts[i] = strdup(all + (size_t)i * HOSTLEN);
-    free(all);
+    c->hosts[0] = strdup(me);
+    for (int i = 1; i < c->nhosts; i++) {
+        char name[HOSTLEN];
+        CHECK_MPI(MPI_Recv(name, HOSTLEN, MPI_CHAR, MPI_ANY_SOURCE, HOST_TAG, c->world, MPI_STATUS_IGNORE));
+        name[HOSTLEN - 1] = 0;
+        c->hosts[i] = strdup(name);
+    }
+    qsort(c->hosts, (size_t)c->nhosts, sizeof *c->hosts, cmp_str);
 }
 #endif
 
