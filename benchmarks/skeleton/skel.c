@@ -9,6 +9,7 @@
 #include "benchmarks/common/rng.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/counted.h"
+#include "benchmarks/train/optim.h"
 #include "benchmarks/train/train.h"
 
 /* ---- the trace ---------------------------------------------------------- */
@@ -60,10 +61,16 @@ int skel_trace_build(const network_t *net, const void *model, int batch, double 
     net->backward(inst, &kc, note_ready, &c);
     t->fwd_flops = c.fwd_flops;
     t->bwd_flops = ktab_total_flops(&tab) - c.fwd_flops;
+    /* the optimizer's kernels (Adam, as train_dry_flops counts them) on the
+     * same dry instance */
+    optim_t *opt = optim_create(net, model, inst, kern_ref_ops(), NULL, 1, err, errlen);
+    CHECK(opt != NULL, "%s", err);
+    adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1, .grad_scale = 1};
+    optim_step(opt, &kc, &h);
+    t->opt_flops = ktab_total_flops(&tab) - t->fwd_flops - t->bwd_flops;
+    optim_free(opt);
     net->release(inst);
     ktab_free(&tab);
-    /* the optimizer's kernels: a whole dry step less forward and backward */
-    t->opt_flops = train_dry_flops(net, model, batch, NULL) - t->fwd_flops - t->bwd_flops;
 
     double exec = (double)(t->fwd_flops + t->bwd_flops);
     if (exec <= 0 || !(device_flops > 0)) {
@@ -80,6 +87,17 @@ int skel_trace_build(const network_t *net, const void *model, int batch, double 
     t->opt_s = (double)t->opt_flops * t->seconds_per_flop;
     for (int i = 0; i < t->nevents; i++) t->event_s[i] *= t->seconds_per_flop;
     return 0;
+}
+
+void skel_trace_copy(const skel_trace *src, skel_trace *dst)
+{
+    *dst = *src;
+    dst->event_layer = XMALLOC((size_t)src->layers * sizeof *dst->event_layer, "gradient events");
+    dst->event_s = XMALLOC((size_t)src->layers * sizeof *dst->event_s, "gradient events");
+    dst->tensors = XMALLOC((size_t)src->ntensors * sizeof *dst->tensors, "gradient tensors");
+    memcpy(dst->event_layer, src->event_layer, (size_t)src->nevents * sizeof *dst->event_layer);
+    memcpy(dst->event_s, src->event_s, (size_t)src->nevents * sizeof *dst->event_s);
+    memcpy(dst->tensors, src->tensors, (size_t)src->ntensors * sizeof *dst->tensors);
 }
 
 void skel_trace_free(skel_trace *t)

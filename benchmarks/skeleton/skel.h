@@ -8,7 +8,7 @@
  * inline (gsync_cfg.inline_engine): SMPI ranks may not call MPI from a
  * second thread.
  *
- * defines: skel_trace, skel_trace_build, skel_trace_free, skel_xport,
+ * defines: skel_trace, skel_trace_build, skel_trace_copy, skel_trace_free, skel_xport,
  *   skel_xport_open, skel_xport_close, skel_step_times, skel_step */
 #ifndef EXADL_SKEL_H
 #define EXADL_SKEL_H
@@ -48,6 +48,8 @@ enum { SKEL_BASIS_CONVENTION = 0, SKEL_BASIS_EXECUTED = 1 };
 int skel_trace_build(const network_t *net, const void *model, int batch, double device_flops,
                      int basis, skel_trace *t, char *err, size_t errlen);
 void skel_trace_free(skel_trace *t);
+/* dst = a copy of src with arrays of its own (skel_trace_free frees them) */
+void skel_trace_copy(const skel_trace *src, skel_trace *dst);
 
 /* The gradient reductions: contents are never read (no kernel computes
  * them), so each fused reduction moves the bytes of its tensors (grad_bytes

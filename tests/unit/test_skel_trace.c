@@ -8,6 +8,7 @@
 #include "benchmarks/stemdl/model/config.h"
 #include "benchmarks/stemdl/model/plan.h"
 #include "benchmarks/stemdl/model/stemdl_network.h"
+#include "benchmarks/train/train.h"
 #include "tests/unit/tap.h"
 
 static void trace_of(const char *preset, int batch, double rate, int basis, skel_trace *t, plan_t *p)
@@ -45,6 +46,9 @@ static void test_convention_time_and_events(void)
     /* backward executes about twice forward's convolutions */
     T_ASSERT(t.bwd_s > 1.5 * t.fwd_s && t.bwd_s < 2.5 * t.fwd_s, "forward %g s, backward %g s", t.fwd_s, t.bwd_s);
     T_ASSERT(t.opt_flops > 0 && t.opt_s > 0, "optimizer %lld FLOPs", (long long)t.opt_flops);
+    int64_t step = train_dry_flops(&stemdl_network, &p, 3, NULL);
+    T_ASSERT(t.fwd_flops + t.bwd_flops + t.opt_flops == step, "trace %lld FLOPs, a dry step %lld",
+             (long long)(t.fwd_flops + t.bwd_flops + t.opt_flops), (long long)step);
     skel_trace_free(&t);
     plan_free(&p);
 }
