@@ -1,7 +1,7 @@
 # ExaDL: `make` builds the programs, `make test` builds the normal and the
 # sanitizer (ASan + UBSan) trees and runs every test in both.
 #
-#   make                 build/bin/{stemdl,collectives,orchestration,exadl}
+#   make                 every program in build/bin/ (stemdl, cosmoflow, collectives, exadl, ...)
 #   make test            tests in build/ and build-san/, last line "N passed, N failed"
 #   make SAN=1           the sanitizer build alone (build-san/)
 #   make fuzz            the libFuzzer harnesses of tests/fuzz/ (clang) in build-fuzz/,
@@ -9,6 +9,10 @@
 #   make GPU=0           leave out the CUDA path even where CUDA is found
 #   make STRICT=0        warnings are not errors (for unfamiliar compilers)
 #   CUDA_HOME, CUDNN_HOME, NCCL_HOME   where the CUDA toolkit, cuDNN and NCCL are
+
+# the rules of every module.mk come before `all`: without this the first
+# library would be what a bare `make` builds (run.sh calls a bare `make`)
+.DEFAULT_GOAL := all
 
 SAN    ?= 0
 FUZZ   ?= 0
