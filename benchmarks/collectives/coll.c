@@ -1,5 +1,5 @@
-/* coll: what the operation files share: bandwidth factors, shapes, error
- * formatting and NCCL type mapping. */
+/* coll: what the operation files share: bandwidth factors, regions and
+ * values, shapes, error formatting and NCCL type mapping. */
 #include "benchmarks/collectives/coll.h"
 
 #include <stdio.h>
@@ -29,6 +29,20 @@ coll_region_t coll_region(int buf, size_t off, size_t n)
     coll_region_t r = {buf, off, n};
     return r;
 }
+
+coll_region_t coll_region_in_whole(const coll_ctx_t *c, int inplace)
+{
+    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
+}
+
+coll_region_t coll_region_out_whole(const coll_ctx_t *c, int inplace)
+{
+    (void)inplace;
+    return coll_region(BUF_RECV, 0, c->shape.count);
+}
+
+double coll_value_own(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
+double coll_value_reduced(const coll_ctx_t *c, size_t j) { return coll_pattern_reduced(c->pat, j); }
 
 int coll_shape_whole(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
                      size_t errlen)

@@ -19,14 +19,6 @@ static coll_region_t in_region(const coll_ctx_t *c, int inplace)
     return coll_region(BUF_SEND, 0, c->shape.chunk);
 }
 
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
 static double out_value(const coll_ctx_t *c, size_t j)
 {
     return coll_pattern_value(c->pat, (int)(j / c->shape.chunk), j % c->shape.chunk);
@@ -59,8 +51,8 @@ const coll_op_t coll_op_allgather = {
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,
     .in_region = in_region,
-    .in_value = in_value,
-    .out_region = out_region,
+    .in_value = coll_value_own,
+    .out_region = coll_region_out_whole,
     .out_value = out_value,
     .inplace_ok = coll_inplace_always,
     .run = run,

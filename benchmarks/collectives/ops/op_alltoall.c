@@ -12,19 +12,6 @@ static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char
     return 0;
 }
 
-static coll_region_t in_region(const coll_ctx_t *c, int inplace)
-{
-    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
-}
-
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
 static double out_value(const coll_ctx_t *c, size_t j)
 {
     size_t chunk = c->shape.chunk;
@@ -71,9 +58,9 @@ const coll_op_t coll_op_alltoall = {
     .flags = OP_SPLITS,
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,
-    .in_region = in_region,
-    .in_value = in_value,
-    .out_region = out_region,
+    .in_region = coll_region_in_whole,
+    .in_value = coll_value_own,
+    .out_region = coll_region_out_whole,
     .out_value = out_value,
     .inplace_ok = inplace_ok,
     .run = run,
