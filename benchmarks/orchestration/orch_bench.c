@@ -68,16 +68,12 @@ static void parse(int argc, char **argv, ocfg_t *o)
     o->timeout_s = 10;
     o->seed = 1;
     for (int i = 1; i < argc; i++) {
-        char *a = argv[i], *eq = NULL, name[64];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage();
             exit(0);
         }
-        if (!strncmp(a, "--", 2) && (eq = strchr(a, '='))) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-            a = name;
-            eq++;
-        }
+        char name[64];
+        const char *eq, *a = mpiopt_name(argv[i], name, sizeof name, &eq);
         if (!strcmp(a, "--mode")) {
             mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_mode_names, o->modes);
         } else if (!strcmp(a, "--grouping")) {

@@ -36,6 +36,15 @@ void mpiopt_usage_error(const char *fmt, ...)
     exit(2);
 }
 
+const char *mpiopt_name(const char *arg, char *name, size_t namelen, const char **inline_val)
+{
+    const char *eq = strncmp(arg, "--", 2) ? NULL : strchr(arg, '=');
+    *inline_val = eq ? eq + 1 : NULL;
+    if (!eq) return arg;
+    snprintf(name, namelen, "%.*s", (int)(eq - arg), arg);
+    return name;
+}
+
 const char *mpiopt_value(int argc, char **argv, int *i, const char *inline_val)
 {
     if (inline_val) return inline_val;
