@@ -369,11 +369,7 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
                 rec_kv_double(r, "requests", w->requests);
                 size_t keep = (size_t)o.steps < 1000 ? (size_t)o.steps : 1000;
                 rec_kv_doubles(r, "time_s", w->time_s, keep);
-                rec_kv_double(r, "median_s", w->st.median);
-                rec_kv_double(r, "ci_lo_s", w->st.ci_lo);
-                rec_kv_double(r, "ci_hi_s", w->st.ci_hi);
-                rec_kv_double(r, "min_s", w->st.min);
-                rec_kv_double(r, "max_s", w->st.max);
+                rec_kv_stats_s(r, &w->st);
                 rec_kv_double(r, "per_cycle_s", w->st.median / (w->cycles > 0 ? w->cycles : 1));
                 /* the costs the scaling model takes (docs/model.md): per request
                  * (the coordinator's; 0 requests: the cache answered) and per

@@ -307,6 +307,15 @@ void rec_kv_doubles(rec_t *r, const char *key, const double *x, size_t n)
     rec_seq_end(r);
 }
 
+void rec_kv_stats_s(rec_t *r, const stats_summary_t *st)
+{
+    rec_kv_double(r, "median_s", st->median);
+    rec_kv_double(r, "ci_lo_s", st->ci_lo);
+    rec_kv_double(r, "ci_hi_s", st->ci_hi);
+    rec_kv_double(r, "min_s", st->min);
+    rec_kv_double(r, "max_s", st->max);
+}
+
 void rec_kv_ints(rec_t *r, const char *key, const int64_t *x, size_t n)
 {
     rec_key(r, key);
