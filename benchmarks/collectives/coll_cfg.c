@@ -85,12 +85,8 @@ void coll_cfg_parse(int argc, char **argv, coll_cfg_t *c)
     const char *env = getenv("EXADL_COLL_PLANT_ERROR"); /* test hook, as --plant-error */
     if (env && *env) parse_plant(c, env);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            exit(0);
-        }
         char name[64];
-        const char *eq, *a = mpiopt_name(argv[i], name, sizeof name, &eq);
+        const char *eq, *a = mpiopt_option(argv[i], usage, name, sizeof name, &eq);
 #define VAL() mpiopt_value(argc, argv, &i, eq)
         if (!strcmp(a, "--backend")) {
             c->backend = mpiopt_choice(a, VAL(), coll_backend_names);

@@ -68,12 +68,8 @@ static void parse(int argc, char **argv, ocfg_t *o)
     o->timeout_s = 10;
     o->seed = 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            exit(0);
-        }
         char name[64];
-        const char *eq, *a = mpiopt_name(argv[i], name, sizeof name, &eq);
+        const char *eq, *a = mpiopt_option(argv[i], usage, name, sizeof name, &eq);
         if (!strcmp(a, "--mode")) {
             mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_mode_names, o->modes);
         } else if (!strcmp(a, "--grouping")) {
