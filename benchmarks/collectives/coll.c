@@ -87,6 +87,17 @@ int coll_mpi_error(int rc, const char *call, char *err, size_t errlen)
     return -1;
 }
 
+int coll_mpi_chunks(coll_mpi_chunks_fn *fn, const char *call, const coll_ctx_t *c, int inplace,
+                    void *send, void *recv, char *err, size_t errlen)
+{
+    int n = (int)c->shape.chunk;
+    if (inplace)
+        return coll_mpi_error(fn(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, c->mpi_type, c->comm),
+                              call, err, errlen);
+    return coll_mpi_error(fn(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm), call, err,
+                          errlen);
+}
+
 int coll_nccl_error(int result, const char *call, char *err, size_t errlen)
 {
     if (result == 0) return 0;

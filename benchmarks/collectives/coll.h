@@ -197,5 +197,12 @@ int coll_nccl_error(int result, const char *call, char *err, size_t errlen);
 int coll_nccl_type(coll_dtype_t t);
 int coll_nccl_op(coll_redop_t op);
 int coll_mpi_error(int rc, const char *call, char *err, size_t errlen);
+/* The MPI call of allgather and alltoall, which take the same arguments: a
+ * chunk of c->shape.chunk elements per rank, in place from the receive
+ * buffer (MPI_IN_PLACE), or from the send buffer.  call names it in err. */
+typedef int coll_mpi_chunks_fn(const void *send, int send_n, MPI_Datatype send_t, void *recv,
+                               int recv_n, MPI_Datatype recv_t, MPI_Comm comm);
+int coll_mpi_chunks(coll_mpi_chunks_fn *fn, const char *call, const coll_ctx_t *c, int inplace,
+                    void *send, void *recv, char *err, size_t errlen);
 
 #endif

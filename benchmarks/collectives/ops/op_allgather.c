@@ -35,13 +35,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
                                "ncclAllGather", err, errlen);
 #endif
     }
-    int n = (int)c->shape.chunk;
-    if (inplace)
-        return coll_mpi_error(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n,
-                                            c->mpi_type, c->comm),
-                              "MPI_Allgather", err, errlen);
-    return coll_mpi_error(MPI_Allgather(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm),
-                          "MPI_Allgather", err, errlen);
+    return coll_mpi_chunks(MPI_Allgather, "MPI_Allgather", c, inplace, send, recv, err, errlen);
 }
 
 const coll_op_t coll_op_allgather = {

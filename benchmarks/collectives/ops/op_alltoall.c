@@ -43,13 +43,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
         return coll_nccl_error(ncclGroupEnd(), "ncclGroupEnd", err, errlen);
 #endif
     }
-    int n = (int)c->shape.chunk;
-    if (inplace)
-        return coll_mpi_error(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n,
-                                           c->mpi_type, c->comm),
-                              "MPI_Alltoall", err, errlen);
-    return coll_mpi_error(MPI_Alltoall(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm),
-                          "MPI_Alltoall", err, errlen);
+    return coll_mpi_chunks(MPI_Alltoall, "MPI_Alltoall", c, inplace, send, recv, err, errlen);
 }
 
 const coll_op_t coll_op_alltoall = {
