@@ -1,5 +1,5 @@
-/* coll: what the operation files share: bandwidth factors, shapes, error
- * formatting and NCCL type mapping. */
+/* coll: what the operation files share: bandwidth factors, regions and
+ * values, shapes, error formatting and NCCL type mapping. */
 #include "benchmarks/collectives/coll.h"
 
 #include <stdio.h>
@@ -29,6 +29,20 @@ coll_region_t coll_region(int buf, size_t off, size_t n)
     coll_region_t r = {buf, off, n};
     return r;
 }
+
+coll_region_t coll_region_in_whole(const coll_ctx_t *c, int inplace)
+{
+    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
+}
+
+coll_region_t coll_region_out_whole(const coll_ctx_t *c, int inplace)
+{
+    (void)inplace;
+    return coll_region(BUF_RECV, 0, c->shape.count);
+}
+
+double coll_value_own(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
+double coll_value_reduced(const coll_ctx_t *c, size_t j) { return coll_pattern_reduced(c->pat, j); }
 
 int coll_shape_whole(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
                      size_t errlen)
@@ -71,6 +85,17 @@ int coll_mpi_error(int rc, const char *call, char *err, size_t errlen)
     if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", rc);
     snprintf(err, errlen, "%s: %s", call, msg);
     return -1;
+}
+
+int coll_mpi_chunks(coll_mpi_chunks_fn *fn, const char *call, const coll_ctx_t *c, int inplace,
+                    void *send, void *recv, char *err, size_t errlen)
+{
+    int n = (int)c->shape.chunk;
+    if (inplace)
+        return coll_mpi_error(fn(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, c->mpi_type, c->comm),
+                              call, err, errlen);
+    return coll_mpi_error(fn(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm), call, err,
+                          errlen);
 }
 
 int coll_nccl_error(int result, const char *call, char *err, size_t errlen)

@@ -177,6 +177,15 @@ double coll_factor_n1_over_n(int nranks);   /* (n-1)/n */
 double coll_factor_fp32_equivalent(int nranks);
 int coll_inplace_always(coll_backend_t b);
 coll_region_t coll_region(int buf, size_t off, size_t n);
+/* The callbacks several operations share (an operation names them in its
+ * coll_op_t where its logic is this one, so each file keeps only what is its
+ * own): the input is the whole buffer (in place, the receive buffer), the
+ * output the whole receive buffer, input element i is this rank's pattern
+ * value, output element j the reduction over all ranks. */
+coll_region_t coll_region_in_whole(const coll_ctx_t *c, int inplace);
+coll_region_t coll_region_out_whole(const coll_ctx_t *c, int inplace);
+double coll_value_own(const coll_ctx_t *c, size_t i);
+double coll_value_reduced(const coll_ctx_t *c, size_t j);
 /* Shapes: whole buffer on every rank, or a buffer split into n chunks. */
 int coll_shape_whole(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
                      size_t errlen);
@@ -188,5 +197,12 @@ int coll_nccl_error(int result, const char *call, char *err, size_t errlen);
 int coll_nccl_type(coll_dtype_t t);
 int coll_nccl_op(coll_redop_t op);
 int coll_mpi_error(int rc, const char *call, char *err, size_t errlen);
+/* The MPI call of allgather and alltoall, which take the same arguments: a
+ * chunk of c->shape.chunk elements per rank, in place from the receive
+ * buffer (MPI_IN_PLACE), or from the send buffer.  call names it in err. */
+typedef int coll_mpi_chunks_fn(const void *send, int send_n, MPI_Datatype send_t, void *recv,
+                               int recv_n, MPI_Datatype recv_t, MPI_Comm comm);
+int coll_mpi_chunks(coll_mpi_chunks_fn *fn, const char *call, const coll_ctx_t *c, int inplace,
+                    void *send, void *recv, char *err, size_t errlen);
 
 #endif

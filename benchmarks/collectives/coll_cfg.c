@@ -85,16 +85,8 @@ void coll_cfg_parse(int argc, char **argv, coll_cfg_t *c)
     const char *env = getenv("EXADL_COLL_PLANT_ERROR"); /* test hook, as --plant-error */
     if (env && *env) parse_plant(c, env);
     for (int i = 1; i < argc; i++) {
-        char *a = argv[i], *eq = NULL, name[64];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
-            exit(0);
-        }
-        if (!strncmp(a, "--", 2) && (eq = strchr(a, '='))) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-            a = name;
-            eq++;
-        }
+        char name[64];
+        const char *eq, *a = mpiopt_option(argv[i], usage, name, sizeof name, &eq);
 #define VAL() mpiopt_value(argc, argv, &i, eq)
         if (!strcmp(a, "--backend")) {
             c->backend = mpiopt_choice(a, VAL(), coll_backend_names);

@@ -55,11 +55,7 @@ static void write_row(rec_t *rec, const coll_row_t *r)
     rec_kv_int(rec, "samples", r->nsamples);
     size_t keep = r->nsamples < COLL_MAX_KEPT_SAMPLES ? (size_t)r->nsamples : COLL_MAX_KEPT_SAMPLES;
     rec_kv_doubles(rec, "time_s", r->time_s, keep);
-    rec_kv_double(rec, "median_s", r->st.median);
-    rec_kv_double(rec, "ci_lo_s", r->st.ci_lo);
-    rec_kv_double(rec, "ci_hi_s", r->st.ci_hi);
-    rec_kv_double(rec, "min_s", r->st.min);
-    rec_kv_double(rec, "max_s", r->st.max);
+    rec_kv_stats_s(rec, &r->st);
     rec_kv_double(rec, "algbw_GBps", r->algbw_GBps);
     rec_kv_double(rec, "busbw_GBps", r->busbw_GBps);
     rec_kv_double(rec, "busbw_factor", r->busbw_factor);

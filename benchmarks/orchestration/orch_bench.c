@@ -68,16 +68,8 @@ static void parse(int argc, char **argv, ocfg_t *o)
     o->timeout_s = 10;
     o->seed = 1;
     for (int i = 1; i < argc; i++) {
-        char *a = argv[i], *eq = NULL, name[64];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
-            exit(0);
-        }
-        if (!strncmp(a, "--", 2) && (eq = strchr(a, '='))) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-            a = name;
-            eq++;
-        }
+        char name[64];
+        const char *eq, *a = mpiopt_option(argv[i], usage, name, sizeof name, &eq);
         if (!strcmp(a, "--mode")) {
             mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_mode_names, o->modes);
         } else if (!strcmp(a, "--grouping")) {
@@ -373,11 +365,7 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
                 rec_kv_double(r, "requests", w->requests);
                 size_t keep = (size_t)o.steps < 1000 ? (size_t)o.steps : 1000;
                 rec_kv_doubles(r, "time_s", w->time_s, keep);
-                rec_kv_double(r, "median_s", w->st.median);
-                rec_kv_double(r, "ci_lo_s", w->st.ci_lo);
-                rec_kv_double(r, "ci_hi_s", w->st.ci_hi);
-                rec_kv_double(r, "min_s", w->st.min);
-                rec_kv_double(r, "max_s", w->st.max);
+                rec_kv_stats_s(r, &w->st);
                 rec_kv_double(r, "per_cycle_s", w->st.median / (w->cycles > 0 ? w->cycles : 1));
                 /* the costs the scaling model takes (docs/model.md): per request
                  * (the coordinator's; 0 requests: the cache answered) and per

@@ -43,13 +43,26 @@ static void val(const mtable_t *t, const char *b, int s, const char *metric, con
     else snprintf(buf, len, "%.3f", m->value);
 }
 
-static void row(FILE *f, int md, const char *const *cells, const int *w, int n)
+void summary_row(FILE *f, int md, const char *const *cells, const int *w, int n)
 {
     for (int i = 0; i < n; i++) {
         if (md) fprintf(f, "| %s ", cells[i]);
         else fprintf(f, "%-*s%s", w[i], cells[i], i + 1 < n ? "  " : "");
     }
     fprintf(f, md ? "|\n" : "\n");
+}
+
+void summary_checks_cell(const checks_t *ck, const char *bench, int scale, char *buf, size_t len)
+{
+    int p = 0, nf = 0;
+    for (size_t j = 0; j < ck->n; j++) {
+        const check_t *c = &ck->c[j];
+        if (!c->bench || strcmp(c->bench, bench) || c->scale != scale) continue;
+        if (c->outcome == CK_PASS) p++;
+        else if (c->outcome == CK_FAIL) nf++;
+    }
+    if (p + nf == 0) snprintf(buf, len, "-");
+    else snprintf(buf, len, "%d/%d %s", p, p + nf, nf ? "FAIL" : "PASS");
 }
 
 void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
@@ -67,7 +80,7 @@ void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
             coll = !strcmp(t->m[j].bench, m->bench) && !strcmp(t->m[j].metric, "busbw_max_GBps");
         if (coll && !mtable_find(t, m->bench, m->scale, "step_time_s")) continue;
         if (!any++) {
-            row(f, md, head, w, 8);
+            summary_row(f, md, head, w, 8);
             if (md) fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---|\n");
         }
         char sc[16], thr[32], eff[32], sus[32], dev[32], pk[32], chk[48];
@@ -79,21 +92,13 @@ void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
         val(t, m->bench, m->scale, "peak_flops", "FLOP/s", pk, sizeof pk);
         if (!mtable_find(t, m->bench, m->scale, "step_time_s") && m->value == 0)
             snprintf(sus, sizeof sus, "no launch ok");
-        int p = 0, nf = 0;
-        for (size_t j = 0; j < ck->n; j++) {
-            const check_t *c = &ck->c[j];
-            if (!c->bench || strcmp(c->bench, m->bench) || c->scale != m->scale) continue;
-            if (c->outcome == CK_PASS) p++;
-            else if (c->outcome == CK_FAIL) nf++;
-        }
-        if (p + nf == 0) snprintf(chk, sizeof chk, "-");
-        else snprintf(chk, sizeof chk, "%d/%d %s", p, p + nf, nf ? "FAIL" : "PASS");
+        summary_checks_cell(ck, m->bench, m->scale, chk, sizeof chk);
         if (m->value < m->n) { /* some launches failed here */
             size_t l = strlen(chk);
             snprintf(chk + l, sizeof chk - l, " (%.0f/%.0f ok)", m->value, m->n);
         }
         const char *cells[] = {m->bench, sc, thr, eff, sus, dev, pk, chk};
-        row(f, md, cells, w, 8);
+        summary_row(f, md, cells, w, 8);
     }
     any += summary_coll_print(f, t, ck, md);
     if (!any) fprintf(f, "%s(no benchmark results)\n", md ? "\n" : "");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/report/summary.h"
+
 /* a metric row of (bench, scale, metric) for op, out of place, at the
  * smallest (want_max 0) or largest (1) size */
 static const metric_t *at_size(const mtable_t *t, const char *bench, int scale, const char *metric,
@@ -32,15 +34,6 @@ static void size_text(double bytes, char *buf, size_t len)
     else snprintf(buf, len, "%.0f B", bytes);
 }
 
-static void row(FILE *f, int md, const char *const *cells, const int *w, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (md) fprintf(f, "| %s ", cells[i]);
-        else fprintf(f, "%-*s%s", w[i], cells[i], i + 1 < n ? "  " : "");
-    }
-    fprintf(f, md ? "|\n" : "\n");
-}
-
 int summary_coll_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
 {
     static const char *const head[] = {"collectives", "scale", "allreduce latency",
@@ -57,10 +50,10 @@ int summary_coll_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
         if (!first || m->scale < 2) continue; /* one rank moves nothing */
         if (!n++) {
             fprintf(f, "\n");
-            row(f, md, head, w, 6);
+            summary_row(f, md, head, w, 6);
             if (md) fprintf(f, "|---|---:|---:|---:|---:|---|\n");
         }
-        char sc[16], lat[48] = "-", bw[48] = "-", best[64] = "-", chk[32] = "-", sz[24];
+        char sc[16], lat[48] = "-", bw[48] = "-", best[64] = "-", chk[32], sz[24];
         snprintf(sc, sizeof sc, "%d", m->scale);
         const metric_t *l = at_size(t, m->bench, m->scale, "latency_us", "allreduce", 0);
         const metric_t *b = at_size(t, m->bench, m->scale, "busbw_GBps", "allreduce", 1);
@@ -78,16 +71,9 @@ int summary_coll_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
                 !strcmp(t->m[j].bench, m->bench) && (!top || t->m[j].value > top->value))
                 top = &t->m[j];
         if (top) snprintf(best, sizeof best, "%.3g GB/s (%s)", top->value, metric_param(top, "op"));
-        int p = 0, nf = 0;
-        for (size_t j = 0; j < ck->n; j++) {
-            const check_t *c = &ck->c[j];
-            if (!c->bench || strcmp(c->bench, m->bench) || c->scale != m->scale) continue;
-            if (c->outcome == CK_PASS) p++;
-            else if (c->outcome == CK_FAIL) nf++;
-        }
-        if (p + nf) snprintf(chk, sizeof chk, "%d/%d %s", p, p + nf, nf ? "FAIL" : "PASS");
+        summary_checks_cell(ck, m->bench, m->scale, chk, sizeof chk);
         const char *cells[] = {m->bench, sc, lat, bw, best, chk};
-        row(f, md, cells, w, 6);
+        summary_row(f, md, cells, w, 6);
     }
     return n;
 }

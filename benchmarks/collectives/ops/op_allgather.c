@@ -19,14 +19,6 @@ static coll_region_t in_region(const coll_ctx_t *c, int inplace)
     return coll_region(BUF_SEND, 0, c->shape.chunk);
 }
 
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
 static double out_value(const coll_ctx_t *c, size_t j)
 {
     return coll_pattern_value(c->pat, (int)(j / c->shape.chunk), j % c->shape.chunk);
@@ -43,13 +35,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
                                "ncclAllGather", err, errlen);
 #endif
     }
-    int n = (int)c->shape.chunk;
-    if (inplace)
-        return coll_mpi_error(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n,
-                                            c->mpi_type, c->comm),
-                              "MPI_Allgather", err, errlen);
-    return coll_mpi_error(MPI_Allgather(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm),
-                          "MPI_Allgather", err, errlen);
+    return coll_mpi_chunks(MPI_Allgather, "MPI_Allgather", c, inplace, send, recv, err, errlen);
 }
 
 const coll_op_t coll_op_allgather = {
@@ -59,8 +45,8 @@ const coll_op_t coll_op_allgather = {
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,
     .in_region = in_region,
-    .in_value = in_value,
-    .out_region = out_region,
+    .in_value = coll_value_own,
+    .out_region = coll_region_out_whole,
     .out_value = out_value,
     .inplace_ok = coll_inplace_always,
     .run = run,

@@ -3,27 +3,6 @@
 #include "benchmarks/collectives/coll.h"
 #include "benchmarks/collectives/coll_gpu.h"
 
-static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
-                 size_t errlen)
-{
-    return coll_shape_whole(bytes, esize, nranks, out, err, errlen);
-}
-
-static coll_region_t in_region(const coll_ctx_t *c, int inplace)
-{
-    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
-}
-
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
-static double out_value(const coll_ctx_t *c, size_t j) { return coll_pattern_reduced(c->pat, j); }
-
 static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *err, size_t errlen)
 {
     if (c->backend == BK_NCCL) {
@@ -44,12 +23,12 @@ const coll_op_t coll_op_allreduce = {
     .name = "allreduce",
     .summary = "every rank gets the reduction of all ranks' buffers",
     .flags = OP_REDUCES,
-    .shape = shape,
+    .shape = coll_shape_whole,
     .busbw_factor = coll_factor_allreduce,
-    .in_region = in_region,
-    .in_value = in_value,
-    .out_region = out_region,
-    .out_value = out_value,
+    .in_region = coll_region_in_whole,
+    .in_value = coll_value_own,
+    .out_region = coll_region_out_whole,
+    .out_value = coll_value_reduced,
     .inplace_ok = coll_inplace_always,
     .run = run,
 };

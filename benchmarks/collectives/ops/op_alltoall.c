@@ -12,19 +12,6 @@ static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char
     return 0;
 }
 
-static coll_region_t in_region(const coll_ctx_t *c, int inplace)
-{
-    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
-}
-
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
 static double out_value(const coll_ctx_t *c, size_t j)
 {
     size_t chunk = c->shape.chunk;
@@ -56,13 +43,7 @@ static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *e
         return coll_nccl_error(ncclGroupEnd(), "ncclGroupEnd", err, errlen);
 #endif
     }
-    int n = (int)c->shape.chunk;
-    if (inplace)
-        return coll_mpi_error(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n,
-                                           c->mpi_type, c->comm),
-                              "MPI_Alltoall", err, errlen);
-    return coll_mpi_error(MPI_Alltoall(send, n, c->mpi_type, recv, n, c->mpi_type, c->comm),
-                          "MPI_Alltoall", err, errlen);
+    return coll_mpi_chunks(MPI_Alltoall, "MPI_Alltoall", c, inplace, send, recv, err, errlen);
 }
 
 const coll_op_t coll_op_alltoall = {
@@ -71,9 +52,9 @@ const coll_op_t coll_op_alltoall = {
     .flags = OP_SPLITS,
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,
-    .in_region = in_region,
-    .in_value = in_value,
-    .out_region = out_region,
+    .in_region = coll_region_in_whole,
+    .in_value = coll_value_own,
+    .out_region = coll_region_out_whole,
     .out_value = out_value,
     .inplace_ok = inplace_ok,
     .run = run,

@@ -5,12 +5,6 @@
 #include "benchmarks/collectives/coll.h"
 #include "benchmarks/collectives/coll_gpu.h"
 
-static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
-                 size_t errlen)
-{
-    return coll_shape_whole(bytes, esize, nranks, out, err, errlen);
-}
-
 static coll_region_t in_region(const coll_ctx_t *c, int inplace)
 {
     if (c->rank != c->root) return coll_region(BUF_SEND, 0, 0);
@@ -47,7 +41,7 @@ const coll_op_t coll_op_broadcast = {
     .name = "broadcast",
     .summary = "the root's buffer to every rank (--root)",
     .flags = OP_ROOTED,
-    .shape = shape,
+    .shape = coll_shape_whole,
     .busbw_factor = coll_factor_one,
     .in_region = in_region,
     .in_value = in_value,

@@ -23,8 +23,6 @@ static coll_region_t in_region(const coll_ctx_t *c, int inplace)
     return coll_region(BUF_SEND, 0, c->rank < 2 ? c->shape.count : 0);
 }
 
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
 static coll_region_t out_region(const coll_ctx_t *c, int inplace)
 {
     (void)inplace;
@@ -77,7 +75,7 @@ const coll_op_t coll_op_pingpong = {
     .shape = shape,
     .busbw_factor = coll_factor_one,
     .in_region = in_region,
-    .in_value = in_value,
+    .in_value = coll_value_own,
     .out_region = out_region,
     .out_value = out_value,
     .inplace_ok = inplace_never,

@@ -14,13 +14,6 @@ static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char
     return 0;
 }
 
-static coll_region_t in_region(const coll_ctx_t *c, int inplace)
-{
-    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
-}
-
-static double in_value(const coll_ctx_t *c, size_t i) { return coll_pattern_value(c->pat, c->rank, i); }
-
 static coll_region_t out_region(const coll_ctx_t *c, int inplace)
 {
     size_t off = inplace && c->backend == BK_NCCL ? (size_t)c->rank * c->shape.chunk : 0;
@@ -57,8 +50,8 @@ const coll_op_t coll_op_reduce_scatter = {
     .flags = OP_REDUCES | OP_SPLITS,
     .shape = shape,
     .busbw_factor = coll_factor_n1_over_n,
-    .in_region = in_region,
-    .in_value = in_value,
+    .in_region = coll_region_in_whole,
+    .in_value = coll_value_own,
     .out_region = out_region,
     .out_value = out_value,
     .inplace_ok = coll_inplace_always,

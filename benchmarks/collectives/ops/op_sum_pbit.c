@@ -22,17 +22,6 @@ static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char
     return coll_shape_whole(bytes, esize, nranks, out, err, errlen);
 }
 
-static coll_region_t in_region(const coll_ctx_t *c, int inplace)
-{
-    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
-}
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
 static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *err, size_t errlen)
 {
     if (c->backend != BK_MPI)
@@ -61,9 +50,9 @@ const coll_op_t coll_op_sum_pbit = {
     .flags = OP_HOST,
     .shape = shape,
     .busbw_factor = coll_factor_fp32_equivalent,
-    .in_region = in_region,
+    .in_region = coll_region_in_whole,
     .in_value = sign_in_value,
-    .out_region = out_region,
+    .out_region = coll_region_out_whole,
     .out_value = sign_expected_sum,
     .inplace_ok = coll_inplace_always,
     .run = run,

@@ -13,23 +13,6 @@
 #include "benchmarks/collectives/signops.h"
 #include "benchmarks/common/signpack.h"
 
-static int shape(size_t bytes, size_t esize, int nranks, coll_shape_t *out, char *err,
-                 size_t errlen)
-{
-    return coll_shape_whole(bytes, esize, nranks, out, err, errlen);
-}
-
-static coll_region_t in_region(const coll_ctx_t *c, int inplace)
-{
-    return coll_region(inplace ? BUF_RECV : BUF_SEND, 0, c->shape.count);
-}
-
-static coll_region_t out_region(const coll_ctx_t *c, int inplace)
-{
-    (void)inplace;
-    return coll_region(BUF_RECV, 0, c->shape.count);
-}
-
 static int run(const coll_ctx_t *c, int inplace, void *send, void *recv, char *err, size_t errlen)
 {
     if (c->backend != BK_MPI)
@@ -50,11 +33,11 @@ const coll_op_t coll_op_vote_1bit = {
     .name = "vote_1bit",
     .summary = "majority vote of the ranks' signs, 1 bit per element on the wire (Lion)",
     .flags = OP_HOST,
-    .shape = shape,
+    .shape = coll_shape_whole,
     .busbw_factor = coll_factor_fp32_equivalent,
-    .in_region = in_region,
+    .in_region = coll_region_in_whole,
     .in_value = sign_in_value,
-    .out_region = out_region,
+    .out_region = coll_region_out_whole,
     .out_value = sign_expected_vote,
     .inplace_ok = coll_inplace_always,
     .run = run,

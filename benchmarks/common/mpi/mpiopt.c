@@ -36,6 +36,20 @@ void mpiopt_usage_error(const char *fmt, ...)
     exit(2);
 }
 
+const char *mpiopt_option(const char *arg, void (*usage)(void), char *name, size_t namelen,
+                          const char **inline_val)
+{
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+        usage();
+        exit(0);
+    }
+    const char *eq = strncmp(arg, "--", 2) ? NULL : strchr(arg, '=');
+    *inline_val = eq ? eq + 1 : NULL;
+    if (!eq) return arg;
+    snprintf(name, namelen, "%.*s", (int)(eq - arg), arg);
+    return name;
+}
+
 const char *mpiopt_value(int argc, char **argv, int *i, const char *inline_val)
 {
     if (inline_val) return inline_val;

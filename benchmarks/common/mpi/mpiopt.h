@@ -4,7 +4,7 @@
  * "PROGRAM: error: ... (see PROGRAM --help)" from rank 0 and exit status 2 on
  * every rank after MPI_Finalize: all ranks parse the same arguments, so they
  * all stop at the same place and mpirun reports no aborted job.
- * defines: mpiopt_init, mpiopt_usage_error, mpiopt_value, mpiopt_int,
+ * defines: mpiopt_init, mpiopt_usage_error, mpiopt_option, mpiopt_value, mpiopt_int,
  * mpiopt_size, mpiopt_choice, mpiopt_choice_list */
 #ifndef EXADL_MPIOPT_H
 #define EXADL_MPIOPT_H
@@ -14,6 +14,11 @@
 /* The program named in messages, and this process's rank (only rank 0 prints). */
 void mpiopt_init(const char *program, int rank);
 void mpiopt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* The option named by arg: arg itself, or for "--opt=VALUE" its "--opt"
+ * copied into name (namelen bytes); *inline_val is VALUE there, else NULL
+ * (what mpiopt_value takes).  --help and -h call usage and exit 0. */
+const char *mpiopt_option(const char *arg, void (*usage)(void), char *name, size_t namelen,
+                          const char **inline_val);
 /* The value after option argv[*i] ("--opt VALUE" or "--opt=VALUE" given as
  * inline); advances *i. */
 const char *mpiopt_value(int argc, char **argv, int *i, const char *inline_val);

@@ -40,41 +40,41 @@ static int64_t chunk_in(MPI_Comm comm, const uint64_t *w, int64_t nwords, signx_
     return chunk;
 }
 
-int64_t signx_vote(MPI_Comm comm, uint64_t *bits, int64_t nwords, uint64_t seed, signx_buf *x,
-                   int poll_us)
+/* What the vote and the sum share: an all-to-all of the padded words
+ * (b[r * chunk + j] = rank r's word me * chunk + j), this rank's chunk
+ * combined (voted, or summed: the reduce-scatter as an all-to-all and a local
+ * sum, exactly (n-1) chunks out of every rank, where Open MPI's nonblocking
+ * reduce-scatter sent a quarter more on 2 ranks, measured on the loopback),
+ * an all-gather in place, the words back.  Returns the bytes a rank sent. */
+typedef enum { COMBINE_VOTE, COMBINE_SUM } combine_t;
+
+static int64_t exchange(MPI_Comm comm, uint64_t *words, int64_t nwords, signx_buf *x, int poll_us,
+                        combine_t how, uint64_t seed)
 {
     int n, me;
-    int64_t chunk = chunk_in(comm, bits, nwords, x, &n, &me);
+    int64_t chunk = chunk_in(comm, words, nwords, x, &n, &me);
     if (chunk == 0) return 0;
     MPI_Request rq;
-    /* b[r * chunk + j] = rank r's word me * chunk + j */
     CHECK_MPI(MPI_Ialltoall(x->a, (int)chunk, MPI_UINT64_T, x->b, (int)chunk, MPI_UINT64_T, comm,
                             &rq));
     comm_wait(&rq, poll_us);
-    sp_vote(x->b, chunk, n, chunk, x->a + (int64_t)me * chunk, seed, (int64_t)me * chunk);
+    uint64_t *mine = x->a + (int64_t)me * chunk;
+    if (how == COMBINE_VOTE) sp_vote(x->b, chunk, n, chunk, mine, seed, (int64_t)me * chunk);
+    else sp_sum(x->b, chunk, n, chunk, mine);
     CHECK_MPI(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->a, (int)chunk, MPI_UINT64_T,
                              comm, &rq));
     comm_wait(&rq, poll_us);
-    memcpy(bits, x->a, (size_t)nwords * sizeof *bits);
+    memcpy(words, x->a, (size_t)nwords * sizeof *words);
     return 2 * (int64_t)(n - 1) * chunk * (int64_t)sizeof(uint64_t);
+}
+
+int64_t signx_vote(MPI_Comm comm, uint64_t *bits, int64_t nwords, uint64_t seed, signx_buf *x,
+                   int poll_us)
+{
+    return exchange(comm, bits, nwords, x, poll_us, COMBINE_VOTE, seed);
 }
 
 int64_t signx_sum(MPI_Comm comm, uint64_t *fields, int64_t nwords, signx_buf *x, int poll_us)
 {
-    int n, me;
-    int64_t chunk = chunk_in(comm, fields, nwords, x, &n, &me);
-    if (chunk == 0) return 0;
-    MPI_Request rq;
-    /* the reduce-scatter as an all-to-all and a local sum: exactly (n-1)
-     * chunks out of every rank (Open MPI's nonblocking reduce-scatter sent a
-     * quarter more on 2 ranks, measured on the loopback) */
-    CHECK_MPI(MPI_Ialltoall(x->a, (int)chunk, MPI_UINT64_T, x->b, (int)chunk, MPI_UINT64_T, comm,
-                            &rq));
-    comm_wait(&rq, poll_us);
-    sp_sum(x->b, chunk, n, chunk, x->a + (int64_t)me * chunk);
-    CHECK_MPI(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->a, (int)chunk, MPI_UINT64_T,
-                             comm, &rq));
-    comm_wait(&rq, poll_us);
-    memcpy(fields, x->a, (size_t)nwords * sizeof *fields);
-    return 2 * (int64_t)(n - 1) * chunk * (int64_t)sizeof(uint64_t);
+    return exchange(comm, fields, nwords, x, poll_us, COMBINE_SUM, 0);
 }

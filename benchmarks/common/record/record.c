@@ -137,38 +137,31 @@ int rec_close(rec_t *r, char *err, size_t errlen)
     return 0;
 }
 
-void rec_map_begin(rec_t *r)
+/* A mapping or sequence opens in block style (one entry a line) or flow
+ * style ({...} or [...] on one line); the rec_*_begin functions name the pair. */
+static void map_begin(rec_t *r, yaml_mapping_style_t style)
 {
     yaml_event_t ev;
-    yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+    yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, style);
     emit(r, &ev);
 }
 
-void rec_flow_map_begin(rec_t *r)
+static void seq_begin(rec_t *r, yaml_sequence_style_t style)
 {
     yaml_event_t ev;
-    yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_MAPPING_STYLE);
+    yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, style);
     emit(r, &ev);
 }
+
+void rec_map_begin(rec_t *r) { map_begin(r, YAML_BLOCK_MAPPING_STYLE); }
+void rec_flow_map_begin(rec_t *r) { map_begin(r, YAML_FLOW_MAPPING_STYLE); }
+void rec_seq_begin(rec_t *r) { seq_begin(r, YAML_BLOCK_SEQUENCE_STYLE); }
+void rec_flow_seq_begin(rec_t *r) { seq_begin(r, YAML_FLOW_SEQUENCE_STYLE); }
 
 void rec_map_end(rec_t *r)
 {
     yaml_event_t ev;
     yaml_mapping_end_event_initialize(&ev);
-    emit(r, &ev);
-}
-
-void rec_seq_begin(rec_t *r)
-{
-    yaml_event_t ev;
-    yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
-    emit(r, &ev);
-}
-
-void rec_flow_seq_begin(rec_t *r)
-{
-    yaml_event_t ev;
-    yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE);
     emit(r, &ev);
 }
 
@@ -312,6 +305,15 @@ void rec_kv_doubles(rec_t *r, const char *key, const double *x, size_t n)
     rec_flow_seq_begin(r);
     for (size_t i = 0; i < n; i++) rec_double(r, x[i]);
     rec_seq_end(r);
+}
+
+void rec_kv_stats_s(rec_t *r, const stats_summary_t *st)
+{
+    rec_kv_double(r, "median_s", st->median);
+    rec_kv_double(r, "ci_lo_s", st->ci_lo);
+    rec_kv_double(r, "ci_hi_s", st->ci_hi);
+    rec_kv_double(r, "min_s", st->min);
+    rec_kv_double(r, "max_s", st->max);
 }
 
 void rec_kv_ints(rec_t *r, const char *key, const int64_t *x, size_t n)

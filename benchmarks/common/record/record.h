@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "benchmarks/common/stats.h"
+
 /* Format version written as `exadl_record:` at the top of every record. */
 #define RECORD_FORMAT_VERSION 1
 
@@ -44,6 +46,9 @@ void rec_kv_bool(rec_t *r, const char *key, int v);
 /* key: [x0, x1, ...] */
 void rec_kv_doubles(rec_t *r, const char *key, const double *x, size_t n);
 void rec_kv_ints(rec_t *r, const char *key, const int64_t *x, size_t n);
+/* A timing summary in seconds, the keys every row of timed samples carries
+ * (docs/record.md): median_s, ci_lo_s, ci_hi_s, min_s, max_s. */
+void rec_kv_stats_s(rec_t *r, const stats_summary_t *st);
 
 /* Format a double the way rec_double does (for tables printed elsewhere). */
 void rec_format_double(double v, char *buf, size_t len);
