@@ -19,15 +19,12 @@ static void print_spatial(const train_result *r)
     fflush(stdout);
 }
 
-void cf_rec_fill(tprog_run *run, const cf_args *a, const sysinfo_t *si, int argc, char **argv,
-                 const char *started_utc)
+void cf_rec_fill(tprog_run *run, const cf_args *a)
 {
     const cf_cfg *c = &a->cfg;
-    memset(run, 0, sizeof *run);
-    run->meta = (trec_meta_t){.benchmark = "cosmoflow", .started_utc = started_utc, .argc = argc,
-                              .argv = argv, .system = si, .config = write_config,
-                              .config_arg = c};
-    run->record = a->t.record;
+    run->meta.benchmark = "cosmoflow";
+    run->meta.config = write_config;
+    run->meta.config_arg = c;
     snprintf(run->title, sizeof run->title, "%s%s, spatial %s",
              c->preset[0] ? "preset " : "custom network", c->preset, c->spatial);
     run->summary_more = print_spatial;

@@ -6,14 +6,11 @@
 #ifndef COSMOFLOW_CF_REC_H
 #define COSMOFLOW_CF_REC_H
 
-#include "benchmarks/common/sysinfo.h"
 #include "benchmarks/cosmoflow/cf_args.h"
 #include "benchmarks/train/tprog.h"
 
-/* What tprog_train writes after a run of a: the record's header fields
- * (system si, the command line, the start time), the summary's title and
- * its halo line. */
-void cf_rec_fill(tprog_run *run, const cf_args *a, const sysinfo_t *si, int argc, char **argv,
-                 const char *started_utc);
+/* cosmoflow's record kind, config block, summary title and halo line for a
+ * run of a (run made by tprog_run_init). */
+void cf_rec_fill(tprog_run *run, const cf_args *a);
 
 #endif

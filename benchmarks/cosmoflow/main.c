@@ -54,7 +54,8 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
     train_job job = {.net = &cosmoflow_network, .model = &m, .run = &a->cfg.run, .backend = &be,
                      .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights};
     tprog_run run;
-    cf_rec_fill(&run, a, si, argc, argv, started);
+    tprog_run_init(&run, si, argc, argv, started, a->t.record);
+    cf_rec_fill(&run, a);
     if (comm->rank == 0 && !a->t.quiet)
         printf("cosmoflow: %d rank(s) = %d group(s) x %d spatial (%dx%dx%d), %d thread(s) per "
                "rank, kernels: %s\n",

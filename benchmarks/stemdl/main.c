@@ -55,7 +55,8 @@ int main(int argc, char **argv)
         train_job job = {.net = &stemdl_network, .model = &p, .run = &a.cfg.run, .backend = &be,
                          .comm = &comm, .quiet = a.t.quiet, .dump_weights = a.t.dump_weights};
         tprog_run run;
-        srec_fill(&run, &a, &si, argc, argv, started);
+        tprog_run_init(&run, &si, argc, argv, started, a.t.record);
+        srec_fill(&run, &a);
         if (comm.rank == 0 && !a.t.quiet)
             printf("stemdl: %d rank(s), %d thread(s) per rank, kernels: %s\n", comm.size, be.threads,
                    be.library);

@@ -5,13 +5,11 @@
 #ifndef STEMDL_SREC_H
 #define STEMDL_SREC_H
 
-#include "benchmarks/common/sysinfo.h"
 #include "benchmarks/stemdl/args.h"
 #include "benchmarks/train/tprog.h"
 
-/* What tprog_train writes after a run of a: the record's header fields
- * (system si, the command line, the start time) and the summary's title. */
-void srec_fill(tprog_run *run, const args_t *a, const sysinfo_t *si, int argc, char **argv,
-               const char *started_utc);
+/* stemdl's record kind, config block and summary title for a run of a
+ * (run made by tprog_run_init). */
+void srec_fill(tprog_run *run, const args_t *a);
 
 #endif

@@ -109,6 +109,14 @@ int tprog_print_sysinfo(sysinfo_t *si, const runcfg_t *run, comm_t *comm)
     return 0;
 }
 
+void tprog_run_init(tprog_run *run, const sysinfo_t *si, int argc, char **argv,
+                    const char *started_utc, const char *record)
+{
+    memset(run, 0, sizeof *run);
+    run->meta = (trec_meta_t){.started_utc = started_utc, .argc = argc, .argv = argv, .system = si};
+    run->record = record;
+}
+
 /* Rank 0: the record at run->record, if one is asked for; 0, or -1 when it
  * could not be written (said on stderr). */
 static int write_record(const train_job *j, const train_result *r, const tprog_run *run)

@@ -9,7 +9,7 @@
  *   - training, then on rank 0 the record (trec.h) and the summary.
  *
  * defines: tprog_args, tprog_cli, tprog_args_parse, tprog_is_local,
- *   tprog_print_sysinfo, tprog_run, tprog_train */
+ *   tprog_print_sysinfo, tprog_run, tprog_run_init, tprog_train */
 #ifndef TRAIN_TPROG_H
 #define TRAIN_TPROG_H
 
@@ -71,6 +71,12 @@ typedef struct {
     /* lines of the program's own after the summary (rank 0), or NULL */
     void (*summary_more)(const train_result *r);
 } tprog_run;
+
+/* A run's record: the header fields (system si, the command line, the
+ * start time) and the --record path (or NULL); the program then sets the
+ * record kind, its config block and the title. */
+void tprog_run_init(tprog_run *run, const sysinfo_t *si, int argc, char **argv,
+                    const char *started_utc, const char *record);
 
 /* Train j; on rank 0 write the record (when run->record is set; a failed
  * run's record says why, so that a sweep keeps the reason) and, when it
