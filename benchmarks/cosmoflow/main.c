@@ -5,7 +5,6 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
-#include "benchmarks/common/timer.h"
 #include "benchmarks/cosmoflow/cf_args.h"
 #include "benchmarks/cosmoflow/cf_rec.h"
 #include "benchmarks/cosmoflow/model/cf_data.h"
@@ -80,10 +79,8 @@ int main(int argc, char **argv)
     cf_args a;
     cf_args_parse(&a, argc, argv, comm.rank);
     char started[32];
-    timer_utc_iso(started, sizeof started);
     sysinfo_t si;
-    sysinfo_collect(&si);
-    sysinfo_set_hosts(&si, comm.hosts, comm.nhosts);
+    tprog_start(&comm, &si, started, sizeof started);
     int rc;
     if (a.t.describe) rc = describe(&a);
     else if (a.write_data) rc = write_data(&a);

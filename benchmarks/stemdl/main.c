@@ -5,7 +5,6 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
-#include "benchmarks/common/timer.h"
 #include "benchmarks/stemdl/args.h"
 #include "benchmarks/stemdl/model/plan.h"
 #include "benchmarks/stemdl/model/stemdl_network.h"
@@ -36,11 +35,8 @@ int main(int argc, char **argv)
     args_t a;
     args_parse(&a, argc, argv, comm.rank);
     char started[32];
-    timer_utc_iso(started, sizeof started);
-
     sysinfo_t si;
-    sysinfo_collect(&si);
-    sysinfo_set_hosts(&si, comm.hosts, comm.nhosts);
+    tprog_start(&comm, &si, started, sizeof started);
     int rc = 0;
     if (a.t.describe) {
         rc = describe(&a, &comm);

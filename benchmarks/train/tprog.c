@@ -5,6 +5,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/record/record.h"
+#include "benchmarks/common/timer.h"
 #include "benchmarks/train/backend.h"
 
 static int is_flag(const char *s, const char *name) { return !strcmp(s, name); }
@@ -89,6 +90,13 @@ int tprog_is_local(int argc, char **argv, const char *also)
             is_flag(argv[i], "--sysinfo") || (also && is_flag(argv[i], also)))
             return 1;
     return 0;
+}
+
+void tprog_start(const comm_t *comm, sysinfo_t *si, char *started_utc, size_t len)
+{
+    timer_utc_iso(started_utc, len);
+    sysinfo_collect(si);
+    sysinfo_set_hosts(si, comm->hosts, comm->nhosts);
 }
 
 int tprog_print_sysinfo(sysinfo_t *si, const runcfg_t *run, comm_t *comm)

@@ -4,12 +4,12 @@
  *     --config, --record, --dump-weights and single parameters; whatever the
  *     order of the arguments, the preset comes first, then the --config file,
  *     then single parameters (the configuration's keys, keytab.h);
- *   - which answers need no MPI start-up;
+ *   - which answers need no MPI start-up; the start time and the system;
  *   - --sysinfo's `system` block;
  *   - training, then on rank 0 the record (trec.h) and the summary.
  *
  * defines: tprog_args, tprog_cli, tprog_args_parse, tprog_is_local,
- *   tprog_print_sysinfo, tprog_run, tprog_run_init, tprog_train */
+ *   tprog_start, tprog_print_sysinfo, tprog_run, tprog_run_init, tprog_train */
 #ifndef TRAIN_TPROG_H
 #define TRAIN_TPROG_H
 
@@ -57,6 +57,10 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
  * --describe, --sysinfo, or the option named also, which may be NULL): the
  * program then skips MPI's start-up. */
 int tprog_is_local(int argc, char **argv, const char *also);
+
+/* After parsing: the launch's start time (UTC, ISO 8601) into started_utc
+ * and the system it runs on, with the ranks' hosts, into si. */
+void tprog_start(const comm_t *comm, sysinfo_t *si, char *started_utc, size_t len);
 
 /* --sysinfo: the `system` block a record would hold (with the backend's
  * devices), on stdout from rank 0.  Returns the exit code, 0. */
