@@ -66,14 +66,7 @@ echo "  preset: $preset"
 bench_cpu_loadavg "the machine is not idle; the numbers are unreliable"
 
 # ---- (a) peak ------------------------------------------------------------------------
-"$bin/peak_cpu" --threads "$nthreads" >"$tmp/peak.txt"
-p1=$(bench_val peak_1thread_flops_per_s "$tmp/peak.txt")
-pn=$(bench_val peak_flops_per_s "$tmp/peak.txt")
-echo "peak:"
-echo "  isa: $(bench_val isa "$tmp/peak.txt")"
-echo "  peak_1thread_flops_per_s: $p1"
-echo "  threads: $nthreads"
-echo "  peak_flops_per_s: $pn"
+bench_cpu_peak "$bin" "$nthreads" "$tmp"
 
 # ---- (b) 3D convolutions against peak, 1 thread and all --------------------------------------
 # (on a loaded machine OpenMP's barriers wait for preempted threads: the

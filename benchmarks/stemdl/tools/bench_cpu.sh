@@ -51,15 +51,7 @@ bench_cpu_host
 bench_cpu_loadavg "the machine is not idle; multi-thread numbers are unreliable"
 
 # ---- (a) peak -----------------------------------------------------------------
-"$bin/peak_cpu" --threads "$nthreads" >"$tmp/peak.txt"
-p1=$(bench_val peak_1thread_flops_per_s "$tmp/peak.txt")
-pn=$(bench_val peak_flops_per_s "$tmp/peak.txt")
-echo "peak:"
-echo "  isa: $(bench_val isa "$tmp/peak.txt")"
-echo "  vector_bits: $(bench_val vector_bits "$tmp/peak.txt")"
-echo "  peak_1thread_flops_per_s: $p1"
-echo "  threads: $nthreads"
-echo "  peak_flops_per_s: $pn"
+bench_cpu_peak "$bin" "$nthreads" "$tmp" vector_bits
 
 # ---- (b) 5x5 convolutions against peak -----------------------------------------
 echo "conv:"

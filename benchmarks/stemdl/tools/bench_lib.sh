@@ -12,6 +12,9 @@
 #   bench_cpu_host              the host's lines: name, CPU model, online CPUs
 #   bench_cpu_loadavg WARNING   the load average, and WARNING where the
 #                               machine is not idle
+#   bench_cpu_peak BIN THREADS TMP [vector_bits]  the measured peak FP32
+#                               FLOP/s (peak_cpu) on 1 and THREADS threads,
+#                               printed and set in p1 and pn
 #   bench_gpu_find TMP          the GPUs nvidia-smi lists; without one, prints
 #                               "SKIPPED: ..." and exits 0
 #   bench_gpu_build BUILD PROGRAM TMP  CUDA, cuDNN and NCCL (gpu_env.sh), then
@@ -60,6 +63,18 @@ bench_cpu_loadavg() { # WARNING
     if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
         echo "  warning: \"$1\""
     fi
+}
+
+bench_cpu_peak() { # BIN THREADS TMP [vector_bits]
+    "$1/peak_cpu" --threads "$2" >"$3/peak.txt"
+    p1=$(bench_val peak_1thread_flops_per_s "$3/peak.txt")
+    pn=$(bench_val peak_flops_per_s "$3/peak.txt")
+    echo "peak:"
+    echo "  isa: $(bench_val isa "$3/peak.txt")"
+    if [ "${4:-}" = vector_bits ]; then echo "  vector_bits: $(bench_val vector_bits "$3/peak.txt")"; fi
+    echo "  peak_1thread_flops_per_s: $p1"
+    echo "  threads: $2"
+    echo "  peak_flops_per_s: $pn"
 }
 
 bench_gpu_find() { # TMP
