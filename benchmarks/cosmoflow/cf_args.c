@@ -1,7 +1,6 @@
 #include "benchmarks/cosmoflow/cf_args.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/check.h"
@@ -37,67 +36,32 @@ static void usage(FILE *f)
             "  mpirun -np 4 cosmoflow --preset small --spatial 2 --batch 1   (2 groups of 2)\n");
 }
 
-static int is_flag(const char *s, const char *name) { return !strcmp(s, name); }
-static int is_switch(const char *o)
+static int validate(const void *cfg, char *err, size_t errlen)
 {
-    return is_flag(o, "--describe") || is_flag(o, "--sysinfo") || is_flag(o, "--quiet");
+    return cf_validate(cfg, err, errlen);
 }
-static int is_program_option(const char *o)
+
+static const char *const own_options[] = {"--write-data", "--samples", NULL};
+
+static void take_option(void *prog, const char *name, const char *value)
 {
-    return is_flag(o, "--preset") || is_flag(o, "--config") || is_flag(o, "--record") ||
-           is_flag(o, "--dump-weights") || is_flag(o, "--write-data") || is_flag(o, "--samples");
+    cf_args *a = prog;
+    if (!strcmp(name, "--write-data")) {
+        a->write_data = value;
+    } else {
+        long long n;
+        if (opt_parse_int(value, &n) || n < 1 || n > (1LL << 40))
+            check_usage("--samples: '%s' is not a whole number from 1", value);
+        a->samples = n;
+    }
 }
 
 void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
 {
+    const tprog_cli cli = {.usage = usage, .preset = "cosmo128", .keys = cf_keys(),
+                           .validate = validate, .options = own_options,
+                           .option = take_option};
     memset(a, 0, sizeof *a);
     a->samples = 4;
-    const char *preset = "cosmo128";
-    char err[768];
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (is_flag(o, "--help") || is_flag(o, "-h")) {
-            if (rank == 0) usage(stdout);
-            exit(0);
-        } else if (is_flag(o, "--describe")) {
-            a->describe = 1;
-        } else if (is_flag(o, "--sysinfo")) {
-            a->sysinfo = 1;
-        } else if (is_flag(o, "--quiet")) {
-            a->quiet = 1;
-        } else if (strncmp(o, "--", 2) == 0) {
-            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
-                check_usage("%s needs a value (see --help)", o);
-            const char *v = argv[++i];
-            if (is_flag(o, "--preset")) preset = v;
-            else if (is_flag(o, "--config")) a->config = v;
-            else if (is_flag(o, "--record")) a->record = v;
-            else if (is_flag(o, "--dump-weights")) a->dump_weights = v;
-            else if (is_flag(o, "--write-data")) a->write_data = v;
-            else if (is_flag(o, "--samples")) {
-                long long n;
-                if (opt_parse_int(v, &n) || n < 1 || n > (1LL << 40))
-                    check_usage("--samples: '%s' is not a whole number from 1", v);
-                a->samples = n;
-            }
-        } else {
-            check_usage("unexpected argument '%s' (options start with --; see --help)", o);
-        }
-    }
-    if (cf_preset(&a->cfg, preset))
-        check_usage("unknown preset '%s' (choose %s)", preset, cf_preset_list());
-    if (a->config && cf_load_yaml(&a->cfg, a->config, err, sizeof err)) check_usage("%s", err);
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (is_switch(o)) continue;
-        const char *v = argv[++i];
-        if (is_program_option(o)) continue;
-        int rc = cf_set(&a->cfg, o + 2, v, err, sizeof err);
-        if (rc == -2) check_usage("%s", err);
-        if (rc) check_usage("--%s", err);
-    }
-    if (cf_validate(&a->cfg, err, sizeof err)) {
-        if (a->config) check_usage("%s (after applying %s and the command line)", err, a->config);
-        check_usage("%s", err);
-    }
+    tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
 }

@@ -1,18 +1,16 @@
 /* cosmoflow: one CosmoFlow benchmark launch (see --help and docs/cosmoflow.md). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
-#include "benchmarks/common/record/record.h"
 #include "benchmarks/common/sysinfo.h"
-#include "benchmarks/common/timer.h"
 #include "benchmarks/cosmoflow/cf_args.h"
 #include "benchmarks/cosmoflow/cf_rec.h"
 #include "benchmarks/cosmoflow/model/cf_data.h"
 #include "benchmarks/cosmoflow/model/cf_network.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/tprog.h"
 #include "benchmarks/train/train.h"
 
 static int describe(const cf_args *a)
@@ -38,21 +36,6 @@ static int write_data(const cf_args *a)
     return rc ? 1 : 0;
 }
 
-static int print_sysinfo(sysinfo_t *si, const cf_args *a, comm_t *comm)
-{
-    char err[512];
-    backend_t be;
-    if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
-    rec_t *w = rec_open("-", err, sizeof err);
-    CHECK(w != NULL, "%s", err);
-    rec_map_begin(w);
-    sysinfo_write(si, w);
-    rec_map_end(w);
-    CHECK(rec_close(w, err, sizeof err) == 0, "%s", err);
-    backend_close(&be);
-    return 0;
-}
-
 static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si, int argc,
                  char **argv, const char *started)
 {
@@ -67,39 +50,17 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
                     a->cfg.spatial, thread_level);
     backend_t be;
     if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
-    train_result r;
     train_job job = {.net = &cosmoflow_network, .model = &m, .run = &a->cfg.run, .backend = &be,
-                     .comm = comm, .quiet = a->quiet, .dump_weights = a->dump_weights};
-    cf_rec s = {.args = a, .job = &job, .sys = si, .argc = argc, .argv = argv,
-                .started_utc = started};
-    if (comm->rank == 0 && !a->quiet)
+                     .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights};
+    tprog_run run;
+    tprog_run_init(&run, si, argc, argv, started, a->t.record);
+    cf_rec_fill(&run, a);
+    if (comm->rank == 0 && !a->t.quiet)
         printf("cosmoflow: %d rank(s) = %d group(s) x %d spatial (%dx%dx%d), %d thread(s) per "
                "rank, kernels: %s\n",
                comm->size, m.part.groups, m.part.ranks_per_sample, m.part.split[0],
                m.part.split[1], m.part.split[2], be.threads, be.library);
-    int rc = 0;
-    if (train_run(&job, &r, err, sizeof err)) {
-        s.error = err;
-        if (comm->rank == 0) {
-            fprintf(stderr, "cosmoflow: error: %s\n", err);
-            char werr[512];
-            if (a->record && cf_rec_write(&s, a->record, werr, sizeof werr))
-                fprintf(stderr, "cosmoflow: error: %s\n", werr);
-        }
-        rc = 1;
-    } else {
-        s.result = &r;
-        if (comm->rank == 0) {
-            char werr[512];
-            if (a->record && cf_rec_write(&s, a->record, werr, sizeof werr)) {
-                fprintf(stderr, "cosmoflow: error: %s\n", werr);
-                rc = 1;
-            }
-            cf_rec_print_summary(&s, a->record);
-        }
-        if (r.invalid) rc = 1;
-    }
-    train_result_free(&r);
+    int rc = tprog_train(&job, &run);
     backend_close(&be);
     cf_model_free(&m);
     return rc;
@@ -110,26 +71,20 @@ int main(int argc, char **argv)
     check_set_program("cosmoflow");
     comm_t comm;
     /* answers that need no communication skip MPI's start-up */
-    int local = 0, level = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--describe") ||
-            !strcmp(argv[i], "--sysinfo") || !strcmp(argv[i], "--write-data"))
-            local = 1;
-    if (local)
+    int level = 0;
+    if (tprog_is_local(argc, argv, "--write-data"))
         comm_init_self(&comm);
     else
         comm_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level, &comm);
     cf_args a;
     cf_args_parse(&a, argc, argv, comm.rank);
     char started[32];
-    timer_utc_iso(started, sizeof started);
     sysinfo_t si;
-    sysinfo_collect(&si);
-    sysinfo_set_hosts(&si, comm.hosts, comm.nhosts);
+    tprog_start(&comm, &si, started, sizeof started);
     int rc;
-    if (a.describe) rc = describe(&a);
+    if (a.t.describe) rc = describe(&a);
     else if (a.write_data) rc = write_data(&a);
-    else if (a.sysinfo) rc = print_sysinfo(&si, &a, &comm);
+    else if (a.t.sysinfo) rc = tprog_print_sysinfo(&si, &a.cfg.run, &comm);
     else rc = train(&a, &comm, level, &si, argc, argv, started);
     if (comm.mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm.world));
     comm_finalize(&comm);

@@ -13,12 +13,12 @@
 #include "benchmarks/common/mpi/mpiopt.h"
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/sysinfo.h"
-#include "benchmarks/common/timer.h"
 #include "benchmarks/skeleton/skel.h"
 #include "benchmarks/stemdl/model/config.h"
 #include "benchmarks/stemdl/model/plan.h"
 #include "benchmarks/stemdl/model/stemdl_network.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/tprog.h"
 #include "benchmarks/train/trec.h"
 
 typedef struct {
@@ -219,10 +219,8 @@ int main(int argc, char **argv)
     sargs_t a;
     parse(argc, argv, &a);
     char started[32], err[512];
-    timer_utc_iso(started, sizeof started);
     sysinfo_t si;
-    sysinfo_collect(&si);
-    sysinfo_set_hosts(&si, comm.hosts, comm.nhosts);
+    tprog_start(&comm, &si, started, sizeof started);
     snprintf(a.cfg.run.backend, sizeof a.cfg.run.backend, "skel");
     snprintf(a.cfg.run.kernels, sizeof a.cfg.run.kernels, "skeleton");
     snprintf(a.cfg.run.precision, sizeof a.cfg.run.precision, "%s", a.grad_bytes == 2 ? "fp16" : "fp32");

@@ -1,10 +1,7 @@
 #include "benchmarks/stemdl/args.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "benchmarks/common/check.h"
 
 static void usage(FILE *f)
 {
@@ -32,54 +29,15 @@ static void usage(FILE *f)
             "  mpirun -np 4 stemdl --preset tiny --batch 2 --record tiny4.yaml\n");
 }
 
-static int is_flag(const char *s, const char *name) { return !strcmp(s, name); }
+static int validate(const void *cfg, char *err, size_t errlen)
+{
+    return cfg_validate(cfg, err, errlen);
+}
 
 void args_parse(args_t *a, int argc, char **argv, int rank)
 {
+    const tprog_cli cli = {.usage = usage, .preset = "small", .keys = cfg_keys(),
+                           .validate = validate};
     memset(a, 0, sizeof *a);
-    const char *preset = "small";
-    char err[768];
-    /* first pass: flags, --preset and --config; every option takes one value */
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (is_flag(o, "--help") || is_flag(o, "-h")) {
-            if (rank == 0) usage(stdout);
-            exit(0);
-        } else if (is_flag(o, "--describe")) {
-            a->describe = 1;
-        } else if (is_flag(o, "--sysinfo")) {
-            a->sysinfo = 1;
-        } else if (is_flag(o, "--quiet")) {
-            a->quiet = 1;
-        } else if (strncmp(o, "--", 2) == 0) {
-            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
-                check_usage("%s needs a value (see --help)", o);
-            const char *v = argv[++i];
-            if (is_flag(o, "--preset")) preset = v;
-            else if (is_flag(o, "--config")) a->config = v;
-            else if (is_flag(o, "--record")) a->record = v;
-            else if (is_flag(o, "--dump-weights")) a->dump_weights = v;
-        } else {
-            check_usage("unexpected argument '%s' (options start with --; see --help)", o);
-        }
-    }
-    if (cfg_preset(&a->cfg, preset))
-        check_usage("unknown preset '%s' (choose gb2019, bench256, small or tiny)", preset);
-    if (a->config && cfg_load_yaml(&a->cfg, a->config, err, sizeof err)) check_usage("%s", err);
-    /* second pass: single parameters override the preset and the file */
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (is_flag(o, "--describe") || is_flag(o, "--sysinfo") || is_flag(o, "--quiet")) continue;
-        const char *v = argv[++i];
-        if (is_flag(o, "--preset") || is_flag(o, "--config") || is_flag(o, "--record") ||
-            is_flag(o, "--dump-weights"))
-            continue;
-        int rc = cfg_set(&a->cfg, o + 2, v, err, sizeof err);
-        if (rc == -2) check_usage("%s", err);
-        if (rc) check_usage("--%s", err);
-    }
-    if (cfg_validate(&a->cfg, err, sizeof err)) {
-        if (a->config) check_usage("%s (after applying %s and the command line)", err, a->config);
-        check_usage("%s", err);
-    }
+    tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
 }

@@ -114,6 +114,8 @@ static const kt_spec spec = {
     .first = "preset",
 };
 
+const kt_spec *cf_keys(void) { return &spec; }
+
 int cf_set(cf_cfg *c, const char *key, const char *value, char *err, size_t errlen)
 {
     return kt_set(&spec, c, key, value, err, errlen);

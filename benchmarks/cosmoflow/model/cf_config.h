@@ -4,7 +4,7 @@
  * runtime's run parameters (benchmarks/train/runcfg.h, member `run`), through
  * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
  *
- * defines: cf_cfg, cf_preset, cf_set, cf_load_yaml, cf_validate, cf_write,
+ * defines: cf_cfg, cf_preset, cf_keys, cf_set, cf_load_yaml, cf_validate, cf_write,
  *          cf_print_help, CF_MAX_BLOCKS */
 #ifndef COSMOFLOW_CF_CONFIG_H
 #define COSMOFLOW_CF_CONFIG_H
@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "benchmarks/common/record/record.h"
+#include "benchmarks/train/keytab.h"
 #include "benchmarks/train/runcfg.h"
 
 #define CF_MAX_BLOCKS 8
@@ -44,6 +45,10 @@ const char *cf_preset_list(void);
 /* Apply a YAML mapping file over c (a `preset:` key inside is applied
  * first).  0, or -1 with "FILE:LINE:COL: problem" in err. */
 int cf_load_yaml(cf_cfg *c, const char *path, char *err, size_t errlen);
+
+/* The table's keys, the run keys and preset, for the command line
+ * (benchmarks/train/tprog.h). */
+const kt_spec *cf_keys(void);
 
 /* Set one key from text ('-' and '_' alike).  0; -1 with a message; -2 when
  * the key is unknown (err suggests the nearest). */

@@ -39,33 +39,17 @@ M=${EXADL_MPIRUN:-mpirun}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-cosmo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-for p in peak_cpu cosmoflow collectives exadl; do
-    if [ ! -x "$bin/$p" ]; then
-        echo "bench_cpu.sh: $bin/$p is missing; building it" >&2
-        make --no-print-directory BUILD="$build" "$bin/$p" >&2
-    fi
-done
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+# shellcheck source=benchmarks/stemdl/tools/bench_lib.sh
+. benchmarks/stemdl/tools/bench_lib.sh
+bench_cpu_build "$build" peak_cpu cosmoflow collectives exadl
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "n/a") printf "%.3f", a / b; else print "n/a" }'; }
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
-median_s() { awk '/^summary:/ { s = 1 } s && $1 == "median_s:" { print $2; exit }' "$1"; }
 # FLOP/s of the kernel rows whose kernel matches (conv3d_all: the three)
 rec_rate() { # KERNEL FILE
-    awk -v kern="$1" '
-        /^- \{kernel: / {
-            line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
-            k = ""; fl = 0; t = 0
-            for (i = 1; i <= n; i++) {
-                split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
-                if (key == "kernel") k = kv[2]; else if (key == "flops") fl = kv[2]
-                else if (key == "time_s") t = kv[2]
-            }
-            if (k == kern || (kern == "conv3d_all" && k ~ /^conv3d_/)) { F += fl; T += t }
-        }
-        END { if (T > 0) printf "%.4e", F / T; else print "n/a" }' "$2"
+    bench_kernel_rows "$2" | awk -v kern="$1" '
+        $1 == kern || (kern == "conv3d_all" && $1 ~ /^conv3d_/) { F += $3; T += $4 }
+        END { if (T > 0) printf "%.4e", F / T; else print "n/a" }'
 }
 run_cosmo() { # OUT NP THREADS [args...]
     local out=$1 np=$2 th=$3
@@ -77,24 +61,12 @@ run_cosmo() { # OUT NP THREADS [args...]
 }
 
 echo "bench_cpu:"
-echo "  host: $(hostname)"
-echo "  cpu: \"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)\""
-echo "  online_cpus: $(getconf _NPROCESSORS_ONLN)"
+bench_cpu_host
 echo "  preset: $preset"
-echo "  loadavg_before: $(cut -d' ' -f1 /proc/loadavg)"
-if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
-    echo "  warning: \"the machine is not idle; the numbers are unreliable\""
-fi
+bench_cpu_loadavg "the machine is not idle; the numbers are unreliable"
 
 # ---- (a) peak ------------------------------------------------------------------------
-"$bin/peak_cpu" --threads "$nthreads" >"$tmp/peak.txt"
-p1=$(val peak_1thread_flops_per_s "$tmp/peak.txt")
-pn=$(val peak_flops_per_s "$tmp/peak.txt")
-echo "peak:"
-echo "  isa: $(val isa "$tmp/peak.txt")"
-echo "  peak_1thread_flops_per_s: $p1"
-echo "  threads: $nthreads"
-echo "  peak_flops_per_s: $pn"
+bench_cpu_peak "$bin" "$nthreads" "$tmp"
 
 # ---- (b) 3D convolutions against peak, 1 thread and all --------------------------------------
 # (on a loaded machine OpenMP's barriers wait for preempted threads: the
@@ -110,9 +82,9 @@ for t in "${ths[@]}"; do
     for kern in conv3d_fwd conv3d_bwd_data conv3d_bwd_weights conv3d_all; do
         r=$(rec_rate "$kern" "$rec")
         f=$(ratio "$r" "$pk")
-        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.60: $(verdict "$f" 0.6)}"
+        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.60: $(bench_verdict "$f" 0.6)}"
     done
-    echo "    step_s: $(median_s "$rec")"
+    echo "    step_s: $(bench_median_s "$rec")"
 done
 
 # ---- (c) against PyTorch, same threads ----------------------------------------------------------
@@ -130,17 +102,17 @@ else
         [ "$t" = 1 ] && rec=$tmp/fast1.yaml || rec=$tmp/fastn.yaml
         "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --preset "$preset" --bench --threads "$t" \
             --steps "$tsteps" --warmup 1 >"$tmp/torch$t.txt"
-        tx=$(val samples_per_s "$tmp/torch$t.txt")
+        tx=$(bench_val samples_per_s "$tmp/torch$t.txt")
         fx=$(samples_per_s "$rec")
         r=$(ratio "$fx" "$tx")
         echo "  - threads: $t"
-        echo "    torch: $(val torch "$tmp/torch$t.txt")"
-        echo "    torch_contiguous_median_s: $(val contiguous_median_s "$tmp/torch$t.txt")"
-        echo "    torch_channels_last_3d_median_s: $(val channels_last_3d_median_s "$tmp/torch$t.txt")"
+        echo "    torch: $(bench_val torch "$tmp/torch$t.txt")"
+        echo "    torch_contiguous_median_s: $(bench_val contiguous_median_s "$tmp/torch$t.txt")"
+        echo "    torch_channels_last_3d_median_s: $(bench_val channels_last_3d_median_s "$tmp/torch$t.txt")"
         echo "    torch_samples_per_s: $tx   # the faster layout"
         echo "    cosmoflow_samples_per_s: $fx"
         echo "    cosmoflow_over_torch: $r"
-        echo "    target_1.2x: $(verdict "$r" 1.2)"
+        echo "    target_1.2x: $(bench_verdict "$r" 1.2)"
     done
 fi
 
@@ -155,8 +127,8 @@ else
     $M -np 2 "$bin/collectives" --backend mpi --op allreduce --dtype float32 --inplace no -b 4 -e 16M \
         -f 4 --record "$tmp/run/records/allreduce-n2-r1.yaml" >"$tmp/ar.log" 2>&1 ||
         { echo "bench_cpu.sh: the allreduce sweep failed:" >&2; tail -n 5 "$tmp/ar.log" >&2; exit 1; }
-    t1=$(median_s "$tmp/run/records/cosmoflow-n1-r1.yaml")
-    t2=$(median_s "$tmp/run/records/cosmoflow-n2-r1.yaml")
+    t1=$(bench_median_s "$tmp/run/records/cosmoflow-n1-r1.yaml")
+    t2=$(bench_median_s "$tmp/run/records/cosmoflow-n2-r1.yaml")
     "$bin/exadl" model "$tmp/run" --spatial --scales 1,2 --out "$tmp/model" >"$tmp/model.txt" 2>&1 ||
         { echo "bench_cpu.sh: exadl model failed:" >&2; tail -n 5 "$tmp/model.txt" >&2; exit 1; }
     # the model's prediction for the configuration that ran at 2 ranks
@@ -171,7 +143,7 @@ else
     echo "  efficiency_model: $(awk -v a="$t1" -v b="$p2" 'BEGIN { printf "%.3f", a / (2 * b) }')"
     echo "  model_over_measured: $(ratio "$p2" "$t2")"
     echo "  halo_s_per_step_measured: $(awk -F'[,:]+' '/kernel: halo,/ { t += $10 } END { printf "%.4g", t }' "$tmp/run/records/cosmoflow-n2-r1.yaml" | awk -v s="$steps" '{ printf "%.4g", $1 / s }')"
-    echo "  halo_bytes_per_step_rank0: $(val halo_bytes_per_sample "$tmp/run/records/cosmoflow-n2-r1.yaml")"
+    echo "  halo_bytes_per_step_rank0: $(bench_val halo_bytes_per_sample "$tmp/run/records/cosmoflow-n2-r1.yaml")"
     echo "  model_links: \"$(sed -n 's/^links: //p' "$tmp/model/spatial_model.yaml" | tr -d "'\"" | cut -c1-200)\""
 fi
 echo "  loadavg_after: $(cut -d' ' -f1 /proc/loadavg)"

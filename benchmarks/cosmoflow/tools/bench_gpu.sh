@@ -57,12 +57,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "bench_gpu:"
 echo "  benchmark: cosmoflow"
-echo "  host: $(hostname)"
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >"$tmp/gpus" 2>&1 || ! grep -q '^GPU ' "$tmp/gpus"; then
-    echo "SKIPPED: no NVIDIA GPU on $(hostname) (nvidia-smi: $(head -n 1 "$tmp/gpus" 2>/dev/null || echo 'not found')): nothing was measured"
-    exit 0
-fi
-echo "  gpus: \"$(grep -c '^GPU ' "$tmp/gpus") x $(head -n 1 "$tmp/gpus" | sed 's/^GPU 0: //; s/ (UUID.*//')\""
+# shellcheck source=benchmarks/stemdl/tools/bench_lib.sh
+. benchmarks/stemdl/tools/bench_lib.sh
+bench_gpu_find "$tmp"
 for p in $precs; do
     case $p in fp32 | tf32 | bf16 | fp16) ;; *) echo "bench_gpu.sh: PRECISIONS: '$p' is not fp32, tf32, bf16 or fp16" >&2; exit 2 ;; esac
 done
@@ -70,22 +67,8 @@ for b in $batches; do
     case $b in '' | *[!0-9]* | 0) echo "bench_gpu.sh: BATCHES: '$b' is not a positive integer" >&2; exit 2 ;; esac
 done
 
-# ---- CUDA, cuDNN, NCCL; MPI, libyaml, OpenBLAS, oneDNN (stemdl's gpu_env.sh) ----------------
-# shellcheck source=benchmarks/stemdl/tools/gpu_env.sh
-. benchmarks/stemdl/tools/gpu_env.sh || exit 1
-makevars=("${EXADL_MAKEVARS[@]}")
-echo "  cuda_home: $CUDA_HOME"
-echo "  cudnn_home: $CUDNN_HOME"
-echo "  nccl_home: $NCCL_HOME"
-[ -n "${EXADL_DEBS_ROOT:-}" ] && echo "  unpacked_debs: $EXADL_DEBS_ROOT"
-
-# ---- build -------------------------------------------------------------------------
-echo "  build: $build"
-# cosmoflow and the CUDA module (build/lib/libexadl_cuda.so, opened at run time)
-make --no-print-directory -j"$(getconf _NPROCESSORS_ONLN)" BUILD="$build" GPU=1 CUDA_HOME="$CUDA_HOME" \
-    CUDNN_HOME="$CUDNN_HOME" NCCL_HOME="$NCCL_HOME" "${makevars[@]}" "$build/bin/cosmoflow" \
-    "$build/lib/libexadl_cuda.so" >"$tmp/make.log" 2>&1 \
-    || { tail -n 30 "$tmp/make.log" >&2; echo "bench_gpu.sh: the build failed" >&2; exit 1; }
+# ---- CUDA, cuDNN, NCCL; MPI, libyaml, OpenBLAS, oneDNN (stemdl's gpu_env.sh); build ----------
+bench_gpu_build "$build" cosmoflow "$tmp"
 C=$build/bin/cosmoflow
 echo "  preset: $preset"
 ylist() { local out="" x; for x in $1; do out="${out:+$out, }$x"; done; echo "[$out]"; }
@@ -94,24 +77,10 @@ echo "  batches: $(ylist "$batches")"
 echo "  steps: $steps   # timed, after $warmup warm-up, each run"
 
 # ---- helpers -------------------------------------------------------------------------------
-val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
 # KEY inside the top-level block SECTION (the record has keys of the same name elsewhere)
 sval() { awk -v s="$1:" -v k="$2:" '/^[^ ]/ { in_s = ($1 == s) } in_s && $1 == k { print $2; exit }' "$3"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "" && a != "n/a") printf "%.3f", a / b; else print "n/a" }'; }
 tflops() { awk -v f="$1" 'BEGIN { if (f != "" && f != "null" && f != "n/a") printf "%.2f", f / 1e12; else print "n/a" }'; }
-# one row per kernel-table row: KERNEL LAYER FLOPS TIME_S
-rows() {
-    awk '/^- \{kernel: / {
-            line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
-            k = ""; l = ""; fl = 0; t = 0
-            for (i = 1; i <= n; i++) {
-                split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
-                if (key == "kernel") k = kv[2]; else if (key == "layer") l = kv[2]
-                else if (key == "flops") fl = kv[2]; else if (key == "time_s") t = kv[2]
-            }
-            print k, l, fl, t
-        }' "$1"
-}
 # FLOP/s of the rows whose kernel is KERNEL (conv3d_all: the three conv3d kernels), of LAYER or all
 rate() { # ROWS KERNEL [LAYER]
     awk -v kern="$2" -v lay="${3:-}" '
@@ -143,7 +112,7 @@ for prec in $precs; do
             || { cat "$tmp/$tag-k.out" >&2; echo "bench_gpu.sh: cosmoflow --kernel-timing true ($prec, batch $batch) failed" >&2; exit 1; }
         rec=$tmp/$tag.yaml
         krec=$tmp/$tag-k.yaml
-        peak=$(val device_peak_flops "$rec")
+        peak=$(bench_val device_peak_flops "$rec")
         med=$(sval summary median_s "$rec")
         sps=$(sval summary samples_per_s "$rec")
         exec_ps=$(sval flops executed_per_sample "$rec")
@@ -173,7 +142,7 @@ for prec in $precs; do
         echo "      fraction_of_measured_peak: $frac   # (stemdl's GPU target: 0.60)"
 
         # ---- 3D convolutions against the peak, from the kernel table ------------------------
-        rows "$krec" >"$tmp/$tag.rows"
+        bench_kernel_rows "$krec" >"$tmp/$tag.rows"
         echo "    conv3d:   # TFLOP/s (fraction of the measured GEMM peak), CUDA event times"
         for kern in conv3d_fwd conv3d_bwd_data conv3d_bwd_weights conv3d_all; do
             echo "      $kern: $(frac_tf "$(rate "$tmp/$tag.rows" "$kern")" "$peak")"
@@ -200,7 +169,7 @@ for prec in $precs; do
             if [ $trc -eq 0 ]; then
                 grep -E '^(torch|torch_cudnn|torch_device|setup|best_layout|contiguous_median_s|channels_last_3d_median_s|median_s|samples_per_s|executed_tflops|peak_memory_bytes):' \
                     "$tmp/$tag-torch.out" | sed 's/^/      /'
-                tsps=$(val samples_per_s "$tmp/$tag-torch.out")
+                tsps=$(bench_val samples_per_s "$tmp/$tag-torch.out")
             else
                 # 77 is "SKIPPED" there (no torch, or no GPU visible to PyTorch): here nvidia-smi
                 # lists a GPU, so it is a failure too
@@ -216,7 +185,7 @@ for prec in $precs; do
         fi
 
         # ---- where the time goes (the run with per-kernel timing) ----------------------------
-        ksteps=$(val kernels_steps "$krec")
+        ksteps=$(bench_val kernels_steps "$krec")
         echo "    kernels:"
         echo "      step_s_median_with_kernel_timing: $(sval summary median_s "$krec")"
         awk -v steps="${ksteps:-$steps}" '

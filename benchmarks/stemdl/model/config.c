@@ -141,6 +141,8 @@ static int set_extra(void *cfg, const char *key, const char *value, char *err, s
     return 1;
 }
 
+const kt_spec *cfg_keys(void) { return &spec; }
+
 int cfg_set(cfg_t *c, const char *key, const char *value, char *err, size_t errlen)
 {
     return kt_set(&spec, c, key, value, err, errlen);

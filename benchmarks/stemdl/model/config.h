@@ -7,7 +7,7 @@
  * three sources, the record's `config` block and the --help text, so a
  * parameter cannot be settable in one place and not another.
  *
- * defines: cfg_t, cfg_preset, cfg_set, cfg_load_yaml, cfg_validate, cfg_write */
+ * defines: cfg_t, cfg_preset, cfg_keys, cfg_set, cfg_load_yaml, cfg_validate, cfg_write */
 #ifndef STEMDL_CONFIG_H
 #define STEMDL_CONFIG_H
 
@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "benchmarks/common/record/record.h"
+#include "benchmarks/train/keytab.h"
 #include "benchmarks/train/runcfg.h"
 
 #define CFG_MAX_LEVELS 8
@@ -48,6 +49,10 @@ const char *const *cfg_preset_names(void);
 /* Apply a YAML mapping file over c (a `preset:` key inside is applied first).
  * 0, or -1 with "FILE:LINE:COL: problem" in err. */
 int cfg_load_yaml(cfg_t *c, const char *path, char *err, size_t errlen);
+
+/* The keys of both tables and the extra ones (preset, image), for the
+ * command line (benchmarks/train/tprog.h). */
+const kt_spec *cfg_keys(void);
 
 /* Set one key from text (a command-line option without its dashes; '-' and '_'
  * are the same).  Returns 0; -1 with a message; -2 when the key is unknown

@@ -33,55 +33,25 @@ nthreads=${THREADS:-$(getconf _NPROCESSORS_ONLN)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-cpu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-for p in peak_cpu bench_conv stemdl; do
-    if [ ! -x "$bin/$p" ]; then
-        echo "bench_cpu.sh: $bin/$p is missing; building it" >&2
-        make --no-print-directory BUILD="$build" "$bin/$p" >&2
-    fi
-done
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+# shellcheck source=benchmarks/stemdl/tools/bench_lib.sh
+. benchmarks/stemdl/tools/bench_lib.sh
+bench_cpu_build "$build" peak_cpu bench_conv stemdl
 
-val() { # KEY FILE: the value of a "KEY: value" line
-    awk -v k="$1:" '$1 == k { print $2; exit }' "$2"
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
 # per-kernel FLOP/s of the dense-layer convolutions in a stemdl record
 rec_conv_rate() { # KERNEL FILE
-    awk -v kern="$1" '
-        /^- \{kernel: / || /^  - \{kernel: / {
-            line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
-            k = ""; l = ""; fl = 0; t = 0
-            for (i = 1; i <= n; i++) {
-                split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
-                if (key == "kernel") k = kv[2]; else if (key == "layer") l = kv[2]
-                else if (key == "flops") fl = kv[2]; else if (key == "time_s") t = kv[2]
-            }
-            if ((k == kern || (kern == "conv_all" && k ~ /^conv_/)) &&
-                l ~ /^(down|bottleneck|up)[0-9]*\.l[0-9]+$/) { F += fl; T += t }
-        }
-        END { if (T > 0) printf "%.4e", F / T; else print "n/a" }' "$2"
+    bench_kernel_rows "$2" | awk -v kern="$1" '
+        ($1 == kern || (kern == "conv_all" && $1 ~ /^conv_/)) &&
+            $2 ~ /^(down|bottleneck|up)[0-9]*\.l[0-9]+$/ { F += $3; T += $4 }
+        END { if (T > 0) printf "%.4e", F / T; else print "n/a" }'
 }
 
 echo "bench_cpu:"
-echo "  host: $(hostname)"
-echo "  cpu: \"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)\""
-echo "  online_cpus: $(getconf _NPROCESSORS_ONLN)"
-echo "  loadavg_before: $(cut -d' ' -f1 /proc/loadavg)"
-if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
-    echo "  warning: \"the machine is not idle; multi-thread numbers are unreliable\""
-fi
+bench_cpu_host
+bench_cpu_loadavg "the machine is not idle; multi-thread numbers are unreliable"
 
 # ---- (a) peak -----------------------------------------------------------------
-"$bin/peak_cpu" --threads "$nthreads" >"$tmp/peak.txt"
-p1=$(val peak_1thread_flops_per_s "$tmp/peak.txt")
-pn=$(val peak_flops_per_s "$tmp/peak.txt")
-echo "peak:"
-echo "  isa: $(val isa "$tmp/peak.txt")"
-echo "  vector_bits: $(val vector_bits "$tmp/peak.txt")"
-echo "  peak_1thread_flops_per_s: $p1"
-echo "  threads: $nthreads"
-echo "  peak_flops_per_s: $pn"
+bench_cpu_peak "$bin" "$nthreads" "$tmp" vector_bits
 
 # ---- (b) 5x5 convolutions against peak -----------------------------------------
 echo "conv:"
@@ -95,10 +65,10 @@ for t in 1 "$nthreads"; do
     echo "    compared_with: \"im2col + $(awk -F': ' '/^library:/ { print $2; exit }' "$tmp/bc-blas-$t.txt")\""
     echo "    peak_flops_per_s: $pk"
     for kern in conv_fwd conv_bwd_data conv_bwd_weights conv_all; do
-        r=$(val ${kern}_flops_per_s "$tmp/bc-fast-$t.txt")
+        r=$(bench_val ${kern}_flops_per_s "$tmp/bc-fast-$t.txt")
         f=$(ratio "$r" "$pk")
-        rb=$(val ${kern}_flops_per_s "$tmp/bc-blas-$t.txt")
-        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.50: $(verdict "$f" 0.5), im2col_openblas_flops_per_s: $rb, onednn_over_openblas: $(ratio "$r" "$rb")}"
+        rb=$(bench_val ${kern}_flops_per_s "$tmp/bc-blas-$t.txt")
+        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.50: $(bench_verdict "$f" 0.5), im2col_openblas_flops_per_s: $rb, onednn_over_openblas: $(ratio "$r" "$rb")}"
     done
     if [ "$t" = "$nthreads" ] && [ "$t" = 1 ]; then break; fi
 done
@@ -108,14 +78,13 @@ run_stemdl() { # KERNELS THREADS STEPS WARMUP OUT
     "$bin/stemdl" --preset small --kernels "$1" --threads "$2" --steps "$3" --warmup "$4" \
         --quiet --record "$5" >"$5.log" 2>&1 || { echo "bench_cpu.sh: stemdl failed:" >&2; tail -n 20 "$5.log" >&2; exit 1; }
 }
-median_s() { awk '/^summary:/ { s = 1 } s && $1 == "median_s:" { print $2; exit }' "$1"; }
 
 run_stemdl fast 1 "$steps" 1 "$tmp/fast1.yaml"
-fast1=$(median_s "$tmp/fast1.yaml")
+fast1=$(bench_median_s "$tmp/fast1.yaml")
 fastn=$fast1
 if [ "$nthreads" != 1 ]; then
     run_stemdl fast "$nthreads" "$steps" 1 "$tmp/fastn.yaml"
-    fastn=$(median_s "$tmp/fastn.yaml")
+    fastn=$(bench_median_s "$tmp/fastn.yaml")
 fi
 echo "conv_in_step:"
 for t in 1 "$nthreads"; do
@@ -124,7 +93,7 @@ for t in 1 "$nthreads"; do
     for kern in conv_fwd conv_bwd_data conv_bwd_weights conv_all; do
         r=$(rec_conv_rate "$kern" "$rec")
         f=$(ratio "$r" "$pk")
-        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.50: $(verdict "$f" 0.5)}"
+        echo "    $kern: {flops_per_s: $r, fraction_of_peak: $f, target_0.50: $(bench_verdict "$f" 0.5)}"
     done
     [ "$t" = "$nthreads" ] && break
 done
@@ -135,11 +104,11 @@ if [ "${SKIP_REF:-0}" = 1 ]; then
     echo "  reference_step_s: skipped"
 else
     run_stemdl reference 1 "$ref_steps" 0 "$tmp/ref.yaml"
-    ref=$(median_s "$tmp/ref.yaml")
+    ref=$(bench_median_s "$tmp/ref.yaml")
     s1=$(ratio "$ref" "$fast1")
     echo "  reference_step_s: $ref"
     echo "  speedup_1thread: $s1"
-    echo "  target_20x: $(verdict "$s1" 20)"
+    echo "  target_20x: $(bench_verdict "$s1" 20)"
     echo "  speedup_${nthreads}threads: $(ratio "$ref" "$fastn")"
 fi
 echo "  loadavg_after: $(cut -d' ' -f1 /proc/loadavg)"

@@ -40,37 +40,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-gpu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 echo "bench_gpu:"
-echo "  host: $(hostname)"
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >"$tmp/gpus" 2>&1 || ! grep -q '^GPU ' "$tmp/gpus"; then
-    echo "SKIPPED: no NVIDIA GPU on $(hostname) (nvidia-smi: $(head -n 1 "$tmp/gpus" 2>/dev/null || echo 'not found')): nothing was measured"
-    exit 0
-fi
-echo "  gpus: \"$(grep -c '^GPU ' "$tmp/gpus") x $(head -n 1 "$tmp/gpus" | sed 's/^GPU 0: //; s/ (UUID.*//')\""
+# shellcheck source=benchmarks/stemdl/tools/bench_lib.sh
+. benchmarks/stemdl/tools/bench_lib.sh
+bench_gpu_find "$tmp"
 
-# ---- CUDA, cuDNN, NCCL; MPI, libyaml, OpenBLAS, oneDNN (gpu_env.sh) -----------------
-# shellcheck source=benchmarks/stemdl/tools/gpu_env.sh
-. benchmarks/stemdl/tools/gpu_env.sh || exit 1
-makevars=("${EXADL_MAKEVARS[@]}")
-echo "  cuda_home: $CUDA_HOME"
-echo "  cudnn_home: $CUDNN_HOME"
-echo "  nccl_home: $NCCL_HOME"
-[ -n "${EXADL_DEBS_ROOT:-}" ] && echo "  unpacked_debs: $EXADL_DEBS_ROOT"
-
-# ---- build -------------------------------------------------------------------------
-echo "  build: $build"
-# stemdl and its CUDA module (build/lib/libexadl_cuda.so, opened at run time)
-make --no-print-directory -j"$(getconf _NPROCESSORS_ONLN)" BUILD="$build" GPU=1 CUDA_HOME="$CUDA_HOME" \
-    CUDNN_HOME="$CUDNN_HOME" NCCL_HOME="$NCCL_HOME" "${makevars[@]}" "$build/bin/stemdl" \
-    "$build/lib/libexadl_cuda.so" >"$tmp/make.log" 2>&1 \
-    || { tail -n 30 "$tmp/make.log" >&2; echo "bench_gpu.sh: the build failed" >&2; exit 1; }
+# ---- CUDA, cuDNN, NCCL; MPI, libyaml, OpenBLAS, oneDNN (gpu_env.sh); build ------------------
+bench_gpu_build "$build" stemdl "$tmp"
 S=$build/bin/stemdl
 
 # ---- ExaDL -------------------------------------------------------------------------------
 args=(--backend cuda --preset "$preset" --precision "$prec" --batch "$batch" --steps "$steps"
       --warmup "$warmup" --quiet)
-val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "") printf "%.3f", a / b; else print "n/a" }'; }
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "n/a" && v + 0 >= t) ? "met" : "MISSED" }'; }
 tflops() { awk -v f="$1" 'BEGIN { if (f != "" && f != "null") printf "%.2f", f / 1e12; else print "n/a" }'; }
 
 # nvidia-smi listed a GPU: stemdl not finding one, or CUDA not starting (a
@@ -84,20 +65,20 @@ fi
     || { cat "$tmp/exadl-k.out" >&2; exit 1; }
 
 rec=$tmp/exadl.yaml
-peak=$(val device_peak_flops "$rec")
-med=$(val median_s "$rec")
-sps=$(val samples_per_s "$rec")
-exec_ps=$(val executed_per_sample "$rec")
-sust=$(val sustained_flops "$rec")
+peak=$(bench_val device_peak_flops "$rec")
+med=$(bench_val median_s "$rec")
+sps=$(bench_val samples_per_s "$rec")
+exec_ps=$(bench_val executed_per_sample "$rec")
+sust=$(bench_val sustained_flops "$rec")
 frac=$(ratio "$sust" "$peak")
 echo "device:"
 echo "  model: \"$(awk '/^  gpu:/ { g = 1 } g && $1 == "model:" { sub(/^ *model: */, ""); print; exit }' "$rec")\""
 echo "  driver: $(awk '/^  gpu:/ { g = 1 } g && $1 == "driver:" { print $2; exit }' "$rec")"
 echo "  cudnn: $(awk '$1 == "cudnn:" { print $2; exit }' "$rec")"
 echo "  measured_gemm_peak_tflops: $(tflops "$peak")   # $prec, cuBLAS 8192^3, median of 10"
-echo "  memory_used_peak_gb: $(awk -v b="$(val memory_used_peak_bytes "$rec")" 'BEGIN { printf "%.2f", b / 1e9 }')"
-echo "  network_gb: $(awk -v b="$(val rank0_bytes "$rec")" 'BEGIN { printf "%.2f", b / 1e9 }')"
-echo "  cudnn_tune_s: $(val cudnn_tune_s "$rec")"
+echo "  memory_used_peak_gb: $(awk -v b="$(bench_val memory_used_peak_bytes "$rec")" 'BEGIN { printf "%.2f", b / 1e9 }')"
+echo "  network_gb: $(awk -v b="$(bench_val rank0_bytes "$rec")" 'BEGIN { printf "%.2f", b / 1e9 }')"
+echo "  cudnn_tune_s: $(bench_val cudnn_tune_s "$rec")"
 echo "exadl:"
 echo "  preset: $preset"
 echo "  precision: $prec"
@@ -106,7 +87,7 @@ echo "  step_s_median: $med      # --kernel-timing false, $steps timed steps aft
 echo "  samples_per_s: $sps"
 echo "  executed_flops_per_sample: $exec_ps"
 echo "  executed_tflops: $(tflops "$sust")"
-echo "  fraction_of_measured_peak: $frac   # target >= 0.60: $(verdict "$frac" 0.60)"
+echo "  fraction_of_measured_peak: $frac   # target >= 0.60: $(bench_verdict "$frac" 0.60)"
 
 # ---- PyTorch -------------------------------------------------------------------------------
 tsps=""
@@ -121,7 +102,7 @@ else
     echo "torch:"
     if [ $trc -eq 0 ]; then
         sed 's/^/  /' "$tmp/torch.out" | grep -v 'torch_step_s:'
-        tsps=$(val torch_samples_per_s "$tmp/torch.out")
+        tsps=$(bench_val torch_samples_per_s "$tmp/torch.out")
     else
         echo "  failed: \"exit $trc: $(tail -n 1 "$tmp/torch.out")\""
     fi
@@ -129,23 +110,16 @@ fi
 if [ -n "$tsps" ]; then
     r=$(ratio "$sps" "$tsps")
     echo "ratio:"
-    echo "  exadl_over_torch_samples_per_s: $r   # target >= 1.10: $(verdict "$r" 1.10)"
+    echo "  exadl_over_torch_samples_per_s: $r   # target >= 1.10: $(bench_verdict "$r" 1.10)"
 fi
 
 # ---- where the time goes (the run with per-kernel timing) -----------------------------------
 krec=$tmp/exadl-kernels.yaml
 echo "kernels:"
-echo "  step_s_median_with_kernel_timing: $(val median_s "$krec")"
-awk -v steps="$steps" '
-    /^- \{kernel: / || /^  - \{kernel: / {
-        line = $0; gsub(/[{}]/, "", line); n = split(line, f, ", ")
-        k = ""; l = ""; fl = 0; t = 0
-        for (i = 1; i <= n; i++) {
-            split(f[i], kv, ": "); key = kv[1]; sub(/^ *-? */, "", key)
-            if (key == "kernel") k = kv[2]; else if (key == "layer") l = kv[2]
-            else if (key == "flops") fl = kv[2]; else if (key == "time_s") t = kv[2]
-        }
-        if (k == "allreduce") next
+echo "  step_s_median_with_kernel_timing: $(bench_val median_s "$krec")"
+bench_kernel_rows "$krec" | awk -v steps="$steps" '
+    $1 != "allreduce" {
+        k = $1; l = $2; fl = $3; t = $4
         G[k] += t; GF[k] += fl; T += t
         rows[++nr] = sprintf("%.6f %s %s %.1f", t / steps, k, l, (t > 0 ? fl / t / 1e12 : 0))
     }
@@ -154,4 +128,4 @@ awk -v steps="$steps" '
         for (k in G) printf "    - {kernel: %s, s: %.6f, share: %.3f, tflops: %.1f}\n", k, G[k] / steps, G[k] / T, (G[k] > 0 ? GF[k] / G[k] / 1e12 : 0)
         printf "  slowest:  # per step: seconds, kernel, layer, TFLOP/s\n"
         for (i = 1; i <= nr; i++) print rows[i] | "sort -rn | head -n 10 | sed \"s/^/    - /\""
-    }' "$krec"
+    }'
