@@ -11,14 +11,8 @@
 #include <string.h>
 
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/kernels/ref/kern_ref_count.h"
 #include "benchmarks/train/kernels/ref/kern_ref_lion.h"
-
-#ifdef KERN_REF_COUNT
-extern int64_t kern_ref_flops;
-#define FL(n) (kern_ref_flops += (n))
-#else
-#define FL(n) ((void)0)
-#endif
 
 static inline float *at(const tview *t, int n, int c, int y, int x)
 {

@@ -3,13 +3,7 @@
 #include <string.h>
 
 #include "benchmarks/common/signpack.h"
-
-#ifdef KERN_REF_COUNT
-extern int64_t kern_ref_flops;
-#define FL(n) (kern_ref_flops += (n))
-#else
-#define FL(n) ((void)0)
-#endif
+#include "benchmarks/train/kernels/ref/kern_ref_count.h"
 
 /* sign(c) with sign(0) = 0: one compare-and-select */
 static float sign_of(float c) { return c > 0 ? 1.0f : (c < 0 ? -1.0f : 0.0f); }
