@@ -170,8 +170,8 @@ static void call(kf_ctx *c, int kind, int n, int ci, int co, int k, const t3view
                                 {DNNL_ARG_DIFF_WEIGHTS, e->wei_blk},
                                 {DNNL_ARG_SCRATCHPAD, e->scratch}};
         DNNL_CHECK(dnnl_primitive_execute(e->conv, c->str, 4, a));
-        kf_dnnl_exec2(c, accumulate ? e->r_wei_acc : e->r_wei, DNNL_ARG_FROM, e->wei_blk, DNNL_ARG_TO,
-              e->wei_plain);
+        kf_dnnl_exec2(c, accumulate ? e->r_wei_acc : e->r_wei, DNNL_ARG_FROM, e->wei_blk,
+                      DNNL_ARG_TO, e->wei_plain);
     } else {
         kf_dnnl_exec2(c, e->r_wei, DNNL_ARG_FROM, e->wei_plain, DNNL_ARG_TO, e->wei_blk);
         dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->src},
