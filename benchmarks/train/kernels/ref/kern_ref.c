@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/kernels/kern_hyper.h"
 #include "benchmarks/train/kernels/ref/kern_ref_count.h"
 #include "benchmarks/train/kernels/ref/kern_ref_lion.h"
 
@@ -266,10 +267,8 @@ static void ref_adam(void *ctx, float *w, void *w_compute, const void *gv, float
 {
     (void)ctx;
     const float *g = gv;
-    double bc1 = 1.0 - pow(h->beta1, (double)h->step);
-    double bc2 = 1.0 - pow(h->beta2, (double)h->step);
-    float lr_t = (float)(h->lr * sqrt(bc2) / bc1);
-    float eps_t = (float)(h->eps * sqrt(bc2));
+    float lr_t, eps_t;
+    kern_hyper_adam(h, h->step, &lr_t, &eps_t);
     float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
     for (int64_t i = 0; i < n; i++) {
         float gi = g[i] * gs;
