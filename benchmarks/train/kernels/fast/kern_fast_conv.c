@@ -44,12 +44,13 @@
 enum { KF_FWD = 1, KF_FWD_ACC = 2, KF_BWDW = 3, KF_BWDD = 4 };
 enum { NKEY = 14 };
 
-struct kf_prim {
+/* a cached convolution with its reorders; the key first (kf_prim_cache) */
+typedef struct {
     int64_t key[NKEY];
     dnnl_primitive_t conv, r_src, r_dst, r_wei, r_wei_acc;
     dnnl_memory_t src_view, src_blk, dst_view, dst_blk, wei_plain, wei_blk, scratch;
     size_t off_src, off_dst, off_wei, off_scr, total; /* workspace layout */
-};
+} kf_prim;
 
 /* key: kind, ns, ci, co, k, W, Hs, Hb, pt, pb, src sstride, src channel
  * stride, dst sstride, dst channel stride */
@@ -121,33 +122,25 @@ static kf_prim *prim_create(kf_ctx *c, const int64_t *key)
 
 static kf_prim *prim_get(kf_ctx *c, const int64_t *key)
 {
-    for (int i = c->ncache; i-- > 0;)
-        if (!memcmp(c->cache[i]->key, key, sizeof c->cache[i]->key)) return c->cache[i];
-    if (c->ncache == c->capcache) {
-        int cap = c->capcache ? 2 * c->capcache : 64;
-        kf_prim **p = realloc(c->cache, (size_t)cap * sizeof *p);
-        CHECK(p, "out of memory growing the primitive cache to %d entries", cap);
-        c->cache = p;
-        c->capcache = cap;
+    kf_prim *e = kf_dnnl_cache_find(&c->cache, key, sizeof e->key);
+    if (!e) {
+        e = prim_create(c, key);
+        kf_dnnl_cache_add(&c->cache, e, 64, "primitive");
     }
-    kf_prim *e = prim_create(c, key);
-    c->cache[c->ncache++] = e;
     return e;
 }
 
 void kf_conv_cache_free(kf_ctx *c)
 {
-    for (int i = 0; i < c->ncache; i++) {
-        kf_prim *e = c->cache[i];
+    for (int i = 0; i < c->cache.n; i++) {
+        kf_prim *e = c->cache.e[i];
         dnnl_primitive_t prims[] = {e->conv, e->r_src, e->r_dst, e->r_wei, e->r_wei_acc};
         dnnl_memory_t mems[] = {e->src_view, e->src_blk, e->dst_view, e->dst_blk,
                                 e->wei_plain, e->wei_blk, e->scratch};
         kf_dnnl_destroy(prims, sizeof prims / sizeof *prims, mems, sizeof mems / sizeof *mems);
         free(e);
     }
-    free(c->cache);
-    c->cache = NULL;
-    c->ncache = c->capcache = 0;
+    kf_dnnl_cache_release(&c->cache);
 }
 
 static size_t pad8(int64_t v) { return (size_t)((v + 7) / 8 * 8); }

@@ -37,15 +37,14 @@ enum { C3_FWD = 1, C3_BWDW = 2 };
 enum { C3_NKEY = 8 };
 
 typedef struct {
-    int64_t key[C3_NKEY]; /* kind, n, ci, co, k, out d, h, w */
+    int64_t key[C3_NKEY]; /* first (kf_prim_cache): kind, n, ci, co, k, out d, h, w */
     dnnl_primitive_t conv, r_wei, r_wei_acc;
     dnnl_memory_t src, dst, wei_plain, wei_blk, scratch;
     size_t off_scr, total; /* workspace: blocked weights, then the scratchpad */
 } c3prim;
 
 struct kf3_cache {
-    c3prim **p;
-    int n, cap;
+    kf_prim_cache prims;
     float *pack;           /* dense copies of views oneDNN cannot take as they are */
     size_t pack_elems;
 };
@@ -98,17 +97,11 @@ static struct kf3_cache *cache_of(kf_ctx *c)
 static c3prim *prim_get(kf_ctx *c, const int64_t *key)
 {
     struct kf3_cache *q = cache_of(c);
-    for (int i = q->n; i-- > 0;)
-        if (!memcmp(q->p[i]->key, key, sizeof q->p[i]->key)) return q->p[i];
-    if (q->n == q->cap) {
-        int cap = q->cap ? 2 * q->cap : 32;
-        c3prim **p = realloc(q->p, (size_t)cap * sizeof *p);
-        CHECK(p, "out of memory growing the 3D primitive cache to %d entries", cap);
-        q->p = p;
-        q->cap = cap;
+    c3prim *e = kf_dnnl_cache_find(&q->prims, key, sizeof e->key);
+    if (!e) {
+        e = prim_create(c, key);
+        kf_dnnl_cache_add(&q->prims, e, 32, "3D primitive");
     }
-    c3prim *e = prim_create(c, key);
-    q->p[q->n++] = e;
     return e;
 }
 
@@ -116,14 +109,14 @@ void kf_conv3d_cache_free(kf_ctx *c)
 {
     struct kf3_cache *q = c->cache3;
     if (!q) return;
-    for (int i = 0; i < q->n; i++) {
-        c3prim *e = q->p[i];
+    for (int i = 0; i < q->prims.n; i++) {
+        c3prim *e = q->prims.e[i];
         dnnl_primitive_t prims[] = {e->conv, e->r_wei, e->r_wei_acc};
         dnnl_memory_t mems[] = {e->src, e->dst, e->wei_plain, e->wei_blk, e->scratch};
         kf_dnnl_destroy(prims, sizeof prims / sizeof *prims, mems, sizeof mems / sizeof *mems);
         free(e);
     }
-    free(q->p);
+    kf_dnnl_cache_release(&q->prims);
     free(q->pack);
     free(q);
     c->cache3 = NULL;

@@ -33,7 +33,13 @@
             check_fail(#call, __FILE__, __LINE__, "oneDNN status %d", (int)st_);   \
     } while (0)
 
-typedef struct kf_prim kf_prim; /* a cached convolution with its reorders (kern_fast_conv.c) */
+/* Primitives by shape, created once (kf_dnnl.h: kf_dnnl_cache_find, _add):
+ * the entries are the convolution files' own structs, each opening with its
+ * int64_t key. */
+typedef struct {
+    void **e;
+    int n, cap;
+} kf_prim_cache;
 
 typedef struct {
     int threads;          /* OpenMP threads for oneDNN; 0 = the runtime's default */
@@ -44,8 +50,7 @@ typedef struct {
     size_t ws_bytes;
     float *wtmp;          /* the flipped weights of a data gradient */
     size_t wtmp_n;
-    kf_prim **cache;      /* primitives by shape, created once (kern_fast_conv.c) */
-    int ncache, capcache;
+    kf_prim_cache cache;  /* the 2D convolutions' primitives (kern_fast_conv.c) */
     struct kf3_cache *cache3; /* the 3D convolutions' primitives (kern_fast_conv3d.c) */
 } kf_ctx;
 

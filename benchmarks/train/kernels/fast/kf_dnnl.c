@@ -1,5 +1,8 @@
 #include "benchmarks/train/kernels/fast/kf_dnnl.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "benchmarks/common/check.h"
 
 size_t kf_dnnl_round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
@@ -73,6 +76,32 @@ void kf_dnnl_exec2(kf_ctx *c, dnnl_primitive_t p, int a0, dnnl_memory_t m0, int 
 {
     dnnl_exec_arg_t args[2] = {{a0, m0}, {a1, m1}};
     DNNL_CHECK(dnnl_primitive_execute(p, c->str, 2, args));
+}
+
+void *kf_dnnl_cache_find(const kf_prim_cache *q, const int64_t *key, size_t key_bytes)
+{
+    for (int i = q->n; i-- > 0;)
+        if (!memcmp(q->e[i], key, key_bytes)) return q->e[i];
+    return NULL;
+}
+
+void kf_dnnl_cache_add(kf_prim_cache *q, void *e, int first_cap, const char *what)
+{
+    if (q->n == q->cap) {
+        int cap = q->cap ? 2 * q->cap : first_cap;
+        void **p = realloc(q->e, (size_t)cap * sizeof *p);
+        CHECK(p, "out of memory growing the %s cache to %d entries", what, cap);
+        q->e = p;
+        q->cap = cap;
+    }
+    q->e[q->n++] = e;
+}
+
+void kf_dnnl_cache_release(kf_prim_cache *q)
+{
+    free(q->e);
+    q->e = NULL;
+    q->n = q->cap = 0;
 }
 
 void kf_dnnl_destroy(dnnl_primitive_t *prims, size_t nprims, dnnl_memory_t *mems, size_t nmems)

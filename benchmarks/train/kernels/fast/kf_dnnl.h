@@ -2,16 +2,18 @@
  * set need (kern_fast_conv.c for 2D, kern_fast_conv3d.c for 3D): memory
  * objects bound to the context's engine, reorders (optionally adding into
  * their destination), a direct convolution's primitive descriptor for one
- * pass, two-argument execution, and the release of a cached primitive's
- * objects.  Written once here so that the two files keep the same rules
+ * pass, two-argument execution, the cache of primitives by shape, and the
+ * release of a cached primitive's objects.  Written once here so that the two files keep the same rules
  * (user scratchpad, 64-byte workspace slots, sum post-op for "+=").
  *
  * defines: kf_dnnl_round64, kf_dnnl_memory, kf_dnnl_reorder, kf_dnnl_conv_pd,
- *          kf_dnnl_conv_pd_destroy, kf_dnnl_exec2, kf_dnnl_destroy */
+ *          kf_dnnl_conv_pd_destroy, kf_dnnl_exec2, kf_dnnl_cache_find,
+ *          kf_dnnl_cache_add, kf_dnnl_cache_release, kf_dnnl_destroy */
 #ifndef STEMDL_KF_DNNL_H
 #define STEMDL_KF_DNNL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 
@@ -45,6 +47,15 @@ void kf_dnnl_conv_pd_destroy(dnnl_primitive_desc_t pd, dnnl_primitive_desc_t fwd
 /* Runs p on the context's stream with two arguments (a reorder: FROM, TO). */
 void kf_dnnl_exec2(kf_ctx *c, dnnl_primitive_t p, int a0, dnnl_memory_t m0, int a1,
                    dnnl_memory_t m1);
+
+/* The cached entry whose key (its first key_bytes bytes) equals key, or
+ * NULL.  Newest first: a layer's calls come together. */
+void *kf_dnnl_cache_find(const kf_prim_cache *q, const int64_t *key, size_t key_bytes);
+/* Appends e, growing the array to first_cap entries, then by doubling;
+ * `what` names the cache in the out-of-memory message. */
+void kf_dnnl_cache_add(kf_prim_cache *q, void *e, int first_cap, const char *what);
+/* Frees the array (the entries are the caller's to release first). */
+void kf_dnnl_cache_release(kf_prim_cache *q);
 
 /* Destroys the primitives that were made (NULL: skipped) and the memory
  * objects of one cached entry. */
