@@ -3,7 +3,7 @@
  * computed in one place so that the sets cannot drift apart (the fast set
  * is tested bit for bit against the reference on Adam and Lion).
  *
- * defines: kern_lion_f32, kern_hyper_lion, kern_hyper_adam */
+ * defines: kern_lion_f32, kern_hyper_lion, kern_adam_f32, kern_hyper_adam */
 #ifndef STEMDL_KERN_HYPER_H
 #define STEMDL_KERN_HYPER_H
 
@@ -29,14 +29,24 @@ static inline kern_lion_f32 kern_hyper_lion(const lion_hyper *h)
     return f;
 }
 
-/* Adam's step size and epsilon at 1-based step `step`, with the bias
- * corrections folded into them (the form PyTorch computes). */
-static inline void kern_hyper_adam(const adam_hyper *h, int64_t step, float *lr_t, float *eps_t)
+/* Adam's numbers in float at 1-based step `step`: the step size lr_t and
+ * epsilon eps_t with the bias corrections folded into them (the form
+ * PyTorch computes), b1, b2, and the gradient scale gs. */
+typedef struct {
+    float lr_t, eps_t, b1, b2, gs;
+} kern_adam_f32;
+
+static inline kern_adam_f32 kern_hyper_adam(const adam_hyper *h, int64_t step)
 {
     double bc1 = 1.0 - pow(h->beta1, (double)step);
     double bc2 = 1.0 - pow(h->beta2, (double)step);
-    *lr_t = (float)(h->lr * sqrt(bc2) / bc1);
-    *eps_t = (float)(h->eps * sqrt(bc2));
+    kern_adam_f32 f;
+    f.lr_t = (float)(h->lr * sqrt(bc2) / bc1);
+    f.eps_t = (float)(h->eps * sqrt(bc2));
+    f.b1 = (float)h->beta1;
+    f.b2 = (float)h->beta2;
+    f.gs = (float)h->grad_scale;
+    return f;
 }
 
 #endif

@@ -192,9 +192,8 @@ static void fast_adam(void *ctx, float *w, void *w_compute, const void *gv, floa
 {
     (void)ctx;
     const float *g = gv;
-    float lr_t, eps_t;
-    kern_hyper_adam(h, h->step, &lr_t, &eps_t);
-    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
+    const kern_adam_f32 f = kern_hyper_adam(h, h->step);
+    const float b1 = f.b1, b2 = f.b2, gs = f.gs, lr_t = f.lr_t, eps_t = f.eps_t;
     for (int64_t i = 0; i < n; i++) {
         float gi = g[i] * gs;
         float mi = b1 * m[i] + (1.0f - b1) * gi;

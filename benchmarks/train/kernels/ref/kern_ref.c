@@ -267,14 +267,12 @@ static void ref_adam(void *ctx, float *w, void *w_compute, const void *gv, float
 {
     (void)ctx;
     const float *g = gv;
-    float lr_t, eps_t;
-    kern_hyper_adam(h, h->step, &lr_t, &eps_t);
-    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
+    kern_adam_f32 f = kern_hyper_adam(h, h->step);
     for (int64_t i = 0; i < n; i++) {
-        float gi = g[i] * gs;
-        m[i] = b1 * m[i] + (1.0f - b1) * gi;
-        v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-        w[i] -= lr_t * m[i] / (sqrtf(v[i]) + eps_t);
+        float gi = g[i] * f.gs;
+        m[i] = f.b1 * m[i] + (1.0f - f.b1) * gi;
+        v[i] = f.b2 * v[i] + (1.0f - f.b2) * gi * gi;
+        w[i] -= f.lr_t * m[i] / (sqrtf(v[i]) + f.eps_t);
         FL(13);
     }
     if (w_compute && w_compute != (void *)w) memcpy(w_compute, w, (size_t)n * sizeof *w);
