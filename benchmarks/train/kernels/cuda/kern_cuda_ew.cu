@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
+#include "benchmarks/train/kernels/kern_hyper.h"
 
 static void check_grid(int n, int c)
 {
@@ -340,10 +341,8 @@ void kcu_op_adam(void *c, float *master, void *w_compute, const void *g, float *
     /* a step skipped for overflow does not advance Adam's step count (as PyTorch's GradScaler) */
     int64_t step = h->step - (C->prec == P_FP16 ? C->skipped : 0);
     if (step < 1) step = 1;
-    double bc1 = 1.0 - pow(h->beta1, (double)step);
-    double bc2 = 1.0 - pow(h->beta2, (double)step);
-    float lr_t = (float)(h->lr * sqrt(bc2) / bc1);
-    float eps_t = (float)(h->eps * sqrt(bc2));
+    const kern_adam_f32 f = kern_hyper_adam(h, step);
+    const float lr_t = f.lr_t, eps_t = f.eps_t;
     float gs = (float)(h->grad_scale / scale);
     const int *skip = C->prec == P_FP16 ? C->d_flag : NULL;
     void *wc = (w_compute && w_compute != (void *)master) ? w_compute : NULL;

@@ -121,6 +121,16 @@ void kcu_op_d2h(void *c, void *dst, const void *src, size_t bytes)
 
 static const size_t kStageElems = (size_t)16 << 20; /* 64 MB of fp32 */
 
+/* The fp32 staging buffer of put_f32 / get_f32 on 16-bit activations,
+ * allocated on first use. */
+static void stage_ensure(Ctx *C)
+{
+    if (C->stage) return;
+    C->stage = (float *)kcu_dev_alloc(C, kStageElems * sizeof(float));
+    CHECK(C->stage, "out of device memory for the %zu MB staging buffer", kStageElems * 4 >> 20);
+    C->stage_elems = kStageElems;
+}
+
 void kcu_op_put_f32(void *c, const tview *dst, const float *src)
 {
     Ctx *C = ctx_of(c);
@@ -130,11 +140,7 @@ void kcu_op_put_f32(void *c, const tview *dst, const float *src)
         kcu_copy_rows(C, D.p, (size_t)D.ss * 4, src, (size_t)D.len * 4, (size_t)D.len * 4, (size_t)D.n,
                       cudaMemcpyHostToDevice);
     } else {
-        if (!C->stage) {
-            C->stage = (float *)kcu_dev_alloc(C, kStageElems * sizeof(float));
-            CHECK(C->stage, "out of device memory for the %zu MB staging buffer", kStageElems * 4 >> 20);
-            C->stage_elems = kStageElems;
-        }
+        stage_ensure(C);
         for (int s = 0; s < D.n; s++)
             for (int64_t off = 0; off < D.len; off += (int64_t)C->stage_elems) {
                 int64_t k = std::min((int64_t)C->stage_elems, D.len - off);
@@ -157,11 +163,7 @@ void kcu_op_get_f32(void *c, const tview *src, float *dst)
         kcu_copy_rows(C, dst, (size_t)S.len * 4, S.p, (size_t)S.ss * 4, (size_t)S.len * 4, (size_t)S.n,
                       cudaMemcpyDeviceToHost);
     } else {
-        if (!C->stage) {
-            C->stage = (float *)kcu_dev_alloc(C, kStageElems * sizeof(float));
-            CHECK(C->stage, "out of device memory for the %zu MB staging buffer", kStageElems * 4 >> 20);
-            C->stage_elems = kStageElems;
-        }
+        stage_ensure(C);
         for (int s = 0; s < S.n; s++)
             for (int64_t off = 0; off < S.len; off += (int64_t)C->stage_elems) {
                 int64_t k = std::min((int64_t)C->stage_elems, S.len - off);

@@ -21,6 +21,7 @@
 #include "benchmarks/train/kernels/fast/kern_fast_lion.h"
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/kernels/kern_hyper.h"
 
 static float *smp(const tview *t, int n) { return (float *)t->p + (int64_t)n * t->sstride; }
 static size_t plane(const tview *t) { return (size_t)t->c * t->h * t->w; }
@@ -191,11 +192,8 @@ static void fast_adam(void *ctx, float *w, void *w_compute, const void *gv, floa
 {
     (void)ctx;
     const float *g = gv;
-    double bc1 = 1.0 - pow(h->beta1, (double)h->step);
-    double bc2 = 1.0 - pow(h->beta2, (double)h->step);
-    float lr_t = (float)(h->lr * sqrt(bc2) / bc1);
-    float eps_t = (float)(h->eps * sqrt(bc2));
-    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
+    const kern_adam_f32 f = kern_hyper_adam(h, h->step);
+    const float b1 = f.b1, b2 = f.b2, gs = f.gs, lr_t = f.lr_t, eps_t = f.eps_t;
     for (int64_t i = 0; i < n; i++) {
         float gi = g[i] * gs;
         float mi = b1 * m[i] + (1.0f - b1) * gi;

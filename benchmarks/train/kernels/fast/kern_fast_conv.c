@@ -39,46 +39,18 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/train/kernels/fast/kf_dnnl.h"
 
 enum { KF_FWD = 1, KF_FWD_ACC = 2, KF_BWDW = 3, KF_BWDD = 4 };
 enum { NKEY = 14 };
 
-struct kf_prim {
+/* a cached convolution with its reorders; the key first (kf_prim_cache) */
+typedef struct {
     int64_t key[NKEY];
     dnnl_primitive_t conv, r_src, r_dst, r_wei, r_wei_acc;
     dnnl_memory_t src_view, src_blk, dst_view, dst_blk, wei_plain, wei_blk, scratch;
     size_t off_src, off_dst, off_wei, off_scr, total; /* workspace layout */
-};
-
-static size_t up64(size_t b) { return (b + 63) / 64 * 64; }
-
-static dnnl_memory_t mem_of(kf_ctx *c, const dnnl_memory_desc_t *md)
-{
-    dnnl_memory_t m;
-    DNNL_CHECK(dnnl_memory_create(&m, md, c->eng, DNNL_MEMORY_NONE));
-    return m;
-}
-
-static dnnl_primitive_t reorder_of(kf_ctx *c, const dnnl_memory_desc_t *from,
-                                   const dnnl_memory_desc_t *to, int accumulate)
-{
-    dnnl_primitive_attr_t attr;
-    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
-    if (accumulate) {
-        dnnl_post_ops_t po;
-        DNNL_CHECK(dnnl_post_ops_create(&po));
-        DNNL_CHECK(dnnl_post_ops_append_sum(po, 1.0f));
-        DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
-        DNNL_CHECK(dnnl_post_ops_destroy(po));
-    }
-    dnnl_primitive_desc_t pd;
-    dnnl_primitive_t p;
-    DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, from, c->eng, to, c->eng, attr));
-    DNNL_CHECK(dnnl_primitive_create(&p, pd));
-    DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
-    DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
-    return p;
-}
+} kf_prim;
 
 /* key: kind, ns, ci, co, k, W, Hs, Hb, pt, pb, src sstride, src channel
  * stride, dst sstride, dst channel stride */
@@ -108,25 +80,9 @@ static kf_prim *prim_create(kf_ctx *c, const int64_t *key)
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 4, wd, dnnl_f32, dnnl_oihw));
 
     dnnl_dims_t stride = {1, 1}, pl = {key[8], k / 2}, pr = {key[9], k / 2};
-    dnnl_primitive_attr_t attr;
-    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
-    DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
-    dnnl_convolution_desc_t fd, bd;
-    dnnl_primitive_desc_t fpd, pd;
-    DNNL_CHECK(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training,
-                                                  dnnl_convolution_direct, &any_src, &any_wei,
-                                                  NULL, &any_dst, stride, pl, pr));
-    DNNL_CHECK(dnnl_primitive_desc_create(&fpd, &fd, attr, c->eng, NULL));
-    pd = fpd;
-    if (kind == KF_BWDW) {
-        DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
-            &bd, dnnl_convolution_direct, &any_src, &any_wei, NULL, &any_dst, stride, pl, pr));
-        DNNL_CHECK(dnnl_primitive_desc_create(&pd, &bd, attr, c->eng, fpd));
-    } else if (bwdd) {
-        DNNL_CHECK(dnnl_convolution_backward_data_desc_init(
-            &bd, dnnl_convolution_direct, &any_src, &any_wei, &any_dst, stride, pl, pr));
-        DNNL_CHECK(dnnl_primitive_desc_create(&pd, &bd, attr, c->eng, fpd));
-    }
+    int pass = kind == KF_BWDW ? KF_DNNL_BWD_WEIGHTS : bwdd ? KF_DNNL_BWD_DATA : KF_DNNL_FWD;
+    dnnl_primitive_desc_t fpd,
+        pd = kf_dnnl_conv_pd(c, pass, &any_src, &any_wei, &any_dst, stride, pl, pr, &fpd);
     DNNL_CHECK(dnnl_primitive_create(&e->conv, pd));
 
     /* blocked copies: src_blk of the call's input, dst_blk of its output */
@@ -138,72 +94,53 @@ static kf_prim *prim_create(kf_ctx *c, const int64_t *key)
         pd, kind == KF_BWDW ? dnnl_query_diff_dst_md : bwdd ? dnnl_query_diff_src_md : dnnl_query_dst_md, 0);
     const dnnl_memory_desc_t *scr = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
 
-    e->src_view = mem_of(c, &src_view);
-    e->dst_view = mem_of(c, &dst_view);
-    e->wei_plain = mem_of(c, &wei_plain);
-    e->src_blk = mem_of(c, src_blk);
-    e->dst_blk = mem_of(c, dst_blk);
-    e->wei_blk = mem_of(c, wei_blk);
-    e->scratch = mem_of(c, scr);
-    e->r_src = reorder_of(c, &src_view, src_blk, 0);
+    e->src_view = kf_dnnl_memory(c, &src_view);
+    e->dst_view = kf_dnnl_memory(c, &dst_view);
+    e->wei_plain = kf_dnnl_memory(c, &wei_plain);
+    e->src_blk = kf_dnnl_memory(c, src_blk);
+    e->dst_blk = kf_dnnl_memory(c, dst_blk);
+    e->wei_blk = kf_dnnl_memory(c, wei_blk);
+    e->scratch = kf_dnnl_memory(c, scr);
+    e->r_src = kf_dnnl_reorder(c, &src_view, src_blk, 0);
     if (kind == KF_BWDW) {
-        e->r_dst = reorder_of(c, &dst_view, dst_blk, 0);
-        e->r_wei = reorder_of(c, wei_blk, &wei_plain, 0);
-        e->r_wei_acc = reorder_of(c, wei_blk, &wei_plain, 1);
+        e->r_dst = kf_dnnl_reorder(c, &dst_view, dst_blk, 0);
+        e->r_wei = kf_dnnl_reorder(c, wei_blk, &wei_plain, 0);
+        e->r_wei_acc = kf_dnnl_reorder(c, wei_blk, &wei_plain, 1);
     } else {
-        e->r_dst = reorder_of(c, dst_blk, &dst_view, kind != KF_FWD);
-        e->r_wei = reorder_of(c, &wei_plain, wei_blk, 0);
+        e->r_dst = kf_dnnl_reorder(c, dst_blk, &dst_view, kind != KF_FWD);
+        e->r_wei = kf_dnnl_reorder(c, &wei_plain, wei_blk, 0);
     }
     e->off_src = 0;
-    e->off_dst = e->off_src + up64(dnnl_memory_desc_get_size(src_blk));
-    e->off_wei = e->off_dst + up64(dnnl_memory_desc_get_size(dst_blk));
-    e->off_scr = e->off_wei + up64(dnnl_memory_desc_get_size(wei_blk));
-    e->total = e->off_scr + up64(dnnl_memory_desc_get_size(scr));
+    e->off_dst = e->off_src + kf_dnnl_round64(dnnl_memory_desc_get_size(src_blk));
+    e->off_wei = e->off_dst + kf_dnnl_round64(dnnl_memory_desc_get_size(dst_blk));
+    e->off_scr = e->off_wei + kf_dnnl_round64(dnnl_memory_desc_get_size(wei_blk));
+    e->total = e->off_scr + kf_dnnl_round64(dnnl_memory_desc_get_size(scr));
 
-    if (pd != fpd) DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
-    DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
-    DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
+    kf_dnnl_conv_pd_destroy(pd, fpd);
     return e;
 }
 
 static kf_prim *prim_get(kf_ctx *c, const int64_t *key)
 {
-    for (int i = c->ncache; i-- > 0;)
-        if (!memcmp(c->cache[i]->key, key, sizeof c->cache[i]->key)) return c->cache[i];
-    if (c->ncache == c->capcache) {
-        int cap = c->capcache ? 2 * c->capcache : 64;
-        kf_prim **p = realloc(c->cache, (size_t)cap * sizeof *p);
-        CHECK(p, "out of memory growing the primitive cache to %d entries", cap);
-        c->cache = p;
-        c->capcache = cap;
+    kf_prim *e = kf_dnnl_cache_find(&c->cache, key, sizeof e->key);
+    if (!e) {
+        e = prim_create(c, key);
+        kf_dnnl_cache_add(&c->cache, e, 64, "primitive");
     }
-    kf_prim *e = prim_create(c, key);
-    c->cache[c->ncache++] = e;
     return e;
 }
 
 void kf_conv_cache_free(kf_ctx *c)
 {
-    for (int i = 0; i < c->ncache; i++) {
-        kf_prim *e = c->cache[i];
+    for (int i = 0; i < c->cache.n; i++) {
+        kf_prim *e = c->cache.e[i];
         dnnl_primitive_t prims[] = {e->conv, e->r_src, e->r_dst, e->r_wei, e->r_wei_acc};
-        for (size_t j = 0; j < sizeof prims / sizeof *prims; j++)
-            if (prims[j]) DNNL_CHECK(dnnl_primitive_destroy(prims[j]));
         dnnl_memory_t mems[] = {e->src_view, e->src_blk, e->dst_view, e->dst_blk,
                                 e->wei_plain, e->wei_blk, e->scratch};
-        for (size_t j = 0; j < sizeof mems / sizeof *mems; j++)
-            DNNL_CHECK(dnnl_memory_destroy(mems[j]));
+        kf_dnnl_destroy(prims, sizeof prims / sizeof *prims, mems, sizeof mems / sizeof *mems);
         free(e);
     }
-    free(c->cache);
-    c->cache = NULL;
-    c->ncache = c->capcache = 0;
-}
-
-static void exec2(kf_ctx *c, dnnl_primitive_t p, int a0, dnnl_memory_t m0, int a1, dnnl_memory_t m1)
-{
-    dnnl_exec_arg_t args[2] = {{a0, m0}, {a1, m1}};
-    DNNL_CHECK(dnnl_primitive_execute(p, c->str, 2, args));
+    kf_dnnl_cache_release(&c->cache);
 }
 
 static size_t pad8(int64_t v) { return (size_t)((v + 7) / 8 * 8); }
@@ -259,25 +196,25 @@ static void run(kf_ctx *c, int kind, const tview *src, const tview *dst, float *
             DNNL_CHECK(dnnl_memory_set_data_handle(e->dst_blk, ws + e->off_dst));
             DNNL_CHECK(dnnl_memory_set_data_handle(e->wei_blk, ws + e->off_wei));
             DNNL_CHECK(dnnl_memory_set_data_handle(e->scratch, ws + e->off_scr));
-            exec2(c, e->r_src, DNNL_ARG_FROM, e->src_view, DNNL_ARG_TO, e->src_blk);
+            kf_dnnl_exec2(c, e->r_src, DNNL_ARG_FROM, e->src_view, DNNL_ARG_TO, e->src_blk);
             if (kind == KF_BWDW) {
-                exec2(c, e->r_dst, DNNL_ARG_FROM, e->dst_view, DNNL_ARG_TO, e->dst_blk);
+                kf_dnnl_exec2(c, e->r_dst, DNNL_ARG_FROM, e->dst_view, DNNL_ARG_TO, e->dst_blk);
                 dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->src_blk},
                                         {DNNL_ARG_DIFF_DST, e->dst_blk},
                                         {DNNL_ARG_DIFF_WEIGHTS, e->wei_blk},
                                         {DNNL_ARG_SCRATCHPAD, e->scratch}};
                 DNNL_CHECK(dnnl_primitive_execute(e->conv, c->str, 4, a));
-                exec2(c, first ? e->r_wei : e->r_wei_acc, DNNL_ARG_FROM, e->wei_blk, DNNL_ARG_TO,
-                      e->wei_plain);
+                kf_dnnl_exec2(c, first ? e->r_wei : e->r_wei_acc, DNNL_ARG_FROM, e->wei_blk,
+                              DNNL_ARG_TO, e->wei_plain);
             } else {
-                exec2(c, e->r_wei, DNNL_ARG_FROM, e->wei_plain, DNNL_ARG_TO, e->wei_blk);
+                kf_dnnl_exec2(c, e->r_wei, DNNL_ARG_FROM, e->wei_plain, DNNL_ARG_TO, e->wei_blk);
                 int bwdd = kind == KF_BWDD;
                 dnnl_exec_arg_t a[4] = {{bwdd ? DNNL_ARG_DIFF_DST : DNNL_ARG_SRC, e->src_blk},
                                         {DNNL_ARG_WEIGHTS, e->wei_blk},
                                         {bwdd ? DNNL_ARG_DIFF_SRC : DNNL_ARG_DST, e->dst_blk},
                                         {DNNL_ARG_SCRATCHPAD, e->scratch}};
                 DNNL_CHECK(dnnl_primitive_execute(e->conv, c->str, 4, a));
-                exec2(c, e->r_dst, DNNL_ARG_FROM, e->dst_blk, DNNL_ARG_TO, e->dst_view);
+                kf_dnnl_exec2(c, e->r_dst, DNNL_ARG_FROM, e->dst_blk, DNNL_ARG_TO, e->dst_view);
             }
             first = 0;
         }
@@ -303,23 +240,9 @@ void kf_conv_bwd_data(void *ctx, const tview *dy, const void *wv, int k, const t
         run(c, KF_BWDD, dy, dx, (float *)w, k);
         return;
     }
-    /* row bands: a forward convolution of dy with flip(w)[ci][co][ky][kx] =
-     * w[co][ci][k-1-ky][k-1-kx], kept in the temporary buffer of the context
-     * (run() uses the workspace) */
-    int ci_n = dx->c, co_n = dy->c, kk = k * k;
-    size_t need = (size_t)ci_n * co_n * kk;
-    if (c->wtmp_n < need) {
-        free(c->wtmp);
-        c->wtmp = XMALLOC(need * sizeof(float), "flipped weights");
-        c->wtmp_n = need;
-    }
-    float *f = c->wtmp;
-    for (int co = 0; co < co_n; co++)
-        for (int ci = 0; ci < ci_n; ci++) {
-            const float *src = w + ((size_t)co * ci_n + ci) * kk;
-            float *d = f + ((size_t)ci * co_n + co) * kk;
-            for (int t = 0; t < kk; t++) d[kk - 1 - t] = src[t];
-        }
+    /* row bands: a forward convolution of dy with flip(w), kept in the
+     * temporary buffer of the context (run() uses the workspace) */
+    float *f = kf_flip_weights(c, w, dy->c, dx->c, k * k);
     run(c, KF_FWD_ACC, dy, dx, f, k);
 }
 

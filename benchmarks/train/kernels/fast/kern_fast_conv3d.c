@@ -31,53 +31,23 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/train/kernels/fast/kf_dnnl.h"
 
 enum { C3_FWD = 1, C3_BWDW = 2 };
 enum { C3_NKEY = 8 };
 
 typedef struct {
-    int64_t key[C3_NKEY]; /* kind, n, ci, co, k, out d, h, w */
+    int64_t key[C3_NKEY]; /* first (kf_prim_cache): kind, n, ci, co, k, out d, h, w */
     dnnl_primitive_t conv, r_wei, r_wei_acc;
     dnnl_memory_t src, dst, wei_plain, wei_blk, scratch;
     size_t off_scr, total; /* workspace: blocked weights, then the scratchpad */
 } c3prim;
 
 struct kf3_cache {
-    c3prim **p;
-    int n, cap;
+    kf_prim_cache prims;
     float *pack;           /* dense copies of views oneDNN cannot take as they are */
     size_t pack_elems;
 };
-
-static size_t up64(size_t b) { return (b + 63) / 64 * 64; }
-
-static dnnl_memory_t mem_of(kf_ctx *c, const dnnl_memory_desc_t *md)
-{
-    dnnl_memory_t m;
-    DNNL_CHECK(dnnl_memory_create(&m, md, c->eng, DNNL_MEMORY_NONE));
-    return m;
-}
-
-static dnnl_primitive_t reorder_of(kf_ctx *c, const dnnl_memory_desc_t *from,
-                                   const dnnl_memory_desc_t *to, int accumulate)
-{
-    dnnl_primitive_attr_t attr;
-    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
-    if (accumulate) {
-        dnnl_post_ops_t po;
-        DNNL_CHECK(dnnl_post_ops_create(&po));
-        DNNL_CHECK(dnnl_post_ops_append_sum(po, 1.0f));
-        DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
-        DNNL_CHECK(dnnl_post_ops_destroy(po));
-    }
-    dnnl_primitive_desc_t pd;
-    dnnl_primitive_t p;
-    DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, from, c->eng, to, c->eng, attr));
-    DNNL_CHECK(dnnl_primitive_create(&p, pd));
-    DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
-    DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
-    return p;
-}
 
 static c3prim *prim_create(kf_ctx *c, const int64_t *key)
 {
@@ -94,41 +64,27 @@ static c3prim *prim_create(kf_ctx *c, const int64_t *key)
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 5, wd, dnnl_f32, dnnl_format_tag_any));
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wplain, 5, wd, dnnl_f32, dnnl_oidhw));
     dnnl_dims_t stride = {1, 1, 1}, pad = {0, 0, 0};
-    dnnl_primitive_attr_t attr;
-    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
-    DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
-    dnnl_convolution_desc_t fd, bd;
-    dnnl_primitive_desc_t fpd, pd;
-    DNNL_CHECK(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training,
-                                                  dnnl_convolution_direct, &src, &wany, NULL,
-                                                  &dst, stride, pad, pad));
-    DNNL_CHECK(dnnl_primitive_desc_create(&fpd, &fd, attr, c->eng, NULL));
-    pd = fpd;
-    if (kind == C3_BWDW) {
-        DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
-            &bd, dnnl_convolution_direct, &src, &wany, NULL, &dst, stride, pad, pad));
-        DNNL_CHECK(dnnl_primitive_desc_create(&pd, &bd, attr, c->eng, fpd));
-    }
+    int pass = kind == C3_BWDW ? KF_DNNL_BWD_WEIGHTS : KF_DNNL_FWD;
+    dnnl_primitive_desc_t fpd,
+        pd = kf_dnnl_conv_pd(c, pass, &src, &wany, &dst, stride, pad, pad, &fpd);
     DNNL_CHECK(dnnl_primitive_create(&e->conv, pd));
     const dnnl_memory_desc_t *wblk = dnnl_primitive_desc_query_md(
         pd, kind == C3_BWDW ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
     const dnnl_memory_desc_t *scr = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    e->src = mem_of(c, &src);
-    e->dst = mem_of(c, &dst);
-    e->wei_plain = mem_of(c, &wplain);
-    e->wei_blk = mem_of(c, wblk);
-    e->scratch = mem_of(c, scr);
+    e->src = kf_dnnl_memory(c, &src);
+    e->dst = kf_dnnl_memory(c, &dst);
+    e->wei_plain = kf_dnnl_memory(c, &wplain);
+    e->wei_blk = kf_dnnl_memory(c, wblk);
+    e->scratch = kf_dnnl_memory(c, scr);
     if (kind == C3_BWDW) {
-        e->r_wei = reorder_of(c, wblk, &wplain, 0);
-        e->r_wei_acc = reorder_of(c, wblk, &wplain, 1);
+        e->r_wei = kf_dnnl_reorder(c, wblk, &wplain, 0);
+        e->r_wei_acc = kf_dnnl_reorder(c, wblk, &wplain, 1);
     } else {
-        e->r_wei = reorder_of(c, &wplain, wblk, 0);
+        e->r_wei = kf_dnnl_reorder(c, &wplain, wblk, 0);
     }
-    e->off_scr = up64(dnnl_memory_desc_get_size(wblk));
-    e->total = e->off_scr + up64(dnnl_memory_desc_get_size(scr));
-    if (pd != fpd) DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
-    DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
-    DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
+    e->off_scr = kf_dnnl_round64(dnnl_memory_desc_get_size(wblk));
+    e->total = e->off_scr + kf_dnnl_round64(dnnl_memory_desc_get_size(scr));
+    kf_dnnl_conv_pd_destroy(pd, fpd);
     return e;
 }
 
@@ -141,17 +97,11 @@ static struct kf3_cache *cache_of(kf_ctx *c)
 static c3prim *prim_get(kf_ctx *c, const int64_t *key)
 {
     struct kf3_cache *q = cache_of(c);
-    for (int i = q->n; i-- > 0;)
-        if (!memcmp(q->p[i]->key, key, sizeof q->p[i]->key)) return q->p[i];
-    if (q->n == q->cap) {
-        int cap = q->cap ? 2 * q->cap : 32;
-        c3prim **p = realloc(q->p, (size_t)cap * sizeof *p);
-        CHECK(p, "out of memory growing the 3D primitive cache to %d entries", cap);
-        q->p = p;
-        q->cap = cap;
+    c3prim *e = kf_dnnl_cache_find(&q->prims, key, sizeof e->key);
+    if (!e) {
+        e = prim_create(c, key);
+        kf_dnnl_cache_add(&q->prims, e, 32, "3D primitive");
     }
-    c3prim *e = prim_create(c, key);
-    q->p[q->n++] = e;
     return e;
 }
 
@@ -159,26 +109,17 @@ void kf_conv3d_cache_free(kf_ctx *c)
 {
     struct kf3_cache *q = c->cache3;
     if (!q) return;
-    for (int i = 0; i < q->n; i++) {
-        c3prim *e = q->p[i];
+    for (int i = 0; i < q->prims.n; i++) {
+        c3prim *e = q->prims.e[i];
         dnnl_primitive_t prims[] = {e->conv, e->r_wei, e->r_wei_acc};
-        for (size_t j = 0; j < sizeof prims / sizeof *prims; j++)
-            if (prims[j]) DNNL_CHECK(dnnl_primitive_destroy(prims[j]));
         dnnl_memory_t mems[] = {e->src, e->dst, e->wei_plain, e->wei_blk, e->scratch};
-        for (size_t j = 0; j < sizeof mems / sizeof *mems; j++)
-            DNNL_CHECK(dnnl_memory_destroy(mems[j]));
+        kf_dnnl_destroy(prims, sizeof prims / sizeof *prims, mems, sizeof mems / sizeof *mems);
         free(e);
     }
-    free(q->p);
+    kf_dnnl_cache_release(&q->prims);
     free(q->pack);
     free(q);
     c->cache3 = NULL;
-}
-
-static void exec2(kf_ctx *c, dnnl_primitive_t p, int a0, dnnl_memory_t m0, int a1, dnnl_memory_t m1)
-{
-    dnnl_exec_arg_t args[2] = {{a0, m0}, {a1, m1}};
-    DNNL_CHECK(dnnl_primitive_execute(p, c->str, 2, args));
 }
 
 /* Channels-last and dense within a sample: what the primitives take. */
@@ -222,10 +163,10 @@ static void call(kf_ctx *c, int kind, int n, int ci, int co, int k, const t3view
                                 {DNNL_ARG_DIFF_WEIGHTS, e->wei_blk},
                                 {DNNL_ARG_SCRATCHPAD, e->scratch}};
         DNNL_CHECK(dnnl_primitive_execute(e->conv, c->str, 4, a));
-        exec2(c, accumulate ? e->r_wei_acc : e->r_wei, DNNL_ARG_FROM, e->wei_blk, DNNL_ARG_TO,
-              e->wei_plain);
+        kf_dnnl_exec2(c, accumulate ? e->r_wei_acc : e->r_wei, DNNL_ARG_FROM, e->wei_blk,
+                      DNNL_ARG_TO, e->wei_plain);
     } else {
-        exec2(c, e->r_wei, DNNL_ARG_FROM, e->wei_plain, DNNL_ARG_TO, e->wei_blk);
+        kf_dnnl_exec2(c, e->r_wei, DNNL_ARG_FROM, e->wei_plain, DNNL_ARG_TO, e->wei_blk);
         dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->src},
                                 {DNNL_ARG_WEIGHTS, e->wei_blk},
                                 {DNNL_ARG_DST, e->dst},
@@ -253,7 +194,7 @@ static void run(kf_ctx *c, int kind, const t3view *src, const t3view *dst, const
         size_t ns = (size_t)t3view_elems(src), nd = (size_t)t3view_elems(dst);
         if (q->pack_elems < ns + nd) {
             free(q->pack);
-            q->pack = aligned_alloc(64, up64((ns + nd) * sizeof(float)));
+            q->pack = aligned_alloc(64, kf_dnnl_round64((ns + nd) * sizeof(float)));
             CHECK(q->pack, "out of memory for %zu floats of packed 3D views", ns + nd);
             q->pack_elems = ns + nd;
         }
@@ -283,23 +224,8 @@ void kf_conv3d_fwd(void *ctx, const t3view *x, const void *w, int k, const t3vie
 void kf_conv3d_bwd_data(void *ctx, const t3view *dy, const void *wv, int k, const t3view *dx)
 {
     kf_ctx *c = ctx;
-    /* flip(w)[ci][co][t] = w[co][ci][k^3 - 1 - t], kept in the context */
-    const float *w = wv;
-    int ci_n = dx->c, co_n = dy->c, kk = k * k * k;
-    size_t need = (size_t)ci_n * co_n * kk;
-    if (c->wtmp_n < need) {
-        free(c->wtmp);
-        c->wtmp = XMALLOC(need * sizeof(float), "flipped weights");
-        c->wtmp_n = need;
-    }
-    float *f = c->wtmp;
-    for (int co = 0; co < co_n; co++)
-        for (int ci = 0; ci < ci_n; ci++) {
-            const float *s = w + ((size_t)co * ci_n + ci) * kk;
-            float *d = f + ((size_t)ci * co_n + co) * kk;
-            for (int t = 0; t < kk; t++) d[kk - 1 - t] = s[t];
-        }
-    run(c, C3_FWD, dy, dx, dx, co_n, ci_n, k, f);
+    float *f = kf_flip_weights(c, wv, dy->c, dx->c, k * k * k);
+    run(c, C3_FWD, dy, dx, dx, dy->c, dx->c, k, f);
 }
 
 void kf_conv3d_bwd_weights(void *ctx, const t3view *x, const t3view *dy, int k, void *dw)

@@ -53,13 +53,17 @@ void kf_conv1_bwd_weights(kf_ctx *c, const tview *x, const tview *dy, float *dw)
              x->c);
 }
 
-/* Input rows per band: the [c_out x rows*w] temporary fits the limit. */
-static int band_rows(const kf_ctx *c, int c_out, int h, int w)
+/* The set-up of each pass of the transposed convolution: threads, input
+ * rows per band so that the [c_out x rows*w] temporary fits the limit
+ * (*rows), and that temporary in the workspace. */
+static float *band_setup(kf_ctx *c, int c_out, int h, int w, int *rows)
 {
+    kf_threads(c);
     size_t row = (size_t)c_out * w * sizeof(float);
-    size_t rows = row ? c->ws_limit / row : (size_t)h;
-    if (rows < 1) rows = 1;
-    return rows < (size_t)h ? (int)rows : h;
+    size_t r = row ? c->ws_limit / row : (size_t)h;
+    if (r < 1) r = 1;
+    *rows = r < (size_t)h ? (int)r : h;
+    return kf_workspace(c, (size_t)c_out * *rows * w * sizeof(float));
 }
 
 /* Between a band of input rows [r0, r0+rows) and the even pixels of the
@@ -85,11 +89,10 @@ static void even_pixels(const tview *big, int n, int r0, int rows, float *tmp, i
 void kf_tconv_fwd(void *ctx, const tview *x, const void *wv, const tview *y)
 {
     kf_ctx *c = ctx;
-    kf_threads(c);
     const float *w = wv;
     int64_t hw = (int64_t)x->h * x->w;
-    int rows = band_rows(c, y->c, x->h, x->w);
-    float *tmp = kf_workspace(c, (size_t)y->c * rows * x->w * sizeof(float));
+    int rows;
+    float *tmp = band_setup(c, y->c, x->h, x->w, &rows);
     for (int n = 0; n < y->n; n++) {
         memset(sample(y, n), 0, (size_t)y->c * y->h * y->w * sizeof(float));
         for (int r0 = 0; r0 < x->h; r0 += rows) {
@@ -106,11 +109,10 @@ void kf_tconv_fwd(void *ctx, const tview *x, const void *wv, const tview *y)
 void kf_tconv_bwd_data(void *ctx, const tview *dy, const void *wv, const tview *dx)
 {
     kf_ctx *c = ctx;
-    kf_threads(c);
     const float *w = wv;
     int64_t hw = (int64_t)dx->h * dx->w;
-    int rows = band_rows(c, dy->c, dx->h, dx->w);
-    float *tmp = kf_workspace(c, (size_t)dy->c * rows * dx->w * sizeof(float));
+    int rows;
+    float *tmp = band_setup(c, dy->c, dx->h, dx->w, &rows);
     for (int n = 0; n < dx->n; n++)
         for (int r0 = 0; r0 < dx->h; r0 += rows) {
             int nr = dx->h - r0 < rows ? dx->h - r0 : rows;
@@ -125,11 +127,10 @@ void kf_tconv_bwd_data(void *ctx, const tview *dy, const void *wv, const tview *
 void kf_tconv_bwd_weights(void *ctx, const tview *x, const tview *dy, void *dwv)
 {
     kf_ctx *c = ctx;
-    kf_threads(c);
     float *dw = dwv;
     int64_t hw = (int64_t)x->h * x->w;
-    int rows = band_rows(c, dy->c, x->h, x->w);
-    float *tmp = kf_workspace(c, (size_t)dy->c * rows * x->w * sizeof(float));
+    int rows;
+    float *tmp = band_setup(c, dy->c, x->h, x->w, &rows);
     memset(dw, 0, (size_t)x->c * dy->c * sizeof *dw);
     for (int n = 0; n < x->n; n++)
         for (int r0 = 0; r0 < x->h; r0 += rows) {

@@ -3,15 +3,15 @@
 #include <string.h>
 
 #include "benchmarks/common/signpack.h"
-
+#include "benchmarks/train/kernels/kern_hyper.h"
 
 static void fast_lion(void *ctx, float *w, void *w_compute, const void *gv, float *m, int64_t n,
                       const lion_hyper *h)
 {
     (void)ctx;
     const float *g = gv;
-    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
-    float lr = (float)h->lr, wd = (float)h->weight_decay;
+    const kern_lion_f32 f = kern_hyper_lion(h);
+    const float b1 = f.b1, b2 = f.b2, gs = f.gs, lr = f.lr, wd = f.wd;
     for (int64_t i = 0; i < n; i++) {
         float gi = g[i] * gs;
         float mi = m[i];
@@ -29,7 +29,8 @@ static void fast_lion_sign(void *ctx, float *m, const void *gv, uint64_t *bits, 
 {
     (void)ctx;
     const float *g = gv;
-    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
+    const kern_lion_f32 f = kern_hyper_lion(h);
+    const float b1 = f.b1, b2 = f.b2, gs = f.gs;
     float c[64];
     for (int64_t w = 0, base = 0; base < n; w++, base += 64) {
         int64_t cnt = n - base < 64 ? n - base : 64;
@@ -51,7 +52,8 @@ static void fast_lion_apply(void *ctx, float *w, void *w_compute, const uint64_t
                             int nranks, int64_t n, const lion_hyper *h)
 {
     (void)ctx;
-    float lr = (float)h->lr, wd = (float)h->weight_decay, inv = 1.0f / (float)nranks;
+    const kern_lion_f32 f = kern_hyper_lion(h);
+    const float lr = f.lr, wd = f.wd, inv = 1.0f / (float)nranks;
     int64_t per = sp_fields_per_word(p);
     uint64_t mask = (1ULL << p) - 1;
     for (int64_t k = 0, base = 0; base < n; k++, base += per) {

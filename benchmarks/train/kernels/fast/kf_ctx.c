@@ -22,6 +22,24 @@ void *kf_workspace(kf_ctx *c, size_t bytes)
     return c->ws;
 }
 
+float *kf_flip_weights(kf_ctx *c, const float *w, int co_n, int ci_n, int taps)
+{
+    size_t need = (size_t)ci_n * co_n * taps;
+    if (c->wtmp_n < need) {
+        free(c->wtmp);
+        c->wtmp = XMALLOC(need * sizeof(float), "flipped weights");
+        c->wtmp_n = need;
+    }
+    float *f = c->wtmp;
+    for (int co = 0; co < co_n; co++)
+        for (int ci = 0; ci < ci_n; ci++) {
+            const float *s = w + ((size_t)co * ci_n + ci) * taps;
+            float *d = f + ((size_t)ci * co_n + co) * taps;
+            for (int t = 0; t < taps; t++) d[taps - 1 - t] = s[t];
+        }
+    return f;
+}
+
 void kern_fast_set_workspace_limit(void *ctx, size_t bytes)
 {
     ((kf_ctx *)ctx)->ws_limit = bytes;

@@ -3,6 +3,8 @@
  *
  *   kf_ctx.c           the context: create/release of engine and stream,
  *                      workspace, threads (depends on nothing of the set)
+ *   kf_dnnl.c          the oneDNN plumbing of both convolution files
+ *                      (memories, reorders, primitive descriptors)
  *   kern_fast_gemm.c   1x1 convolutions and the 1x1 stride-2 transposed
  *                      convolution as GEMMs (dnnl_sgemm) on the views
  *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
@@ -11,11 +13,11 @@
  *   kern_fast.c        the kern_ops table, the element-wise kernels, and
  *                      kern_fast_create/release (context + primitive cache)
  *
- * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_ctx.  Everything
+ * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_dnnl -> kf_ctx.  Everything
  * runs on oneDNN (its JIT convolutions and its sgemm), so one threading
  * runtime (OpenMP, as Debian builds oneDNN) serves every kernel.
  *
- * defines: kf_ctx, DNNL_CHECK, KF_WS_LIMIT, kf_workspace, kf_threads */
+ * defines: kf_ctx, DNNL_CHECK, KF_WS_LIMIT, kf_workspace, kf_threads, kf_flip_weights */
 #ifndef STEMDL_KF_CTX_H
 #define STEMDL_KF_CTX_H
 
@@ -31,7 +33,13 @@
             check_fail(#call, __FILE__, __LINE__, "oneDNN status %d", (int)st_);   \
     } while (0)
 
-typedef struct kf_prim kf_prim; /* a cached convolution with its reorders (kern_fast_conv.c) */
+/* Primitives by shape, created once (kf_dnnl.h: kf_dnnl_cache_find, _add):
+ * the entries are the convolution files' own structs, each opening with its
+ * int64_t key. */
+typedef struct {
+    void **e;
+    int n, cap;
+} kf_prim_cache;
 
 typedef struct {
     int threads;          /* OpenMP threads for oneDNN; 0 = the runtime's default */
@@ -42,8 +50,7 @@ typedef struct {
     size_t ws_bytes;
     float *wtmp;          /* the flipped weights of a data gradient */
     size_t wtmp_n;
-    kf_prim **cache;      /* primitives by shape, created once (kern_fast_conv.c) */
-    int ncache, capcache;
+    kf_prim_cache cache;  /* the 2D convolutions' primitives (kern_fast_conv.c) */
     struct kf3_cache *cache3; /* the 3D convolutions' primitives (kern_fast_conv3d.c) */
 } kf_ctx;
 
@@ -64,5 +71,9 @@ void kf_ctx_release(kf_ctx *c);
 void *kf_workspace(kf_ctx *c, size_t bytes);
 /* Sets the OpenMP thread count before a oneDNN call (no-op for 0). */
 void kf_threads(const kf_ctx *c);
+/* The weights w[co][ci][t] (taps t < taps) transposed and turned by 180
+ * degrees, flip[ci][co][t] = w[co][ci][taps - 1 - t], in the context's
+ * temporary buffer: a data gradient as a forward convolution of dy. */
+float *kf_flip_weights(kf_ctx *c, const float *w, int co_n, int ci_n, int taps);
 
 #endif

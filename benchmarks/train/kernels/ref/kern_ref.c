@@ -11,14 +11,9 @@
 #include <string.h>
 
 #include "benchmarks/train/kernels/kern.h"
+#include "benchmarks/train/kernels/kern_hyper.h"
+#include "benchmarks/train/kernels/ref/kern_ref_count.h"
 #include "benchmarks/train/kernels/ref/kern_ref_lion.h"
-
-#ifdef KERN_REF_COUNT
-extern int64_t kern_ref_flops;
-#define FL(n) (kern_ref_flops += (n))
-#else
-#define FL(n) ((void)0)
-#endif
 
 static inline float *at(const tview *t, int n, int c, int y, int x)
 {
@@ -272,16 +267,12 @@ static void ref_adam(void *ctx, float *w, void *w_compute, const void *gv, float
 {
     (void)ctx;
     const float *g = gv;
-    double bc1 = 1.0 - pow(h->beta1, (double)h->step);
-    double bc2 = 1.0 - pow(h->beta2, (double)h->step);
-    float lr_t = (float)(h->lr * sqrt(bc2) / bc1);
-    float eps_t = (float)(h->eps * sqrt(bc2));
-    float b1 = (float)h->beta1, b2 = (float)h->beta2, gs = (float)h->grad_scale;
+    kern_adam_f32 f = kern_hyper_adam(h, h->step);
     for (int64_t i = 0; i < n; i++) {
-        float gi = g[i] * gs;
-        m[i] = b1 * m[i] + (1.0f - b1) * gi;
-        v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-        w[i] -= lr_t * m[i] / (sqrtf(v[i]) + eps_t);
+        float gi = g[i] * f.gs;
+        m[i] = f.b1 * m[i] + (1.0f - f.b1) * gi;
+        v[i] = f.b2 * v[i] + (1.0f - f.b2) * gi * gi;
+        w[i] -= f.lr_t * m[i] / (sqrtf(v[i]) + f.eps_t);
         FL(13);
     }
     if (w_compute && w_compute != (void *)w) memcpy(w_compute, w, (size_t)n * sizeof *w);

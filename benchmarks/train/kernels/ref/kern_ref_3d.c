@@ -8,13 +8,7 @@
 #include <string.h>
 
 #include "benchmarks/train/kernels/kern.h"
-
-#ifdef KERN_REF_COUNT
-extern int64_t kern_ref_flops;
-#define FL(n) (kern_ref_flops += (n))
-#else
-#define FL(n) ((void)0)
-#endif
+#include "benchmarks/train/kernels/ref/kern_ref_count.h"
 
 static inline float *e3(const t3view *t, int i, int c, int z, int y, int x)
 {
