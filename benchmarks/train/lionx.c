@@ -28,6 +28,7 @@ struct lionx {
     uint64_t *local, *wire; /* scratch: local signs (1 bit), the words on the wire */
     uint64_t *mine;         /* pbit, selective: this rank's signs as fields, kept */
     int64_t *run_off;       /* scratch: a batch's tensors' word offsets */
+    signx_run *runs;        /* scratch: a batch's tensors' tie seeds (1bit) */
     signx_buf xb;
     lion_hyper h;
     uint64_t step_seed;
@@ -65,6 +66,7 @@ lionx_t *lionx_create(const lionx_cfg *cfg, comm_t *comm, const kern_ops *ops, v
     x->slice_of = XMALLOC((size_t)ntensors * sizeof *x->slice_of, "exchange slices");
     x->res_off = XMALLOC((size_t)ntensors * sizeof *x->res_off, "exchange offsets");
     x->run_off = XMALLOC((size_t)ntensors * sizeof *x->run_off, "exchange offsets");
+    x->runs = XMALLOC((size_t)(ntensors ? ntensors : 1) * sizeof *x->runs, "exchange tie seeds");
     int64_t rw = 0;
     for (int i = 0; i < ntensors; i++) {
         const gsync_tensor *t = &tensors[i];
@@ -100,6 +102,7 @@ void lionx_free(lionx_t *x)
     free(x->slice_of);
     free(x->res_off);
     free(x->run_off);
+    free(x->runs);
     free(x->res);
     free(x->local);
     free(x->wire);
@@ -137,6 +140,11 @@ static void exchange_run(void *ctx, float *const *bufs, const int64_t *counts, c
         lion_hyper h = x->h;
         h.tie_seed = rng_mix(x->step_seed + (uint64_t)slots[i]);
         x->run_off[i] = lw;
+        /* a tied vote's bits by tensor and step, not by batch: the same
+         * whatever the engine fused (run to run, fusion follows timing) */
+        x->runs[i] = (signx_run){.word0 = lw,
+                                 .seed = rng_mix(x->step_seed ^ ((uint64_t)slots[i] + 1) *
+                                                                    0xc2b2ae3d27d4eb4fULL)};
         kc_lion_sign(&x->kc, x->s[x->slice_of[slots[i]]].name, x->m + t->off, bufs[i],
                      x->local + lw, counts[i], &h);
         lw += sp_words(counts[i], 1);
@@ -146,8 +154,8 @@ static void exchange_run(void *ctx, float *const *bufs, const int64_t *counts, c
     if (!x->cfg.pbit) {
         memcpy(x->wire, x->local, (size_t)lw * sizeof *x->wire);
         ww = lw;
-        uint64_t seed = rng_mix(x->step_seed ^ ((uint64_t)slots[0] + 1) * 0xc2b2ae3d27d4eb4fULL);
-        x->st.wire_bytes += signx_vote(x->xcomm, x->wire, ww, seed, &x->xb, x->cfg.poll_us);
+        x->st.wire_bytes +=
+            signx_vote_runs(x->xcomm, x->wire, ww, x->runs, nb, &x->xb, x->cfg.poll_us);
     } else {
         for (int i = 0; i < nb; i++) {
             sp_spread(x->local + x->run_off[i], counts[i], x->p, x->wire + ww);

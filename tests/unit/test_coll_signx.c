@@ -70,6 +70,41 @@ static void test_vote_sum(void)
     signx_buf_free(&xb);
 }
 
+/* A fused batch voted with one run per tensor gives each tensor the bits it
+ * gets voted alone with its seed: a weight's tie bit does not depend on what
+ * the gradient engine fused with it (lionx; fusion follows timing). */
+static void test_vote_runs(void)
+{
+    int me = g_c.rank;
+    signx_buf xb = {0};
+    const int64_t sizes[] = {5, 64, 130, 1, 4097, 200}; /* elements per tensor */
+    enum { NT = sizeof sizes / sizeof *sizes };
+    signx_run runs[NT];
+    int64_t total = 0;
+    for (int t = 0; t < NT; t++) {
+        runs[t] = (signx_run){.word0 = total, .seed = rng_mix(77 + (uint64_t)t)};
+        total += sp_words(sizes[t], 1);
+    }
+    uint64_t *fused = calloc((size_t)total, 8), *alone = calloc((size_t)total, 8);
+    for (int t = 0; t < NT; t++)
+        for (int64_t i = 0; i < sizes[t]; i++) {
+            uint64_t b = (uint64_t)sign_of(me, 1000 * t + i) << (i % 64);
+            fused[runs[t].word0 + i / 64] |= b;
+            alone[runs[t].word0 + i / 64] |= b;
+        }
+    signx_vote_runs(MPI_COMM_WORLD, fused, total, runs, NT, &xb, 0);
+    for (int t = 0; t < NT; t++)
+        signx_vote(MPI_COMM_WORLD, alone + runs[t].word0, sp_words(sizes[t], 1), runs[t].seed, &xb,
+                   0);
+    int64_t bad = 0;
+    for (int64_t w = 0; w < total; w++) bad += fused[w] != alone[w];
+    T_ALL(bad == 0, "fused vote with %d runs over %d ranks: %lld of %lld words differ from each "
+                    "tensor voted alone", NT, g_c.size, (long long)bad, (long long)total);
+    free(fused);
+    free(alone);
+    signx_buf_free(&xb);
+}
+
 /* The ops themselves, float32 and int32, at sizes that split unevenly. */
 static void test_ops(void)
 {
@@ -126,6 +161,7 @@ int main(int argc, char **argv)
     comm_init(&argc, &argv, &g_c);
     if (g_c.rank != 0 && !freopen("/dev/null", "w", stdout)) return 1;
     T_RUN(test_vote_sum);
+    T_RUN(test_vote_runs);
     T_RUN(test_ops);
     coll_mpi_ops_free();
     comm_finalize(&g_c);

@@ -48,8 +48,21 @@ static int64_t chunk_in(MPI_Comm comm, const uint64_t *w, int64_t nwords, signx_
  * an all-gather in place, the words back.  Returns the bytes a rank sent. */
 typedef enum { COMBINE_VOTE, COMBINE_SUM } combine_t;
 
+/* This rank's chunk [c0, c0 + chunk) voted run by run (padding: no run). */
+static void vote_runs(const signx_buf *x, int64_t c0, int64_t chunk, int n, int64_t nwords,
+                      const signx_run *runs, int nruns, uint64_t *mine)
+{
+    for (int r = 0; r < nruns; r++) {
+        int64_t a = runs[r].word0, b = r + 1 < nruns ? runs[r + 1].word0 : nwords;
+        if (a < c0) a = c0;
+        if (b > c0 + chunk) b = c0 + chunk;
+        if (a >= b) continue;
+        sp_vote(x->b + (a - c0), chunk, n, b - a, mine + (a - c0), runs[r].seed, a - runs[r].word0);
+    }
+}
+
 static int64_t exchange(MPI_Comm comm, uint64_t *words, int64_t nwords, signx_buf *x, int poll_us,
-                        combine_t how, uint64_t seed)
+                        combine_t how, const signx_run *runs, int nruns)
 {
     int n, me;
     int64_t chunk = chunk_in(comm, words, nwords, x, &n, &me);
@@ -59,7 +72,7 @@ static int64_t exchange(MPI_Comm comm, uint64_t *words, int64_t nwords, signx_bu
                             &rq));
     comm_wait(&rq, poll_us);
     uint64_t *mine = x->a + (int64_t)me * chunk;
-    if (how == COMBINE_VOTE) sp_vote(x->b, chunk, n, chunk, mine, seed, (int64_t)me * chunk);
+    if (how == COMBINE_VOTE) vote_runs(x, (int64_t)me * chunk, chunk, n, nwords, runs, nruns, mine);
     else sp_sum(x->b, chunk, n, chunk, mine);
     CHECK_MPI(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->a, (int)chunk, MPI_UINT64_T,
                              comm, &rq));
@@ -71,10 +84,21 @@ static int64_t exchange(MPI_Comm comm, uint64_t *words, int64_t nwords, signx_bu
 int64_t signx_vote(MPI_Comm comm, uint64_t *bits, int64_t nwords, uint64_t seed, signx_buf *x,
                    int poll_us)
 {
-    return exchange(comm, bits, nwords, x, poll_us, COMBINE_VOTE, seed);
+    signx_run one = {.word0 = 0, .seed = seed};
+    return exchange(comm, bits, nwords, x, poll_us, COMBINE_VOTE, &one, 1);
+}
+
+int64_t signx_vote_runs(MPI_Comm comm, uint64_t *bits, int64_t nwords, const signx_run *runs,
+                        int nruns, signx_buf *x, int poll_us)
+{
+    CHECK(nruns >= 1 && runs[0].word0 == 0, "sign vote: the runs must start at word 0");
+    for (int r = 1; r < nruns; r++)
+        CHECK(runs[r].word0 >= runs[r - 1].word0 && runs[r].word0 <= nwords,
+              "sign vote: run %d starts at word %lld, out of order", r, (long long)runs[r].word0);
+    return exchange(comm, bits, nwords, x, poll_us, COMBINE_VOTE, runs, nruns);
 }
 
 int64_t signx_sum(MPI_Comm comm, uint64_t *fields, int64_t nwords, signx_buf *x, int poll_us)
 {
-    return exchange(comm, fields, nwords, x, poll_us, COMBINE_SUM, 0);
+    return exchange(comm, fields, nwords, x, poll_us, COMBINE_SUM, NULL, 0);
 }

@@ -19,7 +19,7 @@
  * poll_us > 0 tests the requests every poll_us instead of spinning in
  * MPI_Wait (the gradient engine's thread, comm_wait).
  *
- * defines: signx_buf, signx_vote, signx_sum, signx_buf_free */
+ * defines: signx_buf, signx_run, signx_vote, signx_vote_runs, signx_sum, signx_buf_free */
 #ifndef EXADL_SIGNX_H
 #define EXADL_SIGNX_H
 
@@ -38,6 +38,19 @@ void signx_buf_free(signx_buf *x);
  * ties as sp_vote with seed, words numbered from 0 in this call. */
 int64_t signx_vote(MPI_Comm comm, uint64_t *bits, int64_t nwords, uint64_t seed, signx_buf *x,
                    int poll_us);
+
+/* A run of words, from word0 to the next run's word0 (the last: to nwords),
+ * whose tie bits come from its own seed with its words numbered from 0: a
+ * fused batch of tensors, each a run, so that a weight's tie bit is the same
+ * whichever tensors the engine fused with it (fusion follows timing). */
+typedef struct {
+    int64_t word0;
+    uint64_t seed;
+} signx_run;
+
+/* signx_vote with ties by run; runs[0].word0 is 0, word0 increases. */
+int64_t signx_vote_runs(MPI_Comm comm, uint64_t *bits, int64_t nwords, const signx_run *runs,
+                        int nruns, signx_buf *x, int poll_us);
 
 /* Sum of the ranks' p-bit fields (nwords words). */
 int64_t signx_sum(MPI_Comm comm, uint64_t *fields, int64_t nwords, signx_buf *x, int poll_us);
