@@ -327,6 +327,11 @@ static void test_bad_config(void)
     cf_preset(&c, "tiny");
     cf_set(&c, "size", "18", err, sizeof err);
     T_ASSERT(cf_validate(&c, err, sizeof err) == -1 && strstr(err, "divisible"), "size 18: %s", err);
+    /* found by fuzz_cosmo_config: passed the check, then failed cf_plan_build's */
+    cf_preset(&c, "tiny");
+    cf_set(&c, "size", "8888", err, sizeof err);
+    T_ASSERT(cf_validate(&c, err, sizeof err) == -1 && strstr(err, "dense head"),
+             "size 8888 over tiny's blocks: %s", err);
     T_ASSERT(cf_set(&c, "spatial", "2x2", err, sizeof err) == -1 && strstr(err, "spatial"),
              "spatial 2x2: %s", err);
     T_ASSERT(cf_set(&c, "spatial", "0x1x1", err, sizeof err) == -1, "spatial 0x1x1");

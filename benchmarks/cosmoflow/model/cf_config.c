@@ -160,6 +160,14 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
     double fwd = 0, ci = c->channels, co = c->filters, vox = d3;
     for (int i = 0; i < c->blocks; i++, ci = co, co *= 2, vox /= 8)
         fwd += 2.0 * c->kernel * c->kernel * c->kernel * ci * co * vox;
+    /* the dense head's input width is an int (cf_plan_build checks it too,
+     * but as an internal error): size 8888 over 3 blocks is 8.8e10 */
+    if (flat > INT_MAX)
+        return snprintf(err, errlen,
+                        "%.0f features into the dense head ((size / 2^blocks)^3 x the last "
+                        "block's filters): at most %d",
+                        flat, INT_MAX),
+               -1;
     if (widest > 1e17 || flat * c->dense1 > 1e17 || 3 * fwd * c->run.batch > 1e17)
         return snprintf(err, errlen,
                         "network too large: buffers, weights or FLOPs per step would exceed 1e17"),
