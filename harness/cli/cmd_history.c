@@ -9,7 +9,7 @@
 #include "benchmarks/common/ytree.h"
 #include "harness/analysis/verdict.h"
 #include "harness/cli/cmds.h"
-#include "harness/report/plots.h"
+#include "harness/plots/plots.h"
 #include "harness/report/results.h"
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
@@ -235,7 +235,7 @@ static int cmd_history(int argc, char **argv)
         ar_free(a);
         return 2;
     }
-    /* drawn like every plot (report/plots.h): the benchmark and metric reach
+    /* drawn like every plot (plots/plots.h): the benchmark and metric reach
      * gnuplot quoted, the folder too */
     plots_t pl;
     plots_begin(a, dir, &pl);

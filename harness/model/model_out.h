@@ -9,7 +9,7 @@
 
 #include "harness/checks/refcheck.h"
 #include "harness/model/model_input.h"
-#include "harness/report/plots.h"
+#include "harness/plots/plots.h"
 
 typedef struct {
     mmode_t mode;

@@ -16,7 +16,7 @@
 #define EXADL_HARNESS_SECTION_H
 
 #include "harness/analysis/metrics.h"
-#include "harness/report/plots.h"
+#include "harness/plots/plots.h"
 
 typedef struct runctx runctx_t; /* report/runctx.h */
 

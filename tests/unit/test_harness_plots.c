@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/report/plots.h"
+#include "harness/plots/plots.h"
 #include "harness/run/launch.h"
 #include "tests/unit/tap.h"
 

@@ -1,6 +1,6 @@
 /* gnuplot figures (plots.h). */
 #define _GNU_SOURCE
-#include "harness/report/plots.h"
+#include "harness/plots/plots.h"
 
 #include <errno.h>
 #include <math.h>
