@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "harness/report/summary_cells.h"
 #include "harness/report/summary_coll.h"
 
 const metric_t *mtable_find(const mtable_t *t, const char *bench, int scale, const char *metric)
@@ -41,28 +42,6 @@ static void val(const mtable_t *t, const char *b, int s, const char *metric, con
     else if (unit && !*unit) snprintf(buf, len, "%.4g", m->value);
     else if (unit) fmt_si(m->value, unit, buf, len);
     else snprintf(buf, len, "%.3f", m->value);
-}
-
-void summary_row(FILE *f, int md, const char *const *cells, const int *w, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (md) fprintf(f, "| %s ", cells[i]);
-        else fprintf(f, "%-*s%s", w[i], cells[i], i + 1 < n ? "  " : "");
-    }
-    fprintf(f, md ? "|\n" : "\n");
-}
-
-void summary_checks_cell(const checks_t *ck, const char *bench, int scale, char *buf, size_t len)
-{
-    int p = 0, nf = 0;
-    for (size_t j = 0; j < ck->n; j++) {
-        const check_t *c = &ck->c[j];
-        if (!c->bench || strcmp(c->bench, bench) || c->scale != scale) continue;
-        if (c->outcome == CK_PASS) p++;
-        else if (c->outcome == CK_FAIL) nf++;
-    }
-    if (p + nf == 0) snprintf(buf, len, "-");
-    else snprintf(buf, len, "%d/%d %s", p, p + nf, nf ? "FAIL" : "PASS");
 }
 
 void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)

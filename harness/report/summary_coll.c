@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/report/summary.h"
+#include "harness/report/summary_cells.h"
 
 /* a metric row of (bench, scale, metric) for op, out of place, at the
  * smallest (want_max 0) or largest (1) size */
