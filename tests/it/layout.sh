@@ -4,8 +4,12 @@
 # headers share a name, each part includes only the parts below it (the
 # harness never sees benchmark code beyond the MPI-free common library; the
 # training runtime never sees a network; one benchmark never sees another's
-# folder), no header include cycle, and every C file of benchmarks/ and
-# harness/ is built (its folder has a module.mk, or a parent's covers it).
+# folder: every folder of benchmarks/ whose module.mk declares a program is a
+# benchmark, none is listed here), the harness's folders include only folders
+# at or below them in HARNESS_ORDER, no header include cycle and no two
+# modules that include each other, every workload of the workload table has
+# its program built, and every C file of benchmarks/ and harness/ is built
+# (its folder has a module.mk, or a parent's covers it).
 set -u
 cd "$EXADL_ROOT" || exit 1
 python3 - "$EXADL_BUILD" <<'PY'
@@ -22,22 +26,56 @@ def fail(msg):
     fails += 1
     print('FAIL: layout: ' + msg)
 
-# who may include whom: the first matching prefix of the includer decides
+# the network libraries, which a benchmark may use: benchmarks/networks/NAME/;
+# 'benchmarks/stemdl/model/' is where the FC-DenseNet is until it moves to
+# benchmarks/networks/ (issue 26 item 5): drop it then (a prefix naming no
+# folder fails below)
+NETWORKS = ['benchmarks/networks/', 'benchmarks/stemdl/model/']
+# the benchmarks: every folder of benchmarks/ whose module.mk declares a program
+progdecl = re.compile(r'^\s*PROGRAMS\s*\+?=\s*(.*)$', re.M)
+programs = {}   # program -> the module.mk declaring it
+bench_dirs = []
+for dp, dn, fn in os.walk('benchmarks'):
+    if 'module.mk' not in fn: continue
+    mk = os.path.join(dp, 'module.mk')
+    names = ' '.join(progdecl.findall(open(mk, encoding='utf-8').read())).split()
+    for n in names: programs[n] = mk
+    if names and dp.count('/') == 1: bench_dirs.append(dp + '/')
+for dp, dn, fn in os.walk('harness'):
+    if 'module.mk' in fn:
+        mk = os.path.join(dp, 'module.mk')
+        for n in ' '.join(progdecl.findall(open(mk, encoding='utf-8').read())).split():
+            programs[n] = mk
+for n in NETWORKS:
+    if n.count('/') > 2 and not os.path.isdir(n):
+        fail('NETWORKS names %s, which is no folder: drop it from tests/it/layout.sh' % n)
+def network_of(f):
+    """the network library folder f is in (benchmarks/networks/NAME/), or None"""
+    for n in NETWORKS:
+        if not f.startswith(n): continue
+        if n.count('/') > 2: return n
+        parts = f.split('/')
+        return '/'.join(parts[:3]) + '/' if len(parts) > 3 else None
+    return None
+
+# who may include whom: the first matching rule of the includer decides
+# (prefix, may include, may not include although a prefix above allows it)
 allowed = [
-    ('benchmarks/common/mpi/', ['benchmarks/common/']),
-    ('benchmarks/common/', ['benchmarks/common/record/', 'benchmarks/common/']),
-    ('benchmarks/train/kernels/', ['benchmarks/common/', 'benchmarks/train/kernels/']),
-    ('benchmarks/train/', ['benchmarks/common/', 'benchmarks/train/']),
-    ('benchmarks/stemdl/', ['benchmarks/common/', 'benchmarks/train/', 'benchmarks/stemdl/']),
-    ('benchmarks/collectives/', ['benchmarks/common/', 'benchmarks/collectives/']),
-    ('benchmarks/orchestration/', ['benchmarks/common/', 'benchmarks/orchestration/',
-                                   'benchmarks/stemdl/model/', 'benchmarks/train/']),
-    ('benchmarks/peak/', ['benchmarks/common/', 'benchmarks/peak/', 'benchmarks/train/',
-                          'benchmarks/stemdl/']),
-    ('harness/', ['harness/', 'benchmarks/common/']),
-    ('tests/', ['']),
+    ('benchmarks/common/mpi/', ['benchmarks/common/'], []),
+    ('benchmarks/common/', ['benchmarks/common/'], ['benchmarks/common/mpi/']),
+    ('benchmarks/train/kernels/', ['benchmarks/common/', 'benchmarks/train/kernels/'], []),
+    ('benchmarks/train/', ['benchmarks/common/', 'benchmarks/train/'], []),
 ]
-forbidden_for_harness = 'benchmarks/common/mpi/'
+def rule_of(f):
+    for p, r, no in allowed:
+        if f.startswith(p): return r, no
+    net = network_of(f)
+    if net: return ['benchmarks/common/', 'benchmarks/train/', net], []
+    for b in bench_dirs:
+        if f.startswith(b): return ['benchmarks/common/', 'benchmarks/train/', b] + NETWORKS, []
+    if f.startswith('harness/'): return ['harness/', 'benchmarks/common/'], ['benchmarks/common/mpi/']
+    if f.startswith('tests/'): return [''], []
+    return None, []
 graph = {}
 bases = {}
 checked = 0
@@ -46,7 +84,10 @@ for f in sorted(files):
     graph[f] = []
     if f.endswith('.h'):
         bases.setdefault(os.path.basename(f), []).append(f)
-    rule = next((r for p, r in allowed if f.startswith(p)), None)
+    rule, notallowed = rule_of(f)
+    if rule is None:
+        fail('%s: no layout rule covers it (a benchmark folder needs a module.mk that declares '
+             'its program)' % f)
     for name in inc.findall(text):
         checked += 1
         if '/' not in name or name.startswith('.'):
@@ -60,8 +101,10 @@ for f in sorted(files):
             fail('%s: includes a C file (%s)' % (f, name))
         if rule is not None and not any(name.startswith(p) for p in rule):
             fail('%s: includes %s, outside what its part may see (%s)' % (f, name, ', '.join(rule)))
-        if f.startswith('harness/') and name.startswith(forbidden_for_harness):
-            fail('%s: the harness includes MPI code (%s)' % (f, name))
+        elif any(name.startswith(p) for p in notallowed):
+            fail('%s: includes %s: %s' % (f, name, 'the harness includes MPI code'
+                                          if f.startswith('harness/')
+                                          else 'the MPI-free common library includes MPI code'))
 print('PASS: layout: %d includes of %d files written from the root and allowed' % (checked, len(files))) if not fails else None
 
 dups = {b: v for b, v in bases.items() if len(v) > 1}
@@ -85,6 +128,125 @@ for h in sorted(g for g in graph if g.endswith('.h')):
     if not state.get(h): visit(h, [h])
 if cycle: fail('header include cycle: ' + ' -> '.join(cycle[0]))
 else: print('PASS: layout: no header include cycle')
+
+# ---- arrows (issue 26 item 4): the harness's layers, module circles, workloads
+# The harness's folders, lowest first: a file of a folder includes only its
+# own folder and the folders before it (one line may hold several folders of
+# one level, separated by spaces: they may include each other).  proc: process
+# starts (spawn, signals, the process tree); blocks: the data half of the
+# record blocks, on the level of records (the record reader fills a record's
+# blocks, each block reads through it); a folder not made yet is skipped, a
+# folder not listed fails.  records sits below run (an outcome holds its
+# launch's record), plots below model and report (both draw), workloads just
+# above util (the suite, checks, model and report look programs up in it).
+HARNESS_ORDER = [
+    'util',
+    'proc',
+    'workloads',
+    'launchers',
+    'suite',
+    'records blocks',
+    'run',
+    'analysis',
+    'checks',
+    'plots',
+    'model',
+    'report',
+    'cli',
+]
+# Wrong-way arrows not caught by the order, each with where it is fixed: the
+# process starter (launch.h, wherever it lives) does not see the suite parser.
+NEVER = [(re.compile(r'^harness/([a-z_]+/)*(launch|proctree)\.h$'), 'harness/suite/',
+          'the process starter includes the suite parser')]
+# Known violations, reported and not counted until the branch named fixes
+# them; an entry that no longer matches fails, so that it is deleted.
+KNOWN = {
+    'harness/run/launch.h -> harness/suite/suite.h':
+        'branch probe moves the process starts to harness/proc/ without the suite',
+    'benchmarks/stemdl/model/config <-> benchmarks/stemdl/model/plan':
+        'branch rtname breaks the config/plan circle',
+    # found by this check, not named by issue 26 (benchmarks/ is not branch
+    # arrows'): the cosmoflow config is validated through the geometry that reads it
+    'benchmarks/cosmoflow/model/cf_config <-> benchmarks/cosmoflow/model/cf_geom':
+        'to do: cf_config.c calls cf_plan_build, cf_geom.c calls cf_validate',
+    # types only: timing.h takes bench.h's types, bench.c calls timing
+    'benchmarks/collectives/bench <-> benchmarks/collectives/timing':
+        'to do: bench.h\'s types in a header of their own',
+    # types only: suite_values.h takes suite.h's types, suite.c calls suite_values;
+    # left until branch probe, which edits suite.h (kv_t to util.h), is merged
+    'harness/suite/suite <-> harness/suite/suite_values':
+        'to do: suite.h\'s types in a header of their own',
+}
+seen_known = set()
+def violation(key, msg):
+    if key in KNOWN:
+        seen_known.add(key)
+        print('KNOWN: layout: %s (%s)' % (msg, KNOWN[key]))
+    else:
+        fail(msg)
+
+level = {}
+for i, line in enumerate(HARNESS_ORDER):
+    for d in line.split(): level[d] = i
+hfolders = sorted({f.split('/')[1] for f in files if f.startswith('harness/') and f.count('/') >= 2})
+order_fails = fails
+for d in hfolders:
+    if d not in level: fail('harness/%s/ is not in HARNESS_ORDER of tests/it/layout.sh: give it its level' % d)
+for f in sorted(graph):
+    for name in graph[f]:
+        for pat, pre, why in NEVER:
+            if pat.match(f) and name.startswith(pre):
+                violation('%s -> %s' % (f, name), '%s: includes %s: %s' % (f, name, why))
+        if not (f.startswith('harness/') and name.startswith('harness/')): continue
+        a, b = f.split('/')[1], name.split('/')[1]
+        if a in level and b in level and level[b] > level[a]:
+            violation('%s -> %s' % (f, name), '%s: includes %s, above it (harness/%s/ is below '
+                      'harness/%s/ in HARNESS_ORDER)' % (f, name, a, b))
+if fails == order_fails:
+    print('PASS: layout: the harness folders include only their level and below: %s%s'
+          % (' < '.join(' = '.join(d for d in l.split() if d in hfolders) for l in HARNESS_ORDER
+                        if any(d in hfolders for d in l.split())),
+             ' (not made yet: %s)' % ', '.join(d for d in level if d not in hfolders)
+             if any(d not in hfolders for d in level) else ''))
+
+# module include circles: a module is X.c (or X.cu) with X.h beside it; X uses
+# Y when X.c or X.h includes Y.h; X and Y are a circle when each uses the other
+# (config.c includes plan.h and plan.h includes config.h: config and plan are
+# one circle).  The header cycle check above sees header-to-header circles only.
+mods = {}
+for f in files:
+    if f.startswith(('benchmarks/', 'harness/')) and f.endswith(('.c', '.cu')):
+        base = f[:f.rindex('.')]
+        if os.path.isfile(base + '.h'): mods.setdefault(base, []).append(f)
+deps = {}
+for base, srcs in mods.items():
+    deps[base] = {n[:-2] for s in srcs + [base + '.h'] for n in graph.get(s, [])
+                  if n.endswith('.h') and n[:-2] in mods and n[:-2] != base}
+circle_fails = fails
+for x in sorted(mods):
+    for y in sorted(deps[x]):
+        if x < y and x in deps[y]:
+            violation('%s <-> %s' % (x, y), 'module include circle: %s and %s each include the '
+                      'other\'s header (from the .c or the .h)' % (x, y))
+if fails == circle_fails:
+    print('PASS: layout: %d modules, no two include each other%s'
+          % (len(mods), ' (but the KNOWN above)' if seen_known else ''))
+for k in sorted(set(KNOWN) - seen_known):
+    fail('KNOWN lists "%s", which no longer happens: delete it from tests/it/layout.sh' % k)
+
+# every benchmark folder is under the benchmark rule above (no list to forget
+# one in), and every workload of the workload table has its program declared
+# by a module.mk and built
+wl = re.findall(r'\.program\s*=\s*"([^"]+)"', open('harness/workloads/registry.c', encoding='utf-8').read())
+wl_fails = fails
+if not wl: fail('harness/workloads/registry.c: no .program found')
+for p in wl:
+    if p not in programs: fail('workload program %s: no module.mk declares it (PROGRAMS += %s)' % (p, p))
+    elif not os.path.isfile(os.path.join(build, 'bin', p)):
+        fail('workload program %s (%s) is not built in %s' % (p, programs[p], build))
+if fails == wl_fails:
+    print('PASS: layout: benchmarks %s under the benchmark rule; workload programs %s declared and built'
+          % (', '.join(d.split('/')[1] for d in sorted(bench_dirs)), ', '.join(wl)))
 
 # every C file of the parts is built in this build tree
 missing = []
