@@ -154,8 +154,9 @@ HARNESS_ORDER = [
     'report',
     'cli',
 ]
-# Wrong-way arrows not caught by the order, each with where it is fixed: the
-# process starter (launch.h, wherever it lives) does not see the suite parser.
+# Wrong-way arrows the order cannot see (run/ may include suite/, its launch.h
+# may not): the process starter (launch.h or proctree.h, wherever it lives)
+# does not include the suite parser.
 NEVER = [(re.compile(r'^harness/([a-z_]+/)*(launch|proctree)\.h$'), 'harness/suite/',
           'the process starter includes the suite parser')]
 # Known violations, reported and not counted until the branch named fixes
