@@ -8,7 +8,7 @@
 
 #include "benchmarks/common/ytree.h"
 #include "harness/checks/where.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/workloads/workload.h"
 
 const char *ck_name(ck_outcome o) { return o == CK_PASS ? "PASS" : o == CK_FAIL ? "FAIL" : "N/A"; }

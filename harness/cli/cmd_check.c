@@ -8,7 +8,7 @@
 #include "harness/report/check_report.h"
 #include "harness/report/results.h"
 #include "harness/report/summary.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 
 static const char help_check[] =
     "usage: exadl check RUN [--reference FILE]...\n"

@@ -10,7 +10,7 @@
 #include "benchmarks/common/timer.h"
 #include "harness/cli/cmds.h"
 #include "harness/cli/run_stages.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/launchplan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/rundir.h"

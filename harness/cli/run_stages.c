@@ -16,7 +16,7 @@
 #include "harness/report/results.h"
 #include "harness/report/results_export.h"
 #include "harness/report/summary.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
 

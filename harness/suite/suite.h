@@ -55,9 +55,7 @@ const char *machine_check_launch(arena_t *a, const machine_t *m, int scale, int 
  * sample's work, efficiency T(N0) N0 / (N T(N)) */
 typedef enum { SCALING_WEAK, SCALING_STRONG, SCALING_SPATIAL } scaling_kind;
 
-typedef struct {
-    const char *key, *value; /* value NULL: env -> unset; config -> flag alone */
-} kv_t;
+/* kv_t (a key and its value): harness/util/util.h */
 
 typedef struct {
     const char *name;         /* unique within the suite */

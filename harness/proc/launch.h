@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 
-#include "harness/suite/suite.h"
 #include "harness/util/util.h"
 
 typedef struct {
@@ -34,6 +33,10 @@ typedef struct {
     char *out;             /* captured stdout (malloc'ed) when capture was set */
     size_t outlen;
 } spawn_result_t;
+
+/* Replace this process by argv (argv[0] searched on PATH), as `exadl bind`
+ * does; returns only when that failed, with errno set. */
+int spawn_exec(char *const *argv);
 
 /* Run and wait.  Returns 0 when it exited with status 0, 1 otherwise. */
 int spawn_run(const spawn_opts_t *o, spawn_result_t *r);

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
-#include "harness/run/proctree.h"
+#include "harness/proc/proctree.h"
 
 /* exadl's signals (launch.h): stop (the launch is stopped now), drain (it may
  * finish, no other starts), late (after the sweep: noted, the report goes on) */
@@ -340,6 +340,12 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
     else
         snprintf(r->why, sizeof r->why, "ended in an unknown way");
     return !(r->exited && r->code == 0 && !r->timed_out && !r->interrupted);
+}
+
+int spawn_exec(char *const *argv)
+{
+    execvp(argv[0], argv);
+    return -1;
 }
 
 void spawn_result_free(spawn_result_t *r)
