@@ -363,32 +363,6 @@ void launch_set_probe_env(const kv_t *env, size_t n)
     g_probe_nenv = n;
 }
 
-const char *const launch_run_env_allowed[] = {
-    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", NULL};
-
-int launch_run_env_ok(const char *name)
-{
-    for (size_t i = 0; launch_run_env_allowed[i]; i++)
-        if (!strcmp(name, launch_run_env_allowed[i])) return 1;
-    return 0;
-}
-
-size_t launch_run_env_filter(arena_t *a, kv_t *env, size_t n, const char *cmd, const char *dir)
-{
-    sb_t ok = {0};
-    for (size_t i = 0; launch_run_env_allowed[i]; i++)
-        sb_printf(&ok, "%s%s", i ? ", " : "", launch_run_env_allowed[i]);
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (launch_run_env_ok(env[i].key)) env[kept++] = env[i];
-        else fprintf(stderr, "exadl %s: note: %s/suite.yaml sets %s, left out: of a run "
-                             "folder's env only %s reach what exadl starts\n",
-                     cmd, dir, sanitize_name(a, env[i].key), sb_str(&ok));
-    }
-    sb_free(&ok);
-    return kept;
-}
-
 static char **(*g_probe_wrap)(void *ctx, char *const *argv);
 static void *g_probe_ctx;
 

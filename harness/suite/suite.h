@@ -121,11 +121,6 @@ int suite_load_text(arena_t *a, const char *text, size_t len, const char *name,
  * Open MPI root settings only when running as root). */
 const char *suite_default_text(arena_t *a, const machine_t *m, int as_root);
 
-/* Only the suite-wide env of a suite file (a run's saved suite.yaml), without
- * checking the rest: `exadl check` asks stemdl --describe in the environment
- * the run had.  0 (nothing when there is no env), -1 when unreadable. */
-int suite_read_env(arena_t *a, const char *path, kv_t **env, size_t *n);
-
 /* The valid keys, for --help and docs. */
 extern const char *const suite_top_keys[];
 extern const char *const suite_bench_keys[];
