@@ -8,7 +8,8 @@
 # bin folder of its own and in front of PATH.  analyze starts none of them and
 # writes the same results.yaml (timings masked); without probe.yaml it says
 # what is missing, in one line, and still writes results without the
-# peak-derived number.
+# peak-derived number; a damaged probe.yaml is named with its line; `exadl
+# run --resume` keeps the recorded answers and asks the missing ones.
 set -u
 bin=${EXADL_BIN:?}
 tmp=${EXADL_TMP:-$(mktemp -d)}
@@ -122,4 +123,21 @@ printf 'exadl_probe: 1\ndescribe:\n  - {program: stemdl, args: [--describe]}\n' 
 aout=$(offline analyze "$c3" 2>&1)
 [ -z "$(marks)" ] && grep -qF "exadl analyze: warning: $c3/probe.yaml:3:5: an answer has output: or error: (one of them) (its answers are not used)" <<<"$aout" \
     && pass "a damaged probe.yaml: FILE:LINE:COL and what is wrong" || { fail "damaged probe.yaml"; echo "$aout" | tail -n 5; }
+# ---- exadl run --resume keeps the recorded answers and asks the missing ones
+c4=$(copy c4)
+python3 - "$c4/probe.yaml" <<'PY'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+del d['peak']
+d['describe'] = d['describe'][:1]
+d['describe'][0]['output'] = 'KEPT\n' + d['describe'][0]['output']
+yaml.safe_dump(d, open(sys.argv[1], 'w'))
+PY
+"$bin/exadl" run --resume "$c4" >"$tmp/resume.out" 2>&1
+python3 - "$c4/probe.yaml" <<'PY' && pass "run --resume: the recorded answer kept, the peak and the other describe asked again" || { fail "run --resume and probe.yaml"; tail -n 5 "$tmp/resume.out"; }
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d['peak']['program'] == 'peak_cpu' and 'peak_flops_per_s' in d['peak']['output'], d.get('peak')
+assert len(d['describe']) == 2 and d['describe'][0]['output'].startswith('KEPT\n'), d['describe']
+PY
 [ $fails -eq 0 ]
