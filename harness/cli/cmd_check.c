@@ -68,12 +68,7 @@ static int cmd_check(int argc, char **argv)
     /* describe answers (stemdl --describe) come from the run's probe.yaml:
      * checking starts no process */
     probe_t probe;
-    if (probe_read(a, r.dir, &probe, err, sizeof err) < 0) {
-        fprintf(stderr, "exadl check: warning: %s (its answers are not used)\n", err);
-        memset(&probe, 0, sizeof probe);
-        probe.path = path_join(a, r.dir, PROBE_FILE);
-        probe.missing = 1;
-    }
+    probe_read_or_warn(a, r.dir, &probe, "check");
     checks_t ck = {0};
     for (size_t i = 0; i < nfiles; i++) {
         reference_t ref;

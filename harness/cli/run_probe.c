@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "harness/analysis/peak.h"
 #include "harness/cli/run_stages.h"
@@ -89,15 +88,9 @@ int run_stage_probe(run_t *r)
 {
     runctx_t *c = &r->c;
     const char *cmd = r->analyze ? "analyze" : "run";
-    char err[1024];
     probe_t *p = &r->probe;
-    int rc = probe_read(c->a, c->ri.dir, p, err, sizeof err);
-    if (rc < 0) { /* its answers cannot be trusted: a run asks again, analyze has none */
-        fprintf(stderr, "exadl %s: warning: %s (its answers are not used)\n", cmd, err);
-        memset(p, 0, sizeof *p);
-        p->path = path_join(c->a, c->ri.dir, PROBE_FILE);
-        p->missing = 1;
-    }
+    /* a damaged file's answers are not used: a run asks again, analyze has none */
+    probe_read_or_warn(c->a, c->ri.dir, p, cmd);
     if (r->analyze) {
         if (peak_wants_probe(c->s.device_peak_flops, c->ri.o, c->ri.no) && !p->has_peak)
             fprintf(stderr, "exadl analyze: note: %s %s: no recorded CPU peak (peak_cpu), so no "
@@ -107,6 +100,7 @@ int run_stage_probe(run_t *r)
     p->missing = 0;
     ask_peak(r, p);
     ask_describes(r, p);
+    char err[1024];
     if (probe_write(c->ri.dir, p, err, sizeof err))
         fprintf(stderr, "exadl run: warning: %s (analysing this folder again will lack the "
                         "probes' answers)\n", err);

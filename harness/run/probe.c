@@ -4,6 +4,7 @@
 #include "harness/run/probe.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,6 +149,16 @@ int probe_read(arena_t *a, const char *dir, probe_t *p, char *err, size_t errlen
     int rc = probe_read_text(a, text, len, path, p, err, errlen);
     free(text);
     return rc;
+}
+
+void probe_read_or_warn(arena_t *a, const char *dir, probe_t *p, const char *cmd)
+{
+    char err[1024];
+    if (probe_read(a, dir, p, err, sizeof err) >= 0) return;
+    fprintf(stderr, "exadl %s: warning: %s (its answers are not used)\n", cmd, err);
+    memset(p, 0, sizeof *p);
+    p->path = path_join(a, dir, PROBE_FILE);
+    p->missing = 1;
 }
 
 /* ---- writing ------------------------------------------------------------------ */

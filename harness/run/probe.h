@@ -6,7 +6,8 @@
  * analysis, checks and report read answers instead of starting programs, and
  * a folder analysed elsewhere gives the numbers of the machine it ran on.
  * Data only: nothing here starts a process (docs/harness.md "probe.yaml").
- * defines: probe_answer_t, probe_t, PROBE_FILE, probe_read, probe_read_text,
+ * defines: probe_answer_t, probe_t, PROBE_FILE, probe_read, probe_read_or_warn,
+ * probe_read_text,
  * probe_write, probe_find, probe_answer_set, probe_put */
 #ifndef EXADL_HARNESS_PROBE_H
 #define EXADL_HARNESS_PROBE_H
@@ -42,6 +43,9 @@ typedef struct {
 /* DIR/probe.yaml into p: 0; 1 when there is none (p->missing set, p empty);
  * -1 with "FILE:LINE:COL: problem" in err. */
 int probe_read(arena_t *a, const char *dir, probe_t *p, char *err, size_t errlen);
+/* probe_read where a damaged file counts as missing: its error goes to stderr
+ * as "exadl CMD: warning: FILE:LINE:COL: ... (its answers are not used)". */
+void probe_read_or_warn(arena_t *a, const char *dir, probe_t *p, const char *cmd);
 /* The same from text (name: the file, for messages). */
 int probe_read_text(arena_t *a, const char *text, size_t len, const char *name, probe_t *p,
                     char *err, size_t errlen);
