@@ -1,5 +1,6 @@
 /* The device peak FLOP/s that "fraction of peak" divides by: given by the
- * suite, recorded by the benchmark, or measured by build/bin/peak_cpu. */
+ * suite, recorded by the benchmark, or measured by build/bin/peak_cpu in exadl
+ * run's probe stage (probe.yaml). */
 #define _GNU_SOURCE
 #include "harness/analysis/peak.h"
 
@@ -7,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run/launch.h"
 
 /* "peak_flops_per_s: X" (and "threads: N", dividing it) from the probe */
 static double field(const char *out, const char *key)
@@ -32,44 +32,67 @@ double peak_parse(const char *out)
     return per > 0 ? per : NAN;
 }
 
-double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
-                 const char **source, int *per_core)
+char *const peak_probe_args[] = {"--reps", "5", "--seconds", "0.1", NULL};
+
+/* 0: the suite or a record gives the peak; 1: a GPU run without one; 2: the
+ * CPU probe's answer is wanted; 3: no launch ended ok (nothing to divide) */
+static int need(double suite_peak, const outcome_t *o, size_t n, size_t *from)
 {
-    *per_core = 0;
-    if (suite_peak > 0) {
-        *source = "given by the suite (device_peak_flops)";
-        return suite_peak;
-    }
+    if (suite_peak > 0) return 0;
     int gpu = 0, any = 0;
     for (size_t i = 0; i < n; i++) {
         if (o[i].status != LS_OK || !o[i].rec) continue;
         if (isfinite(o[i].rec->device_peak_flops) && o[i].rec->device_peak_flops > 0) {
-            *source = ar_printf(a, "measured by the benchmark (record %s)", o[i].id);
-            return o[i].rec->device_peak_flops;
+            *from = i;
+            return 0;
         }
         any = 1;
         gpu |= o[i].rec->gpus > 0;
     }
-    if (gpu) {
+    return gpu ? 1 : any ? 2 : 3;
+}
+
+int peak_wants_probe(double suite_peak, const outcome_t *o, size_t n)
+{
+    size_t from;
+    return need(suite_peak, o, n, &from) == 2;
+}
+
+double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
+                 const probe_t *probe, const char **source, int *per_core)
+{
+    *per_core = 0;
+    size_t from = 0;
+    int k = need(suite_peak, o, n, &from);
+    if (k == 0 && suite_peak > 0) {
+        *source = "given by the suite (device_peak_flops)";
+        return suite_peak;
+    }
+    if (k == 0) {
+        *source = ar_printf(a, "measured by the benchmark (record %s)", o[from].id);
+        return o[from].rec->device_peak_flops;
+    }
+    if (k == 1) {
         *source = "not measured: no GPU peak in the records and none given by the suite "
                   "(device_peak_flops)";
         return NAN;
     }
-    char *probe = path_join(a, exadl_bindir(), "peak_cpu");
-    if (!any || !path_is_exec(probe)) {
+    if (k == 3) {
         *source = "not measured: build/bin/peak_cpu is not built and the suite gives no "
                   "device_peak_flops";
         return NAN;
     }
-    char why[256];
-    char *argv[] = {probe, "--reps", "5", "--seconds", "0.1", NULL};
-    char *out = spawn_capture(argv, 300, why, sizeof why);
-    if (!out) {
-        *source = ar_printf(a, "not measured: peak_cpu failed (%s)", why);
+    if (!probe || !probe->has_peak) {
+        *source = ar_printf(a, "not measured: no recorded peak_cpu answer (%s %s)",
+                            probe ? probe->path : PROBE_FILE,
+                            probe && !probe->missing ? "has no peak:" : "is missing");
         return NAN;
     }
-    double v = peak_parse(out);
-    free(out);
+    if (probe->peak.error) {
+        *source = probe->peak.error;
+        return NAN;
+    }
+    double v = peak_parse(probe->peak.output);
     if (!(v > 0)) {
         *source = "not measured: peak_cpu printed no peak_flops_per_s line";
         return NAN;
@@ -77,9 +100,9 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
     *source = ar_printf(a, "measured by peak_cpu %s: FMA peak per core (the larger of the "
                            "all-cores rate per thread and the one-thread rate); a CPU rank's "
                            "peak is that times its threads",
-                        launch_probes_wrapped() ? "on a compute node (a 1-rank launch through the "
-                                                  "launcher)"
-                                                : "on this host");
+                        probe->peak_via_launcher ? "on a compute node (a 1-rank launch through "
+                                                   "the launcher)"
+                                                 : "on this host");
     *per_core = 1;
     return v;
 }

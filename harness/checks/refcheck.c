@@ -8,7 +8,7 @@
 
 #include "benchmarks/common/ytree.h"
 #include "harness/checks/where.h"
-#include "harness/run/launch.h"
+#include "harness/proc/argv.h"
 #include "harness/workloads/workload.h"
 
 const char *ck_name(ck_outcome o) { return o == CK_PASS ? "PASS" : o == CK_FAIL ? "FAIL" : "N/A"; }
@@ -164,13 +164,6 @@ static const char *where_get(const refspec_t *s, const char *key)
     return NULL;
 }
 
-static char *argv_text(arena_t *a, char **argv)
-{
-    char *k = ar_strdup(a, "");
-    for (size_t i = 0; argv[i]; i++) k = ar_printf(a, "%s\x1f%s", k, argv[i]);
-    return k;
-}
-
 /* a where key that may become `--KEY VALUE` of the describing program */
 static int describe_key_ok(const char *k)
 {
@@ -182,24 +175,26 @@ static int describe_key_ok(const char *k)
     return 1;
 }
 
-/* network metrics nothing measured, from the workload's describe answer:
- * lines "name  value ..." (`stemdl --describe --preset gb2019`) */
-static double describe(arena_t *a, const refspec_t *s, const char *bindir, const char **why,
-                       const char **source, checks_t *cache)
+/* scale: N (a number) asks the run, never the describer */
+static int numbered_scale(const refspec_t *s)
 {
+    const char *sc = where_get(s, "scale");
+    long long want = -1;
+    if (!sc || !strcmp(sc, "largest") || !strcmp(sc, "max") || !strcmp(sc, "smallest") ||
+        !strcmp(sc, "min"))
+        return 0;
+    opt_parse_int(sc, &want);
+    return want >= 0;
+}
+
+int reference_describe_question(arena_t *a, const refspec_t *s, describe_q_t *q, const char **why)
+{
+    memset(q, 0, sizeof *q);
     const workload_t *w = workload_describer(where_get(s, "benchmark"));
-    if (!w || !workload_describes(w, s->metric)) return NAN;
-    const char *prog = bindir ? path_join(a, bindir, w->program) : NULL;
-    if (!prog || !path_is_exec(prog)) {
-        *why = ar_printf(a, "%s is not built, so %s cannot answer", w->program, w->describe);
-        return NAN;
-    }
-    *source = ar_printf(a, "%s %s", w->program, w->describe);
-    char *argv[64];
-    size_t n = 0;
-    argv[n++] = (char *)prog;
-    argv[n++] = (char *)w->describe;
-    for (size_t i = 0; i < s->nwhere && n < 60; i++) {
+    if (numbered_scale(s) || !w || !workload_describes(w, s->metric)) return 0;
+    q->program = w->program;
+    q->args[q->nargs++] = (char *)w->describe;
+    for (size_t i = 0; i < s->nwhere && q->nargs < DESCRIBE_MAX_ARGS - 2; i++) {
         if (!strcmp(s->where[i].key, "benchmark") || !strcmp(s->where[i].key, "scale")) continue;
         /* a reference file is data: its keys become options of a process, so
          * only configuration words, and none that names a file */
@@ -207,32 +202,41 @@ static double describe(arena_t *a, const refspec_t *s, const char *bindir, const
             *why = ar_printf(a, "where key '%s' cannot be passed to %s %s (configuration keys "
                                 "only, no file options)",
                              sanitize_name(a, s->where[i].key), w->program, w->describe);
-            return NAN;
+            return -1;
         }
         char *o = ar_printf(a, "--%s", s->where[i].key);
         for (char *p = o + 2; *p; p++)
             if (*p == '_') *p = '-';
-        argv[n++] = o;
-        argv[n++] = (char *)s->where[i].value;
+        q->args[q->nargs++] = o;
+        q->args[q->nargs++] = (char *)s->where[i].value;
     }
-    argv[n] = NULL;
-    char *key = argv_text(a, argv);
-    char *out = NULL;
-    for (size_t i = 0; i < cache->nd && !out; i++)
-        if (!strcmp(cache->d[i].key, key)) out = cache->d[i].out;
-    if (!out) { /* each describe starts a process (and MPI): ask once per configuration */
-        char msg[256];
-        char *o = spawn_capture(argv, 60, msg, sizeof msg);
-        out = o ? ar_strdup(a, o) : ar_printf(a, "\x01%s", msg);
-        free(o);
-        AR_GROW(a, cache->d, cache->nd, cache->dcap);
-        cache->d[cache->nd++] = (describe_answer_t){key, out};
-    }
-    if (out[0] == '\x01') {
-        *why = ar_printf(a, "%s failed: %s", *source, out + 1);
+    q->args[q->nargs] = NULL;
+    return 1;
+}
+
+/* network metrics nothing measured, from the describe answer the probe stage
+ * recorded: lines "name  value ..." (`stemdl --describe --preset gb2019`) */
+static double describe(arena_t *a, const refspec_t *s, const probe_t *probe, const char **why,
+                       const char **source, int *unanswered)
+{
+    describe_q_t q;
+    if (reference_describe_question(a, s, &q, why) != 1) return NAN;
+    *source = ar_printf(a, "%s %s", q.program, q.args[0]);
+    const probe_answer_t *x = probe_find(probe, q.program, q.args, q.nargs);
+    if (!x) {
+        const char *cmd = ar_printf(a, "%s %s", q.program, argv_join(a, q.args));
+        *why = !probe ? ar_printf(a, "not evaluated: no recorded answers (`%s`)", cmd)
+               : probe->missing
+                   ? ar_printf(a, "not evaluated: %s is missing (no recorded `%s`)", probe->path, cmd)
+                   : ar_printf(a, "not evaluated: %s has no answer of `%s`", probe->path, cmd);
+        *unanswered = 1;
         return NAN;
     }
-    out = ar_strdup(a, out); /* strtok writes into it */
+    if (x->error) {
+        *why = x->error;
+        return NAN;
+    }
+    char *out = ar_strdup(a, x->output); /* strtok writes into it */
     /* "name  value ..." lines; convention falls back to 3 x forward */
     double v = NAN, fwd = NAN;
     size_t lm = strlen(s->metric), lf = strlen("forward_conv_flops_per_sample");
@@ -283,7 +287,7 @@ static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t
 }
 
 void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
-                        const char *bindir, checks_t *out)
+                        const probe_t *probe, checks_t *out)
 {
     for (size_t i = 0; i < r->n; i++) {
         const refspec_t *s = &r->c[i];
@@ -317,9 +321,15 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
         }
         if (found) continue;
         const char *why = NULL, *source = NULL;
-        double v = want < 0 ? describe(a, s, bindir, &why, &source, out) : NAN;
+        int unanswered = 0;
+        double v = want < 0 ? describe(a, s, probe, &why, &source, &unanswered) : NAN;
         if (!isnan(v)) {
             add(a, out, r, s, NULL, v, source, NULL);
+            continue;
+        }
+        if (unanswered) { /* the answer was never recorded: not evaluated, and why */
+            add(a, out, r, s, NULL, NAN, "none", why);
+            out->c[out->n - 1].outcome = CK_NA;
             continue;
         }
         /* nothing measured: a where key or value that matches nothing is the
@@ -344,6 +354,18 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
         }
         add(a, out, r, s, NULL, NAN, "none", detail);
     }
+}
+
+const char *checks_unanswered_note(arena_t *a, const checks_t *c, const probe_t *probe)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++)
+        n += c->c[i].detail && !strncmp(c->c[i].detail, "not evaluated: ", 15);
+    if (!n) return NULL;
+    return ar_printf(a, "%zu check%s not evaluated: %s %s", n, n == 1 ? "" : "s",
+                     probe ? probe->path : "the run folder's " PROBE_FILE,
+                     probe && !probe->missing ? "has no recorded describe answer for them"
+                                              : "is missing (no recorded describe answers)");
 }
 
 void checks_count(const checks_t *c, int *pass, int *fail, int *na)

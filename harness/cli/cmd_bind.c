@@ -7,6 +7,7 @@
 
 #include "benchmarks/common/check.h"
 #include "harness/cli/cmds.h"
+#include "harness/proc/launch.h"
 #include "harness/suite/suite.h"
 
 static const char help_bind[] =
@@ -48,7 +49,7 @@ static int cmd_bind(int argc, char **argv)
         snprintf(b, sizeof b, "%d", lr);
         setenv("EXADL_LOCAL_RANK", b, 1);
     }
-    execvp(argv[0], argv);
+    spawn_exec(argv);
     fprintf(stderr, "exadl bind: error: cannot start %s: %s\n", argv[0], check_errno_str());
     return 127;
 }

@@ -8,7 +8,6 @@
 #include "harness/report/check_report.h"
 #include "harness/report/results.h"
 #include "harness/report/summary.h"
-#include "harness/run/launch.h"
 
 static const char help_check[] =
     "usage: exadl check RUN [--reference FILE]...\n"
@@ -21,7 +20,8 @@ static const char help_check[] =
     "PASS when value*(1+lower) <= measured <= value*(1+upper); null is open.\n"
     "Acceptance and exact checks with nothing measured FAIL; published checks\n"
     "with nothing comparable are N/A and shown side by side.  FLOP and weight\n"
-    "counts of configurations no launch ran come from `stemdl --describe`.\n"
+    "counts of configurations no launch ran come from the `stemdl --describe`\n"
+    "answers the run recorded (RUN/probe.yaml); checking starts no program.\n"
     "\n"
     "The failed checks are listed again at the end with measured value, bound and\n"
     "margin, then warnings (a threshold resting on one launch, a CI across the bound).\n"
@@ -65,24 +65,22 @@ static int cmd_check(int argc, char **argv)
         ar_free(a);
         return 2;
     }
-    /* describe answers (stemdl --describe) come in the environment the run had,
-     * as far as the allow-list goes: the run folder is data, LD_PRELOAD in its
-     * suite.yaml must not load a library into what exadl starts (D2) */
-    kv_t *env;
-    size_t nenv;
-    if (suite_read_env(a, path_join(a, r.dir, "suite.yaml"), &env, &nenv) == 0)
-        launch_set_probe_env(env, launch_run_env_filter(a, env, nenv, "check", r.dir));
+    /* describe answers (stemdl --describe) come from the run's probe.yaml:
+     * checking starts no process */
+    probe_t probe;
+    probe_read_or_warn(a, r.dir, &probe, "check");
     checks_t ck = {0};
     for (size_t i = 0; i < nfiles; i++) {
         reference_t ref;
         if (reference_load(a, files[i], &ref, err, sizeof err)) {
             fprintf(stderr, "exadl check: error: %s\n", err);
-            launch_set_probe_env(NULL, 0);
             ar_free(a);
             return 2;
         }
-        reference_evaluate(a, &ref, &r.t, exadl_bindir(), &ck);
+        reference_evaluate(a, &ref, &r.t, &probe, &ck);
     }
+    const char *note = checks_unanswered_note(a, &ck, &probe);
+    if (note) fprintf(stderr, "exadl check: note: %s\n", note);
     printf("run %s (suite %s, machine %s)\n", r.name, r.suite ? r.suite : "?", r.machine);
     checks_print(stdout, &ck);
     int p, f, na;
@@ -97,7 +95,6 @@ static int cmd_check(int argc, char **argv)
     if (r.launches_failed)
         printf("note: %d of %d launches of this run failed; their numbers are missing\n",
                r.launches_failed, r.launches);
-    launch_set_probe_env(NULL, 0);
     ar_free(a);
     return f ? 1 : 0;
 }

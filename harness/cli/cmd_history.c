@@ -11,7 +11,6 @@
 #include "harness/cli/cmds.h"
 #include "harness/plots/plots.h"
 #include "harness/report/results.h"
-#include "harness/run/launch.h"
 #include "harness/run/rundir.h"
 
 static const char help_history[] =

@@ -10,7 +10,7 @@
 #include "harness/cli/cmds.h"
 #include "harness/model/model_measured.h"
 #include "harness/model/model_out.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/rundir.h"
 #include "harness/workloads/workload.h"
 

@@ -8,7 +8,8 @@
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/sysinfo.h"
 #include "harness/cli/cmds.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
+#include "harness/suite/suite.h"
 #include "harness/workloads/workload.h"
 
 static const char help_sysinfo[] =

@@ -10,7 +10,7 @@
 #include "benchmarks/common/timer.h"
 #include "harness/cli/cmds.h"
 #include "harness/cli/run_stages.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/launchplan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/rundir.h"
@@ -281,15 +281,9 @@ int run_stage_rundir(run_t *r)
     char err[1024];
     if (runstate_write(ri->dir, st, err, sizeof err))
         fprintf(stderr, "exadl %s: warning: %s (the run cannot be resumed)\n", cmd_name(r), err);
-    if (r->analyze) {
-        /* the folder is data: of its suite's env only the allow-list reaches
-         * the describe checks exadl starts (as `exadl check`) */
-        kv_t *env = ar_alloc(a, (c->s.nenv + 1) * sizeof *env);
-        if (c->s.nenv) memcpy(env, c->s.env, c->s.nenv * sizeof *env);
-        launch_set_probe_env(env, launch_run_env_filter(a, env, c->s.nenv, "analyze", ri->dir));
-    } else {
-        launch_set_probe_env(c->s.env, c->s.nenv); /* describe and peak probes run like the benchmarks */
-    }
+    /* the peak and describe probes (run_probe.c) run like the benchmarks;
+     * analyze starts none */
+    if (!r->analyze) launch_set_probe_env(c->s.env, c->s.nenv);
     launchplan_build(a, &c->s, ri->dir, &c->plan);
     return 0;
 }

@@ -16,7 +16,7 @@
 #include "harness/report/results.h"
 #include "harness/report/results_export.h"
 #include "harness/report/summary.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
 
@@ -66,7 +66,7 @@ static int probe(arena_t *a, const bench_spec_t *b, const char **why)
     return 0;
 }
 
-static int stage_probe(run_t *r)
+static int stage_optional(run_t *r)
 {
     runctx_t *c = &r->c;
     r->skip = ar_alloc(c->a, (c->s.nbench + 1) * sizeof *r->skip);
@@ -144,13 +144,13 @@ static int stage_sweep(run_t *r)
     return 0;
 }
 
-/* the device peak behind "fraction of peak"; a probe measures, so its time is
- * not counted as the harness's cost */
+/* the device peak behind "fraction of peak", from the suite, the records or
+ * the probe stage's answer */
 static int stage_peak(run_t *r)
 {
     runctx_t *c = &r->c;
-    r->peak_flops = peak_find(c->a, c->s.device_peak_flops, c->ri.o, c->ri.no, &r->peak_source,
-                              &r->peak_per_core);
+    r->peak_flops = peak_find(c->a, c->s.device_peak_flops, c->ri.o, c->ri.no, &r->probe,
+                              &r->peak_source, &r->peak_per_core);
     return 0;
 }
 
@@ -173,7 +173,9 @@ static int stage_checks(run_t *r)
 {
     runctx_t *c = &r->c;
     for (size_t i = 0; i < c->nrefs; i++)
-        reference_evaluate(c->a, &c->refs[i], &c->t, exadl_bindir(), &c->ck);
+        reference_evaluate(c->a, &c->refs[i], &c->t, &r->probe, &c->ck);
+    const char *note = checks_unanswered_note(c->a, &c->ck, &r->probe);
+    if (note) fprintf(stderr, "exadl %s: note: %s\n", r->analyze ? "analyze" : "run", note);
     return 0;
 }
 
@@ -280,11 +282,12 @@ static int stage_summary(run_t *r)
 const stage_t run_stages[] = {
     {"options", stage_options, STAGE_UNTIMED},
     {"suite", run_stage_suite, STAGE_UNTIMED},
-    {"probe", stage_probe, STAGE_UNTIMED},
+    {"optional", stage_optional, STAGE_UNTIMED},
     {"dry_run", stage_dry_run, STAGE_UNTIMED},
     {"preflight", run_stage_preflight, STAGE_UNTIMED},
     {"rundir", run_stage_rundir, STAGE_UNTIMED},
     {"sweep", stage_sweep, STAGE_UNTIMED},
+    {"probe", run_stage_probe, TIMED(probe_s)}, /* a probe measures: not the harness's cost */
     {"peak", stage_peak, TIMED(probe_s)},
     {"analysis", stage_analysis, TIMED(analysis_s)},
     {"checks", stage_checks, TIMED(analysis_s)},

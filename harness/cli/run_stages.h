@@ -1,10 +1,11 @@
 /* run_stages: `exadl run` as named stages over one run context, in the order
- * of run_stages[] (ReFrame-style pipeline): options, suite, probe, dry_run,
- * preflight, rundir, sweep, peak, analysis, checks, plots, verdict, report,
- * results, summary.  `exadl run --resume DIR` runs the same stages over the
+ * of run_stages[] (ReFrame-style pipeline): options, suite, optional, dry_run,
+ * preflight, rundir, sweep, probe, peak, analysis, checks, plots, verdict,
+ * report, results, summary.  `exadl run --resume DIR` runs the same stages over the
  * run folder DIR (its suite.yaml, run.yaml and journal.yaml: the finished
  * launches are kept, the rest run); `exadl analyze DIR` too, running nothing
- * (run_setup.c: suite, preflight, rundir).  Each stage is a short function that reads and fills the run;
+ * (run_setup.c: suite, preflight, rundir; run_probe.c: the answers of the
+ * programs analysis and checks need, recorded in probe.yaml, read by analyze).  Each stage is a short function that reads and fills the run;
  * the time of the timed ones adds to a runinfo_t field (results.yaml's
  * harness_cost).  A new stage is one function and one line of the table in
  * run_stages.c.
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "harness/report/runctx.h"
+#include "harness/run/probe.h"
 #include "harness/run/runstate.h"
 
 typedef struct {
@@ -28,6 +30,7 @@ typedef struct {
     int dry;                   /* --dry-run */
     const char **skip;         /* optional benchmarks left out (names) */
     size_t nskip;
+    probe_t probe;             /* probe.yaml: the probes' answers (run_probe.c) */
     double peak_flops;         /* the device peak (peak.h), its source, per core or device */
     const char *peak_source;
     int peak_per_core;
@@ -61,6 +64,10 @@ extern const stage_t run_stages[];
 int run_stage_suite(run_t *r);
 int run_stage_preflight(run_t *r);
 int run_stage_rundir(run_t *r);
+/* run_probe.c: after the sweep, the questions for programs that analysis and
+ * checks have (the CPU peak, describe answers) asked and recorded in the run
+ * folder's probe.yaml; under analyze only read */
+int run_stage_probe(run_t *r);
 /* Every stage in order over r (its argc, argv and modes set); the exit
  * status.  Frees r->c.a. */
 int run_pipeline(run_t *r);

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "harness/launchers/argv.h"
+#include "harness/proc/argv.h"
 #include "harness/util/util.h"
 
 /* One launch as a launcher sees it: the suite's launcher settings and the

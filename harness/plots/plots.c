@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/launchers/argv.h"
-#include "harness/run/launch.h"
+#include "harness/proc/argv.h"
+#include "harness/proc/launch.h"
 
 void plots_datum(sb_t *b, double v)
 {

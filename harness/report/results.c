@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "harness/report/runctx.h"
-#include "harness/run/launch.h"
 #include "harness/util/version.h"
 
 static void kv_num(rec_t *w, const char *k, double v)

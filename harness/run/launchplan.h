@@ -3,7 +3,7 @@
 #ifndef EXADL_HARNESS_LAUNCHPLAN_H
 #define EXADL_HARNESS_LAUNCHPLAN_H
 
-#include "harness/launchers/argv.h"
+#include "harness/proc/argv.h"
 #include "harness/suite/suite.h"
 
 typedef struct {
@@ -41,6 +41,6 @@ char **launchplan_wrap(arena_t *a, const suite_t *s, const bench_spec_t *b, char
                       int scale, int nodes, int rpn);
 /* Ranks per node the launcher is told (0: all on one node). */
 int launchplan_ranks_per_node(const suite_t *s);
-/* argv_join (argv as one shell-quoted line): harness/launchers/argv.h */
+/* argv_join (argv as one shell-quoted line): harness/proc/argv.h */
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/launchplan.h"
 #include "harness/run/slurm.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 
 /* a Slurm command's stdout (NULL with why when it fails); no suite env */
 static char *ask(arena_t *a, char *const *argv, const char **why)

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "harness/run/launchplan.h"
 #include "harness/run/outcome.h"
 

@@ -343,22 +343,3 @@ int suite_load_file(arena_t *a, const char *path, const machine_t *m, suite_t *s
     free(text);
     return rc;
 }
-
-int suite_read_env(arena_t *a, const char *path, kv_t **env, size_t *n)
-{
-    char err[512];
-    *env = NULL;
-    *n = 0;
-    ytdoc *d = yt_load_file(path, err, sizeof err);
-    if (!d) return -1;
-    ar_defer(a, (void (*)(void *))yt_free, d);
-    const ytnode *e = yt_get(d->root, "env");
-    if (!e || e->kind != YT_MAP) return 0;
-    *env = ar_alloc(a, (e->n + 1) * sizeof **env);
-    for (size_t i = 0; i < e->n; i++) {
-        const ytnode *k = yt_key(e, i), *v = yt_val(e, i);
-        if (k->kind != YT_SCALAR || v->kind != YT_SCALAR) continue;
-        (*env)[(*n)++] = (kv_t){k->str, yt_is_null(v) ? NULL : v->str};
-    }
-    return 0;
-}

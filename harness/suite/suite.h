@@ -55,9 +55,7 @@ const char *machine_check_launch(arena_t *a, const machine_t *m, int scale, int 
  * sample's work, efficiency T(N0) N0 / (N T(N)) */
 typedef enum { SCALING_WEAK, SCALING_STRONG, SCALING_SPATIAL } scaling_kind;
 
-typedef struct {
-    const char *key, *value; /* value NULL: env -> unset; config -> flag alone */
-} kv_t;
+/* kv_t (a key and its value): harness/util/util.h */
 
 typedef struct {
     const char *name;         /* unique within the suite */
@@ -122,11 +120,6 @@ int suite_load_text(arena_t *a, const char *text, size_t len, const char *name,
 /* The embedded default suite, fitted to m (CPU ranks, or one rank per GPU; the
  * Open MPI root settings only when running as root). */
 const char *suite_default_text(arena_t *a, const machine_t *m, int as_root);
-
-/* Only the suite-wide env of a suite file (a run's saved suite.yaml), without
- * checking the rest: `exadl check` asks stemdl --describe in the environment
- * the run had.  0 (nothing when there is no env), -1 when unreadable. */
-int suite_read_env(arena_t *a, const char *path, kv_t **env, size_t *n);
 
 /* The valid keys, for --help and docs. */
 extern const char *const suite_top_keys[];

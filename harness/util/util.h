@@ -49,6 +49,11 @@ void sb_free(sb_t *b);
 /* The text so far ("" when empty). */
 const char *sb_str(const sb_t *b);
 
+/* ---- a key and its value (a suite's env and config, a reference's where) ---- */
+typedef struct {
+    const char *key, *value; /* value NULL: env -> unset; config -> flag alone */
+} kv_t;
+
 /* ---- files ----------------------------------------------------------------- */
 /* whole files: fileio.h (fileio_read, fileio_write_atomic) */
 int path_is_file(const char *path);

@@ -1,6 +1,6 @@
 /* Fuzz reference files (harness/checks): reference_load on the input, then
- * its checks evaluated against a small metric table (no program is started:
- * no bindir). */
+ * its checks evaluated against a small metric table (no describe answers
+ * recorded: evaluating starts no program in any case). */
 #define _GNU_SOURCE
 #include "harness/checks/refcheck.h"
 #include "tests/fuzz/fuzz.h"

@@ -4,7 +4,8 @@
 # headers share a name, each part includes only the parts below it (the
 # harness never sees benchmark code beyond the MPI-free common library; the
 # training runtime never sees a network; one benchmark never sees another's
-# folder), no header include cycle, and every C file of benchmarks/ and
+# folder), no header include cycle, processes start only in harness/proc/,
+# and every C file of benchmarks/ and
 # harness/ is built (its folder has a module.mk, or a parent's covers it).
 set -u
 cd "$EXADL_ROOT" || exit 1
@@ -145,8 +146,6 @@ NEVER = [(re.compile(r'^harness/([a-z_]+/)*(launch|proctree)\.h$'), 'harness/sui
 # Known violations, reported and not counted until the branch named fixes
 # them; an entry that no longer matches fails, so that it is deleted.
 KNOWN = {
-    'harness/run/launch.h -> harness/suite/suite.h':
-        'branch probe moves the process starts to harness/proc/ without the suite',
     'benchmarks/stemdl/model/config <-> benchmarks/stemdl/model/plan':
         'branch rtname breaks the config/plan circle',
     # found by this check, not named by issue 26 (benchmarks/ is not branch
@@ -247,6 +246,18 @@ for h in sorted(g for g in graph if g.endswith('.h')):
     if not state.get(h): visit(h, [h])
 if cycle: fail('header include cycle: ' + ' -> '.join(cycle[0]))
 else: print('PASS: layout: no header include cycle')
+
+# process starts in one place: in harness/, fork, exec*, popen, system and
+# posix_spawn are called only under harness/proc/ (comments and strings aside)
+spawn_call = re.compile(r'\b(v?fork|exec[lv]p?e?|execvpe|popen|system|posix_spawnp?)\s*\(')
+strip = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+starts = []
+for f in files:
+    if f.startswith('harness/') and not f.startswith('harness/proc/'):
+        code = strip.sub(' ', open(f, encoding='utf-8', errors='replace').read())
+        starts += ['%s (%s)' % (f, m.group(1)) for m in spawn_call.finditer(code)]
+if starts: fail('processes started outside harness/proc/: ' + ', '.join(sorted(starts)))
+else: print('PASS: layout: processes start only in harness/proc/')
 
 # every C file of the parts is built in this build tree
 missing = []

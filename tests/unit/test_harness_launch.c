@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/exadl-launch-XXXXXX";

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "harness/plots/plots.h"
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 #include "tests/unit/tap.h"
 
 /* every character gnuplot interprets, alone and in context */

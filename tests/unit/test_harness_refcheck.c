@@ -1,12 +1,12 @@
 /* Reference files: read (good and bad), evaluated against a metric table
  * from hand-written records: PASS, a planted miss that FAILs, N/A for
  * published numbers nothing comparable was measured for, and FLOP counts
- * answered by `stemdl --describe` (a stand-in script here). */
+ * answered by `stemdl --describe` (answers recorded as the probe stage
+ * records them; a missing answer: the check says so). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/checks/refcheck.h"
@@ -156,28 +156,56 @@ static void test_published_and_describe(void)
     }
     T_ASSERT(na == (int)ck.n && detail >= 3, "published, nothing comparable: %d N/A, %d side by side",
              na, detail);
-    /* exact counts of gb2019 from a stand-in for stemdl --describe */
-    char *stemdl = put("stemdl",
-                       "#!/bin/sh\n[ \"$1 $2 $3\" = \"--describe --preset gb2019\" ] || exit 3\n"
-                       "echo 'layer table ...'\n"
-                       "echo 'forward_conv_flops_per_sample  17169802854400  (17.17 TFLOP)'\n"
-                       "echo 'conv_weights  220398848'\n");
-    chmod(stemdl, 0755);
+    /* exact counts of gb2019 from a recorded --describe answer; bench256's
+     * describe failed when the run asked it */
     char ex[1024];
     snprintf(ex, sizeof ex, "%s/reference/stemdl-exact.yaml", root());
     T_ASSERT(reference_load(a, ex, &r, err, sizeof err) == 0, "%s", err);
+    probe_t probe = {.path = "RUN/probe.yaml"};
+    size_t asked = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        describe_q_t q;
+        const char *why;
+        if (reference_describe_question(a, &r.c[i], &q, &why) != 1) continue;
+        asked++;
+        int gb = q.nargs == 3 && !strcmp(q.args[0], "--describe") &&
+                 !strcmp(q.args[1], "--preset") && !strcmp(q.args[2], "gb2019");
+        probe_put(a, &probe, q.program, q.args, q.nargs,
+                  gb ? "layer table ...\n"
+                       "forward_conv_flops_per_sample  17169802854400  (17.17 TFLOP)\n"
+                       "conv_weights  220398848\n"
+                     : NULL,
+                  "stemdl --describe failed: exit status 3");
+    }
     checks_t ck2 = {0};
-    reference_evaluate(a, &r, &t, dir, &ck2); /* the stand-in is dir/stemdl */
+    reference_evaluate(a, &r, &t, &probe, &ck2);
     int pass = 0, fail = 0;
     for (size_t i = 0; i < ck2.n; i++) {
         if (strstr(ck2.c[i].where, "gb2019")) pass += ck2.c[i].outcome == CK_PASS;
-        else fail += ck2.c[i].outcome == CK_FAIL; /* bench256: the stand-in exits 3 */
+        else fail += ck2.c[i].outcome == CK_FAIL; /* bench256: its describe failed */
     }
     char src[64]; /* the source lives in the arena */
     snprintf(src, sizeof src, "%s", ck2.n ? ck2.c[0].source : "");
+    /* nothing recorded (a folder without probe.yaml): not evaluated, and why */
+    probe_t none = {.path = "RUN/probe.yaml", .missing = 1};
+    checks_t ck3 = {0};
+    reference_evaluate(a, &r, &t, &none, &ck3);
+    int said = 0;
+    for (size_t i = 0; i < ck3.n; i++)
+        said += ck3.c[i].outcome == CK_NA && ck3.c[i].detail &&
+                !strncmp(ck3.c[i].detail, "not evaluated: RUN/probe.yaml is missing", 40);
+    const char *note = checks_unanswered_note(a, &ck3, &none);
+    char notes[256];
+    snprintf(notes, sizeof notes, "%s", note ? note : "(none)");
+    int quiet = checks_unanswered_note(a, &ck2, &probe) == NULL;
     ar_free(a);
+    T_ASSERT(asked == 6, "6 describe questions (%zu)", asked);
     T_ASSERT(pass == 3 && fail == 3, "gb2019 via --describe: %d pass; bench256: %d fail", pass, fail);
     T_ASSERT(!strcmp(src, "stemdl --describe"), "source %s", src);
+    T_ASSERT(said == 6, "missing answers: %d of 6 checks say not evaluated", said);
+    T_ASSERT(!strcmp(notes, "6 checks not evaluated: RUN/probe.yaml is missing (no recorded "
+                            "describe answers)"), "note: %s", notes);
+    T_ASSERT(quiet, "every answer recorded: no note");
 }
 
 int main(void)

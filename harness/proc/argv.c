@@ -1,4 +1,4 @@
-#include "harness/launchers/argv.h"
+#include "harness/proc/argv.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "harness/run/launch.h"
+#include "harness/proc/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
-#include "harness/run/proctree.h"
+#include "harness/proc/proctree.h"
 
 /* exadl's signals (launch.h): stop (the launch is stopped now), drain (it may
  * finish, no other starts), late (after the sweep: noted, the report goes on) */
@@ -342,6 +342,12 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
     return !(r->exited && r->code == 0 && !r->timed_out && !r->interrupted);
 }
 
+int spawn_exec(char *const *argv)
+{
+    execvp(argv[0], argv);
+    return -1;
+}
+
 void spawn_result_free(spawn_result_t *r)
 {
     free(r->out);
@@ -355,32 +361,6 @@ void launch_set_probe_env(const kv_t *env, size_t n)
 {
     g_probe_env = env;
     g_probe_nenv = n;
-}
-
-const char *const launch_run_env_allowed[] = {
-    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", NULL};
-
-int launch_run_env_ok(const char *name)
-{
-    for (size_t i = 0; launch_run_env_allowed[i]; i++)
-        if (!strcmp(name, launch_run_env_allowed[i])) return 1;
-    return 0;
-}
-
-size_t launch_run_env_filter(arena_t *a, kv_t *env, size_t n, const char *cmd, const char *dir)
-{
-    sb_t ok = {0};
-    for (size_t i = 0; launch_run_env_allowed[i]; i++)
-        sb_printf(&ok, "%s%s", i ? ", " : "", launch_run_env_allowed[i]);
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (launch_run_env_ok(env[i].key)) env[kept++] = env[i];
-        else fprintf(stderr, "exadl %s: note: %s/suite.yaml sets %s, left out: of a run "
-                             "folder's env only %s reach what exadl starts\n",
-                     cmd, dir, sanitize_name(a, env[i].key), sb_str(&ok));
-    }
-    sb_free(&ok);
-    return kept;
 }
 
 static char **(*g_probe_wrap)(void *ctx, char *const *argv);

@@ -1,6 +1,6 @@
 /* Processes below one (proctree.h): /proc read with system calls only. */
 #define _GNU_SOURCE
-#include "harness/run/proctree.h"
+#include "harness/proc/proctree.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 
-#include "harness/suite/suite.h"
 #include "harness/util/util.h"
 
 typedef struct {
@@ -35,6 +34,10 @@ typedef struct {
     size_t outlen;
 } spawn_result_t;
 
+/* Replace this process by argv (argv[0] searched on PATH), as `exadl bind`
+ * does; returns only when that failed, with errno set. */
+int spawn_exec(char *const *argv);
+
 /* Run and wait.  Returns 0 when it exited with status 0, 1 otherwise. */
 int spawn_run(const spawn_opts_t *o, spawn_result_t *r);
 void spawn_result_free(spawn_result_t *r);
@@ -47,17 +50,6 @@ char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whyle
  * run` sets the suite's env, so `stemdl --describe`, `--help` probes and the
  * peak probe run as the benchmarks do (a suite may set LD_LIBRARY_PATH...). */
 void launch_set_probe_env(const kv_t *env, size_t n);
-/* A run folder is data from anywhere (another site, a vendor): of the env its
- * suite.yaml sets, only these variables reach a process `exadl check` starts
- * (stemdl --describe): thread counts and device selection, nothing that names
- * a file to load or run, never the loader's (LD_*).  NULL-terminated. */
-extern const char *const launch_run_env_allowed[];
-/* 1 when name is on that list. */
-int launch_run_env_ok(const char *name);
-/* Keep in env only the allowed variables (order kept); each one left out is
- * noted on stderr as "exadl CMD: note: DIR/suite.yaml sets NAME, left out".
- * Returns the count kept. */
-size_t launch_run_env_filter(arena_t *a, kv_t *env, size_t n, const char *cmd, const char *dir);
 /* And through what: where the launches are job steps on compute nodes (srun),
  * `exadl run` wraps every probe (the peak probe, `stemdl --describe`) as a
  * 1-rank launch, so that it measures and answers on the machine the
