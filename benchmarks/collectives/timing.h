@@ -9,7 +9,7 @@
 #ifndef EXADL_COLL_TIMING_H
 #define EXADL_COLL_TIMING_H
 
-#include "benchmarks/collectives/bench.h"
+#include "benchmarks/collectives/coll_row.h"
 
 /* Calls per batch and batches for a call that takes est_s: a batch lasts at
  * least target_s; the total is at least iters and the batches at least

@@ -148,13 +148,6 @@ NEVER = [(re.compile(r'^harness/([a-z_]+/)*(launch|proctree)\.h$'), 'harness/sui
 KNOWN = {
     'benchmarks/stemdl/model/config <-> benchmarks/stemdl/model/plan':
         'branch rtname breaks the config/plan circle',
-    # found by this check, not named by issue 26 (benchmarks/ is not branch
-    # arrows'): the cosmoflow config is validated through the geometry that reads it
-    'benchmarks/cosmoflow/model/cf_config <-> benchmarks/cosmoflow/model/cf_geom':
-        'to do: cf_config.c calls cf_plan_build, cf_geom.c calls cf_validate',
-    # types only: timing.h takes bench.h's types, bench.c calls timing
-    'benchmarks/collectives/bench <-> benchmarks/collectives/timing':
-        'to do: bench.h\'s types in a header of their own',
     # types only: suite_values.h takes suite.h's types, suite.c calls suite_values;
     # left until branch probe, which edits suite.h (kv_t to util.h), is merged
     'harness/suite/suite <-> harness/suite/suite_values':

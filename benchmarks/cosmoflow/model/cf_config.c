@@ -5,8 +5,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/cosmoflow/model/cf_geom.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/train/keytab.h"
+
+int cf_parse_spatial(const char *text, int s[3])
+{
+    if (!strcmp(text, "auto")) {
+        s[0] = s[1] = s[2] = 0;
+        return 0;
+    }
+    char buf[32];
+    if (strlen(text) >= sizeof buf) return -1;
+    snprintf(buf, sizeof buf, "%s", text);
+    int n = 0;
+    for (char *tok = buf, *next; tok; tok = next, n++) {
+        next = strchr(tok, 'x');
+        if (next) *next++ = 0;
+        long long v;
+        if (n == 3 || opt_parse_int(tok, &v) || v < 1 || v > 65536) return -1;
+        s[n] = (int)v;
+    }
+    if (n == 1) s[1] = s[2] = 1;
+    else if (n != 3) return -1;
+    return 0;
+}
 
 /* The spatial value: "auto", "N" or "SxTxU" with positive parts. */
 static int spatial_valid(const char *text)

@@ -5,7 +5,7 @@
  * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
  *
  * defines: cf_cfg, cf_preset, cf_keys, cf_set, cf_load_yaml, cf_validate, cf_write,
- *          cf_print_help, CF_MAX_BLOCKS */
+ *          cf_print_help, cf_parse_spatial, CF_MAX_BLOCKS */
 #ifndef COSMOFLOW_CF_CONFIG_H
 #define COSMOFLOW_CF_CONFIG_H
 
@@ -53,6 +53,12 @@ const kt_spec *cf_keys(void);
 /* Set one key from text ('-' and '_' alike).  0; -1 with a message; -2 when
  * the key is unknown (err suggests the nearest). */
 int cf_set(cf_cfg *c, const char *key, const char *value, char *err, size_t errlen);
+
+/* The `spatial` value: "auto" -> {0, 0, 0}; "N" -> {N, 1, 1}; "SxTxU" ->
+ * {S, T, U}.  0, or -1 when the text is none of these (parts from 1 to
+ * 65536).  Here, not in cf_geom, so that the configuration's checks need
+ * nothing of the geometry built from it. */
+int cf_parse_spatial(const char *text, int s[3]);
 
 /* Whole-configuration checks that need no rank count: sizes positive, the
  * kernel odd, D divisible by 2^blocks, counts inside 64 bits, the run

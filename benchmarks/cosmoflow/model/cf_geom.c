@@ -6,7 +6,6 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/count.h"
-#include "benchmarks/common/opt.h"
 
 /* Counts through count.h (cf_validate keeps valid configurations far
  * below its limits; a failure here is a bug, not bad input). */
@@ -60,28 +59,6 @@ void cf_plan_build(cf_plan *p, const cf_cfg *c)
     add_layer(p, "fc1", CF_DENSE, (int)p->flat, c->dense1, 1);
     add_layer(p, "fc2", CF_DENSE, c->dense1, c->dense2, 1);
     add_layer(p, "fc3", CF_DENSE, c->dense2, c->targets, 1);
-}
-
-int cf_parse_spatial(const char *text, int s[3])
-{
-    if (!strcmp(text, "auto")) {
-        s[0] = s[1] = s[2] = 0;
-        return 0;
-    }
-    char buf[32];
-    if (strlen(text) >= sizeof buf) return -1;
-    snprintf(buf, sizeof buf, "%s", text);
-    int n = 0;
-    for (char *tok = buf, *next; tok; tok = next, n++) {
-        next = strchr(tok, 'x');
-        if (next) *next++ = 0;
-        long long v;
-        if (n == 3 || opt_parse_int(tok, &v) || v < 1 || v > 65536) return -1;
-        s[n] = (int)v;
-    }
-    if (n == 1) s[1] = s[2] = 1;
-    else if (n != 3) return -1;
-    return 0;
 }
 
 /* Units of rank coordinate r among s: as even as possible, the first ones

@@ -14,8 +14,8 @@
  * A split with more ranks than units along an axis, or whose thinnest
  * sub-volume is thinner than the halo (kernel / 2), is refused.
  *
- * defines: cf_layer, cf_plan, cf_part, cf_plan_build, cf_parse_spatial,
- *          cf_part_make, cf_part_for, cf_split_choose, cf_part_extent,
+ * defines: cf_layer, cf_plan, cf_part, cf_plan_build, cf_part_make,
+ *          cf_part_for, cf_split_choose, cf_part_extent,
  *          cf_part_offset, cf_halo_face_elems, cf_part_halo_bytes */
 #ifndef COSMOFLOW_CF_GEOM_H
 #define COSMOFLOW_CF_GEOM_H
@@ -63,10 +63,6 @@ typedef struct {
 
 /* The layers and counts of a validated configuration. */
 void cf_plan_build(cf_plan *p, const cf_cfg *c);
-
-/* "auto" -> {0, 0, 0}; "N" -> {N, 1, 1}; "SxTxU" -> {S, T, U}.  0, or -1
- * when the text is none of these (parts from 1 to 65536). */
-int cf_parse_spatial(const char *text, int s[3]);
 
 /* The split `auto` takes for `ranks` ranks in one group: of the splits
  * Sd x Sh x Sw = ranks that the units allow, the one whose busiest rank
