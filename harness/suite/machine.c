@@ -1,4 +1,4 @@
-/* What this machine or Slurm allocation offers (suite.h machine_t): the host's
+/* What this machine or Slurm allocation offers (machine.h): the host's
  * cores and GPUs, and inside an allocation the ranks and nodes it holds,
  * derived from Slurm's variables (docs/harness.md "Running under Slurm"). */
 #define _GNU_SOURCE
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/suite/suite.h"
+#include "harness/suite/machine.h"
 
 static int count_gpus(void)
 {

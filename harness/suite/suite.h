@@ -8,75 +8,11 @@
 #include <stddef.h>
 
 #include "harness/launchers/launcher.h"
+#include "harness/suite/machine.h"
+#include "harness/suite/suite_bench.h"
 #include "harness/util/util.h"
 
 #define SUITE_FORMAT_VERSION 1
-
-/* What this machine (or Slurm allocation) offers, for `scales: auto` and the
- * plan (machine.c).  Inside an allocation (SLURM_JOB_ID set) the ranks and
- * nodes come from Slurm's variables: SLURM_NTASKS (and SLURM_NTASKS_PER_NODE
- * or SLURM_TASKS_PER_NODE); without a task count one rank per GPU
- * (SLURM_GPUS_PER_NODE) or per CPU (SLURM_JOB_CPUS_PER_NODE divided by
- * SLURM_CPUS_PER_TASK) on each of SLURM_JOB_NUM_NODES nodes; uneven nodes give
- * the most per node (srun treats --ntasks-per-node as a maximum). */
-typedef struct {
-    int cores;          /* online CPUs of this host */
-    int gpus;           /* NVIDIA GPUs visible on this host (CUDA_VISIBLE_DEVICES respected) */
-    int slurm;          /* inside a Slurm allocation */
-    int slurm_tasks;    /* ranks the allocation holds (0 when slurm_error) */
-    int slurm_nodes;    /* SLURM_JOB_NUM_NODES */
-    int slurm_tasks_per_node; /* the most ranks one node holds */
-    int slurm_gpus_per_node;  /* SLURM_GPUS_PER_NODE (or _ON_NODE); 0: none asked for */
-    char slurm_job[32];       /* SLURM_JOB_ID */
-    char slurm_how[200];      /* where the numbers came from, for messages */
-    char slurm_error[200];    /* a malformed or inconsistent variable; "" when fine */
-} machine_t;
-void machine_detect(machine_t *m);
-/* The Slurm part of m from the variables get(ctx, NAME) returns (NULL: unset);
- * machine_detect passes getenv, the tests recorded allocations. */
-void machine_slurm_env(machine_t *m, const char *(*get)(void *ctx, const char *name), void *ctx);
-/* Slurm's compressed per-node counts ("72(x2),36") into v: the count of nodes,
- * or -1 when malformed or longer than max. */
-int machine_count_list(const char *s, int *v, int max);
-/* Devices `auto` scales go up to: the allocation's ranks, else GPUs, else cores. */
-int machine_devices(const machine_t *m);
-/* GPUs per node: the allocation's when it asked for GPUs, else this host's. */
-int machine_gpus_per_node(const machine_t *m);
-/* Ranks per node a plan uses: the suite's (suite_rpn > 0), else the
- * allocation's most per node, else one per GPU, else 0 (one node holds all). */
-int machine_ranks_per_node(const machine_t *m, int suite_rpn);
-/* Whether a launch of scale ranks at rpn per node fits the allocation: NULL, or
- * why not (always NULL outside Slurm). */
-const char *machine_check_launch(arena_t *a, const machine_t *m, int scale, int rpn);
-
-/* weak: fixed batch per rank; strong: fixed global batch (global_batch);
- * spatial: the program's batch unchanged at every scale while more ranks
- * split each sample (cosmoflow --spatial auto): strong scaling of one
- * sample's work, efficiency T(N0) N0 / (N T(N)) */
-typedef enum { SCALING_WEAK, SCALING_STRONG, SCALING_SPATIAL } scaling_kind;
-
-/* kv_t (a key and its value): harness/util/util.h */
-
-typedef struct {
-    const char *name;         /* unique within the suite */
-    const char *program;      /* as written */
-    const char *program_path; /* resolved; NULL when not found */
-    int optional;             /* skipped (not failed) when the program is unusable */
-    kv_t *config;
-    size_t nconfig;
-    const char *config_file;  /* resolved path, passed as --config */
-    const char **args;        /* extra arguments, as written */
-    size_t nargs;
-    scaling_kind scaling;
-    long long global_batch;   /* strong scaling: samples per step over all ranks */
-    int *scales;
-    size_t nscales;
-    int repetitions;
-    double timeout_s;
-    kv_t *env;                /* suite env, then the benchmark's own */
-    size_t nenv;
-    int line;                 /* where it was defined */
-} bench_spec_t;
 
 typedef struct {
     const char *path;         /* file it came from; "<default suite>" when embedded */

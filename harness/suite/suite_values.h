@@ -4,7 +4,8 @@
 #define EXADL_HARNESS_SUITE_VALUES_H
 
 #include "benchmarks/common/ytree.h"
-#include "harness/suite/suite.h"
+#include "harness/suite/machine.h"
+#include "harness/suite/suite_bench.h"
 
 #define MAX_SCALES 64
 #define MAX_SCALE 10000000
