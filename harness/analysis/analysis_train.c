@@ -8,6 +8,8 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/analysis_parts.h"
+#include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/training/blk_training.h"
 
 static int cmp_kind(const void *x, const void *y)
 {
@@ -22,7 +24,7 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
     size_t tot = 0;
     for (size_t i = 0; i < n; i++)
         if (o[i].status == LS_OK && !strcmp(o[i].bench, name) && o[i].scale == s->scale)
-            tot += o[i].rec->nstep;
+            tot += rec_training(o[i].rec)->nstep;
     s->samples = ar_alloc(a, (tot + 1) * sizeof *s->samples);
     s->launch_median = ar_alloc(a, (n + 1) * sizeof *s->launch_median);
     size_t kcap = 0;
@@ -36,21 +38,21 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->nok++;
         if (!s->rec) {
             s->rec = r;
-            s->samples_per_step = r->samples_per_step;
-            s->exec_per_step = r->exec_per_step;
-            s->conv_per_step = r->conv_per_step;
+            s->samples_per_step = rec_training(r)->samples_per_step;
+            s->exec_per_step = rec_network(r)->exec_per_step;
+            s->conv_per_step = rec_network(r)->conv_per_step;
             s->gpus = (int)r->gpus;
             s->devices = r->gpus > 0 ? (int)r->gpus : (int)(r->ranks > 0 ? r->ranks : s->scale);
         }
-        if (r->nstep) {
-            memcpy(s->samples + s->n, r->step_s, r->nstep * sizeof *r->step_s);
-            s->n += r->nstep;
-            s->launch_median[s->nlm++] = stats_median(r->step_s, r->nstep);
+        if (rec_training(r)->nstep) {
+            memcpy(s->samples + s->n, rec_training(r)->step_s, rec_training(r)->nstep * sizeof *rec_training(r)->step_s);
+            s->n += rec_training(r)->nstep;
+            s->launch_median[s->nlm++] = stats_median(rec_training(r)->step_s, rec_training(r)->nstep);
         }
-        double steps = r->kernels_steps > 0 ? r->kernels_steps : (double)r->nstep;
-        if (r->nk && steps > 0) ksteps += steps;
-        for (size_t k = 0; k < r->nk && steps > 0; k++) {
-            const krow_t *kr = &r->k[k];
+        double steps = rec_training(r)->kernels_steps > 0 ? rec_training(r)->kernels_steps : (double)rec_training(r)->nstep;
+        if (rec_training(r)->nk && steps > 0) ksteps += steps;
+        for (size_t k = 0; k < rec_training(r)->nk && steps > 0; k++) {
+            const krow_t *kr = &rec_training(r)->k[k];
             size_t j = 0;
             while (j < s->nkinds && strcmp(s->kinds[j].kind, kr->kernel)) j++;
             if (j == s->nkinds) {
@@ -87,8 +89,8 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->conv_sustained = s->conv_per_step * (double)s->n / sum;
         s->conv_peak = s->conv_per_step / s->st.min;
     }
-    if (per_core && s->gpus == 0 && s->rec && s->rec->threads_per_rank >= 1)
-        peak *= s->rec->threads_per_rank; /* a CPU rank is as many cores as its threads */
+    if (per_core && s->gpus == 0 && s->rec && rec_training(s->rec)->threads_per_rank >= 1)
+        peak *= rec_training(s->rec)->threads_per_rank; /* a CPU rank is as many cores as its threads */
     if (peak > 0 && s->devices > 0 && isfinite(s->sustained))
         s->frac_peak = s->sustained / s->devices / peak;
 }

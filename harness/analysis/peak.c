@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/run/launch.h"
+#include "harness/blocks/training/blk_training.h"
 
 /* "peak_flops_per_s: X" (and "threads: N", dividing it) from the probe */
 static double field(const char *out, const char *key)
@@ -43,9 +44,9 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
     int gpu = 0, any = 0;
     for (size_t i = 0; i < n; i++) {
         if (o[i].status != LS_OK || !o[i].rec) continue;
-        if (isfinite(o[i].rec->device_peak_flops) && o[i].rec->device_peak_flops > 0) {
+        if (isfinite(rec_training(o[i].rec)->device_peak_flops) && rec_training(o[i].rec)->device_peak_flops > 0) {
             *source = ar_printf(a, "measured by the benchmark (record %s)", o[i].id);
-            return o[i].rec->device_peak_flops;
+            return rec_training(o[i].rec)->device_peak_flops;
         }
         any = 1;
         gpu |= o[i].rec->gpus > 0;

@@ -12,6 +12,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/records/recread.h"
+#include "harness/blocks/simulation/blk_simulation.h"
 #include "tests/unit/tap.h"
 
 static char dir[256], err[1024];
@@ -52,14 +53,14 @@ static void test_good(void)
         arena_t *a = ar_new();
         record_t r;
         T_ASSERT(record_load(a, path_of("g.yaml"), &r, err, sizeof err) == 0, "%s: %s", kinds[i], err);
-        T_ASSERT(r.sim && record_simulated(&r), "%s: no simulation block read", kinds[i]);
-        T_STR(r.sim->simulator, "SimGrid version 3.32");
-        T_STR(r.sim->platform, "/p/summit-flat.xml");
-        T_STR(r.sim->hostfile, "/p/summit.hosts");
-        T_STR(r.sim->collectives, "allreduce:rdb");
-        T_ASSERT(r.sim->ranks == 16, "ranks %lld", r.sim->ranks);
-        T_ASSERT(r.sim->wall_s == 106.267, "wall_s %g", r.sim->wall_s);
-        T_ASSERT(r.sim->peak_memory_bytes == 115712000, "peak %g", r.sim->peak_memory_bytes);
+        T_ASSERT(rec_sim(&r) && record_simulated(&r), "%s: no simulation block read", kinds[i]);
+        T_STR(rec_sim(&r)->simulator, "SimGrid version 3.32");
+        T_STR(rec_sim(&r)->platform, "/p/summit-flat.xml");
+        T_STR(rec_sim(&r)->hostfile, "/p/summit.hosts");
+        T_STR(rec_sim(&r)->collectives, "allreduce:rdb");
+        T_ASSERT(rec_sim(&r)->ranks == 16, "ranks %lld", rec_sim(&r)->ranks);
+        T_ASSERT(rec_sim(&r)->wall_s == 106.267, "wall_s %g", rec_sim(&r)->wall_s);
+        T_ASSERT(rec_sim(&r)->peak_memory_bytes == 115712000, "peak %g", rec_sim(&r)->peak_memory_bytes);
         ar_free(a);
     }
     /* peak memory absent (no GNU time): NaN, the rest read */
@@ -67,20 +68,20 @@ static void test_good(void)
     arena_t *a = ar_new();
     record_t r;
     T_ASSERT(record_load(a, path_of("g.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(record_simulated(&r) && r.sim->wall_s == 4.5 && isnan(r.sim->peak_memory_bytes),
-             "wall %g peak %g", r.sim ? r.sim->wall_s : -1, r.sim ? r.sim->peak_memory_bytes : -1);
+    T_ASSERT(record_simulated(&r) && rec_sim(&r)->wall_s == 4.5 && isnan(rec_sim(&r)->peak_memory_bytes),
+             "wall %g peak %g", rec_sim(&r) ? rec_sim(&r)->wall_s : -1, rec_sim(&r) ? rec_sim(&r)->peak_memory_bytes : -1);
     ar_free(a);
     /* a measured record: no block, not simulated */
     write_text("m.yaml", HEAD("orchestration"));
     a = ar_new();
     T_ASSERT(record_load(a, path_of("m.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(!r.sim && !record_simulated(&r), "a record without the block reads as simulated");
+    T_ASSERT(!rec_sim(&r) && !record_simulated(&r), "a record without the block reads as simulated");
     ar_free(a);
     /* simulated: false says so */
     write_text("f.yaml", HEAD("stemdl") "simulation: {simulated: false}\n");
     a = ar_new();
     T_ASSERT(record_load(a, path_of("f.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(r.sim && !record_simulated(&r) && r.sim->ranks == -1 && isnan(r.sim->wall_s),
+    T_ASSERT(rec_sim(&r) && !record_simulated(&r) && rec_sim(&r)->ranks == -1 && isnan(rec_sim(&r)->wall_s),
              "simulated: false");
     ar_free(a);
 }
@@ -119,7 +120,8 @@ static void test_bad(void)
 static void test_split(void)
 {
     siminfo_t yes = {.simulated = 1}, no = {.simulated = 0};
-    record_t meas = {0}, sim = {.sim = &yes}, simno = {.sim = &no};
+    record_t meas = {0}, sim = {.blk[BLOCK_simulation] = &yes},
+             simno = {.blk[BLOCK_simulation] = &no};
     outcome_t o[] = {
         {.bench = "a", .scale = 2, .status = LS_OK, .rec = &meas},
         {.bench = "a", .scale = 4, .status = LS_OK, .rec = &sim},
