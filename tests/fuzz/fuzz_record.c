@@ -1,5 +1,5 @@
 /* Fuzz result records (harness/records): record_load on the input, the
- * reader of its kind included. */
+ * readers of its kind's blocks (harness/blocks/) included. */
 #define _GNU_SOURCE
 #include "harness/records/recread.h"
 #include "tests/fuzz/fuzz.h"
