@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run/launch.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/run/launch.h"
 
 /* "peak_flops_per_s: X" (and "threads: N", dividing it) from the probe */
 static double field(const char *out, const char *key)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/cli/cmd_model_spatial.h"
 #include "harness/cli/cmds.h"
 #include "harness/model/model_measured.h"
@@ -13,7 +14,6 @@
 #include "harness/run/launch.h"
 #include "harness/run/rundir.h"
 #include "harness/workloads/workload.h"
-#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 
 static const char help_model[] =
     "usage: exadl model RUN [options]\n"

@@ -15,10 +15,10 @@
 #include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/stats.h"
-#include "harness/cli/cmds.h"
-#include "harness/model/spatial_input.h"
 #include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/cli/cmds.h"
+#include "harness/model/spatial_input.h"
 
 const char help_model_spatial[] =
     "usage: exadl model RUN --spatial [--base BENCH] [--machine FILE] [--scales LIST]\n"

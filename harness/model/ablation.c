@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/workloads/workload.h"
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
+#include "harness/workloads/workload.h"
 
 static const sres_t *scale_of(const analysis_t *an, const char *bench, int scale)
 {

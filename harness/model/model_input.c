@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/workloads/workload.h"
 #include "harness/blocks/collectives/blk_collectives.h"
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/blocks/orchestration/blk_orchestration.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/workloads/workload.h"
 
 static int cmp_str(const void *x, const void *y)
 {

@@ -1,11 +1,11 @@
 #include "harness/model/model_measured.h"
-#include "harness/blocks/orchestration/blk_orchestration.h"
-#include "harness/blocks/training/blk_training.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/training/blk_training.h"
 
 int model_straggler_from_run(arena_t *a, const outcome_t *o, size_t n, const char *bench,
                              straggler_t *out, const char **src)

@@ -3,15 +3,15 @@
  * the run's allreduce sweep or a machine file (model_net_from_run). */
 #define _GNU_SOURCE
 #include "harness/model/spatial_input.h"
-#include "harness/blocks/network/blk_network.h"
-#include "harness/blocks/spatial/blk_spatial.h"
-#include "harness/blocks/training/blk_training.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/spatial/blk_spatial.h"
+#include "harness/blocks/training/blk_training.h"
 
 static int is_comm(const char *kernel)
 {

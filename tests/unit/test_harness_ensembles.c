@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "benchmarks/common/stats.h"
-#include "harness/records/recread.h"
-#include "harness/report/report.h"
-#include "harness/report/runctx.h"
 #include "harness/blocks/datadist/blk_datadist.h"
 #include "harness/blocks/ensemble/blk_ensemble.h"
 #include "harness/blocks/manytask/blk_manytask.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/records/recread.h"
+#include "harness/report/report.h"
+#include "harness/report/runctx.h"
 #include "tests/unit/tap.h"
 
 static const char *root(void)

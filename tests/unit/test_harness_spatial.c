@@ -13,12 +13,12 @@
 
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/record/record.h"
-#include "harness/model/spatial.h"
-#include "harness/records/recread.h"
-#include "harness/suite/suite.h"
 #include "harness/blocks/network/blk_network.h"
 #include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/model/spatial.h"
+#include "harness/records/recread.h"
+#include "harness/suite/suite.h"
 #include "tests/unit/tap.h"
 
 static char path[] = "/tmp/exadl-spatial-rec.XXXXXX";

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
-#include "harness/report/runctx.h"
 #include "harness/blocks/datadist/blk_datadist.h"
+#include "harness/report/runctx.h"
 
 static int has_rows(const runctx_t *c)
 {

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
-#include "harness/report/runctx.h"
 #include "harness/blocks/ensemble/blk_ensemble.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/report/runctx.h"
 
 typedef struct {
     const bres_t *b;

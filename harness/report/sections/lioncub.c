@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
-#include "harness/report/runctx.h"
-#include "harness/workloads/workload.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/blocks/update_exchange/blk_update_exchange.h"
+#include "harness/report/runctx.h"
+#include "harness/workloads/workload.h"
 
 typedef struct {
     const bres_t *b;

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness/report/runctx.h"
 #include "harness/blocks/manytask/blk_manytask.h"
+#include "harness/report/runctx.h"
 
 static void metrics(const runctx_t *c, const void *self, mtable_t *t)
 {

@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
-#include "harness/model/ablation.h"
-#include "harness/report/runctx.h"
 #include "harness/blocks/collectives/blk_collectives.h"
 #include "harness/blocks/orchestration/blk_orchestration.h"
 #include "harness/blocks/simulation/blk_simulation.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/model/ablation.h"
+#include "harness/report/runctx.h"
 
 static int ok_rec(const outcome_t *x) { return x->status == LS_OK && x->rec; }
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/model/spatial_input.h"
 #include "harness/report/runctx.h"
-#include "harness/blocks/spatial/blk_spatial.h"
 
 static double kind_time(const sres_t *s, const char *kind)
 {
