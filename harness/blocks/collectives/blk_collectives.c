@@ -74,10 +74,5 @@ static const metric_info_t rows[] = {
     {"busbw_max_GBps", "GB/s", 1, 1, "the largest busbw of an operation over all sizes"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_collectives = {
-    .name = "collectives",
-    .key = "results",
-    .read = read_coll,
-    .rows = rows,
-    .section = "collectives",
-};
+const block_t block_collectives = {.name = "collectives", .key = "results",
+                                   .read = read_coll, .rows = rows, .section = "collectives"};

@@ -1,5 +1,5 @@
-/* Block datadist (blk_datadist.h): the datadist record (docs/record.md "datadist", docs/ensembles.md):
- * the file's size and one row per strategy (times, GB/s, the time to the
+/* Block datadist (blk_datadist.h): the datadist record (docs/record.md
+ * "datadist", docs/ensembles.md): the file's size and one row per strategy (times, GB/s, the time to the
  * first batch of every rank, wrong words found by the checksums). */
 #define _GNU_SOURCE
 #include "harness/blocks/datadist/blk_datadist.h"
@@ -42,10 +42,5 @@ static const metric_info_t rows[] = {
     {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_datadist = {
-    .name = "datadist",
-    .key = "strategies, config.bytes",
-    .read = read_datadist,
-    .rows = rows,
-    .section = "datadist",
-};
+const block_t block_datadist = {.name = "datadist", .key = "strategies, config.bytes",
+                                .read = read_datadist, .rows = rows, .section = "datadist"};

@@ -86,10 +86,5 @@ static const metric_info_t rows[] = {
     {"tournament_exchange_s", "s", -1, 1, "LTFB round: leaders' swap + broadcast, median"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_ensemble = {
-    .name = "ensemble",
-    .key = "ensemble",
-    .read = read_ens,
-    .rows = rows,
-    .section = "ensembles",
-};
+const block_t block_ensemble = {.name = "ensemble", .key = "ensemble",
+                                .read = read_ens, .rows = rows, .section = "ensembles"};

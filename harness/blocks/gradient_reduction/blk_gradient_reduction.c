@@ -121,9 +121,5 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_gradient_reduction = {
-    .name = "gradient_reduction",
-    .key = "gradient_reduction",
-    .read = read_gr,
-    .rows = rows,
-    .section = "gradient_reduction",
-};
+    .name = "gradient_reduction", .key = "gradient_reduction", .read = read_gr, .rows = rows,
+    .section = "gradient_reduction"};

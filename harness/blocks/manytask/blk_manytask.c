@@ -1,5 +1,5 @@
-/* Block manytask (blk_manytask.h): the manytask record (docs/record.md "manytask", docs/ensembles.md):
- * the launcher and the `tasks` block (rate, latency percentiles, failures
+/* Block manytask (blk_manytask.h): the manytask record (docs/record.md
+ * "manytask", docs/ensembles.md): the launcher and the `tasks` block (rate, latency percentiles, failures
  * and retries). */
 #define _GNU_SOURCE
 #include "harness/blocks/manytask/blk_manytask.h"
@@ -35,10 +35,5 @@ static const metric_info_t rows[] = {
     {"task_latency_p99_s", "s", -1, 1, "launch to exit of a successful attempt, 99th percentile"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_manytask = {
-    .name = "manytask",
-    .key = "tasks, config.launcher",
-    .read = read_manytask,
-    .rows = rows,
-    .section = "manytask",
-};
+const block_t block_manytask = {.name = "manytask", .key = "tasks, config.launcher",
+                                .read = read_manytask, .rows = rows, .section = "manytask"};

@@ -51,10 +51,6 @@ static const metric_info_t rows[] = {
     {"parameters", "parameters", 0, 0, "all trained parameters"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_network = {
-    .name = "network",
-    .key = "flops, network, memory",
-    .read = read_network,
-    .rows = rows,
-    .section = "training", /* its "Network" line */
-};
+/* the training section shows it (its "Network" line) */
+const block_t block_network = {.name = "network", .key = "flops, network, memory",
+                               .read = read_network, .rows = rows, .section = "training"};

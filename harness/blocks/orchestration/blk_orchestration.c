@@ -37,11 +37,10 @@ static int read_orch(const rd_t *c, const ytnode *root, record_t *rec)
     return 0;
 }
 
+/* no rows and no section of its own: what it measures reaches results.yaml and
+ * report.md through the scaling model it feeds */
 const block_t block_orchestration = {
-    .name = "orchestration",
-    .key = "results",
-    .read = read_orch,
+    .name = "orchestration", .key = "results", .read = read_orch,
     .no_rows = "its rows are the scaling model's negotiation costs (harness/model/), whose "
                "rows model_efficiency and model_speedup are the gradient_reduction block's",
-    .no_section = "no table of its own: the gradient_reduction section shows the model it feeds",
-};
+    .no_section = "no table of its own: the gradient_reduction section shows the model it feeds"};

@@ -1,6 +1,7 @@
-/* Block simulation (blk_simulation.h): the simulation block (docs/record.md "simulation", docs/simulate.md)
- * that harness/launchers/smpi.sh appends to a record of any kind run under
- * SimGrid SMPI: its times are simulated seconds, not measured ones. */
+/* Block simulation (blk_simulation.h): the simulation block (docs/record.md
+ * "simulation", docs/simulate.md) that harness/launchers/smpi.sh appends to a
+ * record of any kind run under SimGrid SMPI: its times are simulated seconds,
+ * not measured ones. */
 #define _GNU_SOURCE
 #include "harness/blocks/simulation/blk_simulation.h"
 
@@ -35,11 +36,8 @@ static int read_sim(const rd_t *c, const ytnode *root, record_t *r)
 
 int record_simulated(const record_t *r) { return r && rec_sim(r) && rec_sim(r)->simulated; }
 
-const block_t block_simulation = {
-    .name = "simulation",
-    .key = "simulation",
-    .read = read_sim,
-    .no_rows = "it says how the record's times were made: simulated launches become the "
-               "benchmark \"NAME (simulated)\" (analysis_split_simulated), no number of its own",
-    .section = "simulation",
-};
+const block_t block_simulation = {.name = "simulation", .key = "simulation", .read = read_sim,
+                                  .section = "simulation",
+                                  .no_rows = "it says how the record's times were made: simulated "
+                                             "launches become the benchmark \"NAME (simulated)\" "
+                                             "(analysis_split_simulated), no number of its own"};

@@ -68,10 +68,5 @@ static const metric_info_t rows[] = {
     {"dense_weights", "weights", 0, 0, "dense-layer weights (no biases)"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_spatial = {
-    .name = "spatial",
-    .key = "spatial",
-    .read = read_spatial,
-    .rows = rows,
-    .section = "spatial",
-};
+const block_t block_spatial = {.name = "spatial", .key = "spatial",
+                               .read = read_spatial, .rows = rows, .section = "spatial"};

@@ -111,9 +111,6 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_training = {
-    .name = "training",
-    .key = "timing, kernels, kernels_steps, device_peak_flops, threads_per_rank, loss",
-    .read = read_training,
-    .rows = rows,
-    .section = "training",
-};
+    .name = "training", .key = "timing, kernels, kernels_steps, device_peak_flops, threads_per_rank, "
+                               "loss",
+    .read = read_training, .rows = rows, .section = "training"};

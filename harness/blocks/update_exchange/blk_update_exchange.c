@@ -62,10 +62,5 @@ static const metric_info_t rows[] = {
     {"final_loss", "", -1, 1, "loss after the last timed step (first record at the scale)"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_update_exchange = {
-    .name = "update_exchange",
-    .key = "update_exchange",
-    .read = read_ux,
-    .rows = rows,
-    .section = "lioncub",
-};
+const block_t block_update_exchange = {.name = "update_exchange", .key = "update_exchange",
+                                       .read = read_ux, .rows = rows, .section = "lioncub"};
