@@ -35,24 +35,25 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->nlaunch++;
         if (x->status != LS_OK) continue;
         const record_t *r = x->rec;
+        const trinfo_t *tr = rec_training(r);
         s->nok++;
         if (!s->rec) {
             s->rec = r;
-            s->samples_per_step = rec_training(r)->samples_per_step;
+            s->samples_per_step = tr->samples_per_step;
             s->exec_per_step = rec_network(r)->exec_per_step;
             s->conv_per_step = rec_network(r)->conv_per_step;
             s->gpus = (int)r->gpus;
             s->devices = r->gpus > 0 ? (int)r->gpus : (int)(r->ranks > 0 ? r->ranks : s->scale);
         }
-        if (rec_training(r)->nstep) {
-            memcpy(s->samples + s->n, rec_training(r)->step_s, rec_training(r)->nstep * sizeof *rec_training(r)->step_s);
-            s->n += rec_training(r)->nstep;
-            s->launch_median[s->nlm++] = stats_median(rec_training(r)->step_s, rec_training(r)->nstep);
+        if (tr->nstep) {
+            memcpy(s->samples + s->n, tr->step_s, tr->nstep * sizeof *tr->step_s);
+            s->n += tr->nstep;
+            s->launch_median[s->nlm++] = stats_median(tr->step_s, tr->nstep);
         }
-        double steps = rec_training(r)->kernels_steps > 0 ? rec_training(r)->kernels_steps : (double)rec_training(r)->nstep;
-        if (rec_training(r)->nk && steps > 0) ksteps += steps;
-        for (size_t k = 0; k < rec_training(r)->nk && steps > 0; k++) {
-            const krow_t *kr = &rec_training(r)->k[k];
+        double steps = tr->kernels_steps > 0 ? tr->kernels_steps : (double)tr->nstep;
+        if (tr->nk && steps > 0) ksteps += steps;
+        for (size_t k = 0; k < tr->nk && steps > 0; k++) {
+            const krow_t *kr = &tr->k[k];
             size_t j = 0;
             while (j < s->nkinds && strcmp(s->kinds[j].kind, kr->kernel)) j++;
             if (j == s->nkinds) {
@@ -89,8 +90,9 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->conv_sustained = s->conv_per_step * (double)s->n / sum;
         s->conv_peak = s->conv_per_step / s->st.min;
     }
-    if (per_core && s->gpus == 0 && s->rec && rec_training(s->rec)->threads_per_rank >= 1)
-        peak *= rec_training(s->rec)->threads_per_rank; /* a CPU rank is as many cores as its threads */
+    double threads = s->rec ? rec_training(s->rec)->threads_per_rank : NAN;
+    if (per_core && s->gpus == 0 && threads >= 1)
+        peak *= threads; /* a CPU rank is as many cores as its threads */
     if (peak > 0 && s->devices > 0 && isfinite(s->sustained))
         s->frac_peak = s->sustained / s->devices / peak;
 }

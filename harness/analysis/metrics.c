@@ -18,7 +18,8 @@ const char *const *metric_names(void)
     static const char *names[64];
     if (!names[0]) {
         size_t i = 0;
-        for (const metric_info_t *m = metric_catalog(); m->name && i < 63; m++) names[i++] = m->name;
+        for (const metric_info_t *m = metric_catalog(); m->name && i < 63; m++)
+            names[i++] = m->name;
     }
     return names;
 }

@@ -44,9 +44,10 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
     int gpu = 0, any = 0;
     for (size_t i = 0; i < n; i++) {
         if (o[i].status != LS_OK || !o[i].rec) continue;
-        if (isfinite(rec_training(o[i].rec)->device_peak_flops) && rec_training(o[i].rec)->device_peak_flops > 0) {
+        double recorded = rec_training(o[i].rec)->device_peak_flops;
+        if (isfinite(recorded) && recorded > 0) {
             *source = ar_printf(a, "measured by the benchmark (record %s)", o[i].id);
-            return rec_training(o[i].rec)->device_peak_flops;
+            return recorded;
         }
         any = 1;
         gpu |= o[i].rec->gpus > 0;

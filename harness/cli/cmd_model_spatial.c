@@ -203,26 +203,29 @@ static int run(arena_t *a, const sopts_t *o)
         int seen = 0;
         for (size_t j = 0; j < i; j++)
             seen |= !strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale;
-        if (seen || oc[i].status != LS_OK || !r || !rec_spatial(r) || !rec_training(r)->nstep) continue;
-        if (rec_spatial(r)->size != (long long)size) continue;
+        const spinfo_t *sp = r ? rec_spatial(r) : NULL;
+        if (seen || oc[i].status != LS_OK || !sp || !rec_training(r)->nstep) continue;
+        if (sp->size != (long long)size) continue;
         size_t tot = 0, k = 0;
         for (size_t j = i; j < no; j++)
             if (!strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale && oc[j].rec)
                 tot += rec_training(oc[j].rec)->nstep;
         double *s = ar_alloc(a, (tot + 1) * sizeof *s);
         for (size_t j = i; j < no; j++)
-            if (!strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale && oc[j].rec)
-                for (size_t q = 0; q < rec_training(oc[j].rec)->nstep; q++) s[k++] = rec_training(oc[j].rec)->step_s[q];
+            if (!strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale && oc[j].rec) {
+                const trinfo_t *tr = rec_training(oc[j].rec);
+                for (size_t q = 0; q < tr->nstep; q++) s[k++] = tr->step_s[q];
+            }
         double med = stats_median(s, k);
         const char *b = record_config(r, "batch");
-        int split[3] = {(int)rec_spatial(r)->split[0], (int)rec_spatial(r)->split[1], (int)rec_spatial(r)->split[2]};
+        int split[3] = {(int)sp->split[0], (int)sp->split[1], (int)sp->split[2]};
         msp_t p;
-        if (msp_predict(&in.w, split, (int)rec_spatial(r)->groups, b ? atoi(b) : 1, &in.net, &p)) continue;
+        if (msp_predict(&in.w, split, (int)sp->groups, b ? atoi(b) : 1, &in.net, &p)) continue;
         if (!o->quiet)
             printf("  %-16s %3d ranks  %lldx%lldx%lld x %lld  measured %.4g s  predicted %.4g s  "
                    "(%.3f)\n",
-                   oc[i].bench, oc[i].scale, rec_spatial(r)->split[0], rec_spatial(r)->split[1], rec_spatial(r)->split[2],
-                   rec_spatial(r)->groups, med, p.step_s, p.step_s / med);
+                   oc[i].bench, oc[i].scale, sp->split[0], sp->split[1], sp->split[2], sp->groups, med,
+                   p.step_s, p.step_s / med);
         rec_map_begin(w);
         rec_kv_str(w, "bench", oc[i].bench);
         ylay(w, &p);

@@ -98,10 +98,10 @@ static int fine_grained(const outcome_t *x)
 /* the same gradient tensors (the same network and precision) */
 static int same_net(const record_t *a, const record_t *b)
 {
-    if (rec_gr(a)->nt != rec_gr(b)->nt) return 0;
-    for (size_t t = 0; t < rec_gr(a)->nt; t++)
-        if (rec_gr(a)->t[t].bytes != rec_gr(b)->t[t].bytes || strcmp(rec_gr(a)->t[t].name, rec_gr(b)->t[t].name))
-            return 0;
+    const grinfo_t *ga = rec_gr(a), *gb = rec_gr(b);
+    if (ga->nt != gb->nt) return 0;
+    for (size_t t = 0; t < ga->nt; t++)
+        if (ga->t[t].bytes != gb->t[t].bytes || strcmp(ga->t[t].name, gb->t[t].name)) return 0;
     return 1;
 }
 
@@ -125,7 +125,8 @@ static void pool_steps(arena_t *a, const outcome_t *o, size_t n, const outcome_t
         if ((!all || pick->scale != 1) && strcmp(o[i].bench, pick->bench)) continue;
         p->nrec++;
         size_t first = ns;
-        for (size_t k = 0; k < rec_training(r)->nstep && ns < cap; k++) step[ns++] = rec_training(r)->step_s[k];
+        const trinfo_t *tr = rec_training(r);
+        for (size_t k = 0; k < tr->nstep && ns < cap; k++) step[ns++] = tr->step_s[k];
         if (ns - first >= 3 &&
             nc < 256) { /* within one launch: machine-wide drift is not a straggler */
             double m = stats_median(step + first, ns - first);
@@ -188,7 +189,8 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
             if (!usable(&o[i], pick->bench) || strcmp(o[i].bench, pick->bench) || o[i].scale != pick->scale ||
                 (size_t)rec_gr(r)->groups != G || rec_gr(r)->nt != g0->nt)
                 continue;
-            for (size_t s = 0; s < rec_gr(r)->ntl; s++) col[m++] = rec_gr(r)->timeline[(s * G + k) * 3];
+            const grinfo_t *g = rec_gr(r);
+            for (size_t s = 0; s < g->ntl; s++) col[m++] = g->timeline[(s * G + k) * 3];
         }
         ready[k] = stats_median(col, m);
     }

@@ -14,11 +14,12 @@ int model_straggler_from_run(arena_t *a, const outcome_t *o, size_t n, const cha
     size_t k = 0, recs = 0, ranks = 0;
     for (size_t i = 0; i < n; i++) {
         const record_t *r = o[i].rec;
-        if (o[i].status != LS_OK || !r || !rec_training(r)->rank_compute_s || rec_training(r)->rank_cols < 2) continue;
+        const trinfo_t *tr = r ? rec_training(r) : NULL;
+        if (o[i].status != LS_OK || !tr || !tr->rank_compute_s || tr->rank_cols < 2) continue;
         if (bench && strcmp(o[i].bench, bench)) continue;
-        if (straggler_fit(rec_training(r)->rank_compute_s, rec_training(r)->rank_steps, rec_training(r)->rank_cols, &f[k]) == 0) {
+        if (straggler_fit(tr->rank_compute_s, tr->rank_steps, tr->rank_cols, &f[k]) == 0) {
             k++, recs++;
-            if (rec_training(r)->rank_cols > ranks) ranks = rec_training(r)->rank_cols;
+            if (tr->rank_cols > ranks) ranks = tr->rank_cols;
         }
     }
     if (!k || straggler_pool(f, k, out)) {

@@ -23,7 +23,8 @@ static int is_comm(const char *kernel)
 static int is_base(const outcome_t *x)
 {
     const record_t *r = x->rec;
-    return x->status == LS_OK && r && rec_spatial(r) && r->ranks == 1 && rec_spatial(r)->ranks_per_sample == 1 &&
+    const spinfo_t *sp = r ? rec_spatial(r) : NULL;
+    return x->status == LS_OK && sp && r->ranks == 1 && sp->ranks_per_sample == 1 &&
            rec_training(r)->nstep > 0 && rec_training(r)->nk > 0;
 }
 
@@ -37,7 +38,8 @@ int msp_work_from_record(const record_t *r, double step_s, msw_t *w, char *err, 
     }
     const char *bs = record_config(r, "batch");
     double batch = bs ? atof(bs) : 1;
-    double steps = rec_training(r)->kernels_steps > 0 ? rec_training(r)->kernels_steps : (double)rec_training(r)->nstep;
+    const trinfo_t *tr = rec_training(r);
+    double steps = tr->kernels_steps > 0 ? tr->kernels_steps : (double)tr->nstep;
     if (!(batch >= 1) || !(steps > 0)) {
         snprintf(err, errlen, "%s: no batch or kernel steps", r->path);
         return -1;
@@ -91,8 +93,10 @@ int msp_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const char *be
         if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench)) tot += rec_training(o[i].rec)->nstep;
     double *s = ar_alloc(a, (tot + 1) * sizeof *s);
     for (size_t i = 0; i < n; i++)
-        if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench))
-            for (size_t j = 0; j < rec_training(o[i].rec)->nstep; j++) s[k++] = rec_training(o[i].rec)->step_s[j];
+        if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench)) {
+            const trinfo_t *tr = rec_training(o[i].rec);
+            for (size_t j = 0; j < tr->nstep; j++) s[k++] = tr->step_s[j];
+        }
     double step = stats_median(s, k);
     if (msp_work_from_record(base->rec, step, &in->w, err, errlen)) return -1;
     in->base = base->rec;

@@ -91,7 +91,8 @@ static void test_datadist(void)
     record_t r;
     char err[1024];
     T_ASSERT(load(a, "datadist-n2.yaml", &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(rec_datadist(&r)->ndd == 5 && rec_datadist(&r)->bytes == 1048576, "%zu strategies of %g bytes", rec_datadist(&r)->ndd, rec_datadist(&r)->bytes);
+    const ddinfo_t *dd = rec_datadist(&r);
+    T_ASSERT(dd->ndd == 5 && dd->bytes == 1048576, "%zu strategies of %g bytes", dd->ndd, dd->bytes);
     static const char *const names[] = {"scatter", "bcast", "pipeline", "shard", "mpiio"};
     for (size_t i = 0; i < 5; i++) {
         const ddrow_t *d = &rec_datadist(&r)->dd[i];

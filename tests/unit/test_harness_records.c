@@ -236,7 +236,8 @@ static void test_stemdl(void)
     load(a, "stemdl.yaml", &r);
     check_header(&r, "stemdl", "invalid", "loss_finite: step 2", 2, "cpu", "fp32");
     same_list("step_s", rec_training(&r)->step_s, rec_training(&r)->nstep, step_s, N(step_s));
-    same_list("warmup_s", rec_training(&r)->warmup_s, rec_training(&r)->nwarmup, warmup_s, N(warmup_s));
+    same_list("warmup_s", rec_training(&r)->warmup_s, rec_training(&r)->nwarmup, warmup_s,
+              N(warmup_s));
     T_SAME(rec_training(&r)->samples_per_step, 4);
     T_SAME(rec_network(&r)->exec_per_step, 90549780480.0);
     T_SAME(rec_network(&r)->exec_per_sample, INFINITY);
@@ -365,7 +366,8 @@ static void test_collectives(void)
         T_SAME(x->factor, w->factor);
         T_SAME(x->latency_us, w->latency_us);
     }
-    T_ASSERT(rec_training(&r)->nstep == 0 && rec_training(&r)->nk == 0 && !rec_gr(&r) && rec_orch(&r)->no == 0 && isnan(rec_training(&r)->samples_per_step),
+    T_ASSERT(rec_training(&r)->nstep == 0 && rec_training(&r)->nk == 0 && !rec_gr(&r) &&
+                 rec_orch(&r)->no == 0 && isnan(rec_training(&r)->samples_per_step),
              "no stemdl or orchestration fields");
     ar_free(a);
 }
@@ -423,7 +425,8 @@ static void test_orchestration(void)
         T_SAME(x->median_s, w->median_s);
         T_SAME(x->per_cycle_s, i == 1 ? w->median_s / w->cycles : w->per_cycle_s);
     }
-    T_ASSERT(rec_coll(&r)->nc == 0 && rec_training(&r)->nstep == 0 && !rec_gr(&r), "orchestration rows are not collectives rows");
+    T_ASSERT(rec_coll(&r)->nc == 0 && rec_training(&r)->nstep == 0 && !rec_gr(&r),
+             "orchestration rows are not collectives rows");
     ar_free(a);
 }
 
@@ -458,12 +461,14 @@ static void test_dispatch(void)
     snprintf(text, sizeof text, "exadl_record: 1\nbenchmark: mybench\nstatus: ok\n%s", body);
     write_text("d2.yaml", text);
     load(a, "d2.yaml", &r);
-    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 1 && !strcmp(r.benchmark, "mybench"),
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 1 &&
+                 !strcmp(r.benchmark, "mybench"),
              "unlisted kind");
     snprintf(text, sizeof text, "exadl_record: 1\nstatus: ok\n%s", body);
     write_text("d3.yaml", text);
     load(a, "d3.yaml", &r);
-    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 1 && !strcmp(r.benchmark, "unknown"),
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 1 &&
+                 !strcmp(r.benchmark, "unknown"),
              "no benchmark");
     ar_free(a);
 }

@@ -53,14 +53,15 @@ static void test_good(void)
         arena_t *a = ar_new();
         record_t r;
         T_ASSERT(record_load(a, path_of("g.yaml"), &r, err, sizeof err) == 0, "%s: %s", kinds[i], err);
-        T_ASSERT(rec_sim(&r) && record_simulated(&r), "%s: no simulation block read", kinds[i]);
-        T_STR(rec_sim(&r)->simulator, "SimGrid version 3.32");
-        T_STR(rec_sim(&r)->platform, "/p/summit-flat.xml");
-        T_STR(rec_sim(&r)->hostfile, "/p/summit.hosts");
-        T_STR(rec_sim(&r)->collectives, "allreduce:rdb");
-        T_ASSERT(rec_sim(&r)->ranks == 16, "ranks %lld", rec_sim(&r)->ranks);
-        T_ASSERT(rec_sim(&r)->wall_s == 106.267, "wall_s %g", rec_sim(&r)->wall_s);
-        T_ASSERT(rec_sim(&r)->peak_memory_bytes == 115712000, "peak %g", rec_sim(&r)->peak_memory_bytes);
+        const siminfo_t *sim = rec_sim(&r);
+        T_ASSERT(sim && record_simulated(&r), "%s: no simulation block read", kinds[i]);
+        T_STR(sim->simulator, "SimGrid version 3.32");
+        T_STR(sim->platform, "/p/summit-flat.xml");
+        T_STR(sim->hostfile, "/p/summit.hosts");
+        T_STR(sim->collectives, "allreduce:rdb");
+        T_ASSERT(sim->ranks == 16, "ranks %lld", sim->ranks);
+        T_ASSERT(sim->wall_s == 106.267, "wall_s %g", sim->wall_s);
+        T_ASSERT(sim->peak_memory_bytes == 115712000, "peak %g", sim->peak_memory_bytes);
         ar_free(a);
     }
     /* peak memory absent (no GNU time): NaN, the rest read */
@@ -68,8 +69,9 @@ static void test_good(void)
     arena_t *a = ar_new();
     record_t r;
     T_ASSERT(record_load(a, path_of("g.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(record_simulated(&r) && rec_sim(&r)->wall_s == 4.5 && isnan(rec_sim(&r)->peak_memory_bytes),
-             "wall %g peak %g", rec_sim(&r) ? rec_sim(&r)->wall_s : -1, rec_sim(&r) ? rec_sim(&r)->peak_memory_bytes : -1);
+    const siminfo_t *sim = rec_sim(&r);
+    T_ASSERT(record_simulated(&r) && sim->wall_s == 4.5 && isnan(sim->peak_memory_bytes),
+             "wall %g peak %g", sim ? sim->wall_s : -1, sim ? sim->peak_memory_bytes : -1);
     ar_free(a);
     /* a measured record: no block, not simulated */
     write_text("m.yaml", HEAD("orchestration"));
@@ -81,7 +83,8 @@ static void test_good(void)
     write_text("f.yaml", HEAD("stemdl") "simulation: {simulated: false}\n");
     a = ar_new();
     T_ASSERT(record_load(a, path_of("f.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(rec_sim(&r) && !record_simulated(&r) && rec_sim(&r)->ranks == -1 && isnan(rec_sim(&r)->wall_s),
+    sim = rec_sim(&r);
+    T_ASSERT(sim && !record_simulated(&r) && sim->ranks == -1 && isnan(sim->wall_s),
              "simulated: false");
     ar_free(a);
 }

@@ -58,13 +58,15 @@ static void test_record(void)
     record_t r;
     write_record("[2, 1, 1]", 2);
     T_ASSERT(record_load(a, path, &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(rec_spatial(&r) && rec_spatial(&r)->split[0] == 2 && rec_spatial(&r)->split[2] == 1 && rec_spatial(&r)->ranks_per_sample == 2 &&
-                 rec_spatial(&r)->units == 4 && rec_spatial(&r)->halo == 1 && rec_spatial(&r)->overlap == 1,
+    const spinfo_t *sp = rec_spatial(&r);
+    T_ASSERT(sp && sp->split[0] == 2 && sp->split[2] == 1 && sp->ranks_per_sample == 2 &&
+                 sp->units == 4 && sp->halo == 1 && sp->overlap == 1,
              "spatial block");
-    T_ASSERT(rec_spatial(&r)->halo_bytes_per_sample == 14784 && rec_spatial(&r)->rank0_units[0] == 2, "halo bytes");
-    T_ASSERT(rec_spatial(&r)->nl == 2 && !strcmp(rec_spatial(&r)->l[1].name, "conv1") && rec_spatial(&r)->l[1].c_out == 16,
-             "layers");
-    T_ASSERT(rec_training(&r)->nstep == 2 && rec_training(&r)->nk == 4 && rec_network(&r)->parameters == 150, "training blocks through stemdl's reader");
+    T_ASSERT(sp->halo_bytes_per_sample == 14784 && sp->rank0_units[0] == 2, "halo bytes");
+    T_ASSERT(sp->nl == 2 && !strcmp(sp->l[1].name, "conv1") && sp->l[1].c_out == 16, "layers");
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_training(&r)->nk == 4 &&
+                 rec_network(&r)->parameters == 150,
+             "training blocks through stemdl's reader");
     write_record("[2, 1]", 2);
     T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, path) &&
                  strstr(err, ":15:") && strstr(err, "3 numbers"),

@@ -1,6 +1,7 @@
 /* Block datadist (blk_datadist.h): the datadist record (docs/record.md
- * "datadist", docs/ensembles.md): the file's size and one row per strategy (times, GB/s, the time to the
- * first batch of every rank, wrong words found by the checksums). */
+ * "datadist", docs/ensembles.md): the file's size and one row per strategy
+ * (times, GB/s, the time to the first batch of every rank, wrong words found
+ * by the checksums). */
 #define _GNU_SOURCE
 #include "harness/blocks/datadist/blk_datadist.h"
 

@@ -1,6 +1,6 @@
 /* Block manytask (blk_manytask.h): the manytask record (docs/record.md
- * "manytask", docs/ensembles.md): the launcher and the `tasks` block (rate, latency percentiles, failures
- * and retries). */
+ * "manytask", docs/ensembles.md): the launcher and the `tasks` block (rate,
+ * latency percentiles, failures and retries). */
 #define _GNU_SOURCE
 #include "harness/blocks/manytask/blk_manytask.h"
 

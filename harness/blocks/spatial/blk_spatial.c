@@ -64,7 +64,8 @@ static int read_spatial(const rd_t *c, const ytnode *root, record_t *r)
 
 /* per configuration (its describe answer) */
 static const metric_info_t rows[] = {
-    {"forward_dense_flops_per_sample", "FLOP", 0, 0, "forward FLOPs of the dense layers per sample"},
+    {"forward_dense_flops_per_sample", "FLOP", 0, 0,
+     "forward FLOPs of the dense layers per sample"},
     {"dense_weights", "weights", 0, 0, "dense-layer weights (no biases)"},
     {NULL, NULL, 0, 0, NULL}};
 

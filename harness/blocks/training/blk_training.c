@@ -77,6 +77,12 @@ static int read_training(const rd_t *c, const ytnode *root, record_t *rec)
     return 0;
 }
 
+double training_final_loss(const record_t *r)
+{
+    const trinfo_t *t = rec_training(r);
+    return t->nloss ? t->loss[t->nloss - 1] : NAN;
+}
+
 static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
 
 int training_same_work(const record_t *a, const record_t *b, const char *const *also)
@@ -111,6 +117,6 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_training = {
-    .name = "training", .key = "timing, kernels, kernels_steps, device_peak_flops, threads_per_rank, "
-                               "loss",
+    .name = "training",
+    .key = "timing, kernels, kernels_steps, device_peak_flops, threads_per_rank, loss",
     .read = read_training, .rows = rows, .section = "training"};

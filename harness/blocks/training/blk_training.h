@@ -1,6 +1,7 @@
 /* blk_training: a training record's timing and counted kernels (docs/record.md
  * "STEMDL"): step times, per-rank compute, samples per step, the kernel table.
- * defines: krow_t, trinfo_t, training_none, rec_training, training_same_work */
+ * defines: krow_t, trinfo_t, training_none, rec_training, training_final_loss,
+ *          training_same_work */
 #ifndef EXADL_HARNESS_BLK_TRAINING_H
 #define EXADL_HARNESS_BLK_TRAINING_H
 
@@ -37,6 +38,9 @@ static inline const trinfo_t *rec_training(const record_t *r)
 {
     return r->blk[BLOCK_training] ? r->blk[BLOCK_training] : &training_none;
 }
+
+/* The loss after the record's last timed step (NaN: none recorded). */
+double training_final_loss(const record_t *r);
 
 /* Whether records a and b did the same training work: the same network,
  * image, batch (config keys preset, image, height, width, batch) and the

@@ -202,7 +202,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         num(o, r->bytes * 1e-6, "%.3g"), sb_printf(o, " | %d | ", r->adopted);
         num(o, r->best_loss, "%.5g"), sb_puts(o, " | ");
         const record_t *w = r->whole ? r->whole->rec : NULL;
-        num(o, w && rec_training(w)->nloss ? rec_training(w)->loss[rec_training(w)->nloss - 1] : NAN, "%.5g");
+        num(o, w ? training_final_loss(w) : NAN, "%.5g");
         sb_puts(o, " |\n");
     }
     for (size_t i = 0; i < E->n; i++)

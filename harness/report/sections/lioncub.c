@@ -94,7 +94,7 @@ static void *build(const runctx_t *c)
             r->wire = med(u->wire_bytes, u->nsteps);
             r->sync = mean(u->sync_bytes, u->nsteps);
             r->disagree = med(u->disagreement, u->nsteps);
-            r->loss = rec_training(s->rec)->nloss ? rec_training(s->rec)->loss[rec_training(s->rec)->nloss - 1] : NAN;
+            r->loss = training_final_loss(s->rec);
             r->speedup = r->sp_lo = r->sp_hi = NAN;
         }
     }
