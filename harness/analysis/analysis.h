@@ -8,7 +8,7 @@
 #define EXADL_HARNESS_ANALYSIS_H
 
 #include "benchmarks/common/stats.h"
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 #include "harness/run/outcome.h"
 #include "harness/suite/suite.h"
 

@@ -12,7 +12,7 @@
 
 #include "benchmarks/common/record/read.h"
 #include "harness/blocks/block_ids.h"
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 
 /* a row of the metric catalog (harness/analysis/metrics.h) */
 typedef struct {

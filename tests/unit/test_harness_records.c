@@ -19,9 +19,9 @@
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/blocks/network/blk_network.h"
 #include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/recread.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/blocks/update_exchange/blk_update_exchange.h"
-#include "harness/records/recread.h"
 #include "tests/unit/tap.h"
 
 static char dir[256], err[1024];

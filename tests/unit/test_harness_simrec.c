@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "harness/analysis/analysis.h"
+#include "harness/blocks/recread.h"
 #include "harness/blocks/simulation/blk_simulation.h"
-#include "harness/records/recread.h"
 #include "tests/unit/tap.h"
 
 static char dir[256], err[1024];

@@ -14,10 +14,10 @@
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/record/record.h"
 #include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/recread.h"
 #include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/model/spatial.h"
-#include "harness/records/recread.h"
 #include "harness/suite/suite.h"
 #include "tests/unit/tap.h"
 

@@ -1,7 +1,7 @@
 /* Records: the core reader (recread.h): the file, the common header, then the
  * record's blocks (harness/blocks/blocks.c). */
 #define _GNU_SOURCE
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 
 #include <string.h>
 
