@@ -117,6 +117,17 @@ for f in files:
         o = re.match(r'harness/blocks/(\w+)/', name)
         if o and o.group(1) not in (m.group(1), 'training'):
             fail('%s: the %s block includes the %s block (%s)' % (f, m.group(1), o.group(1), name))
-if fails == bfails: print('PASS: layout: %d record blocks, each a folder of harness/blocks/ and a line of blocks.def' % len(listed))
+# every workload's record kind is a line of kinds.def, whose blocks all exist
+kinds = dict(re.findall(r'^RECORD_KIND\("([^"]+)",((?:\s*B\(\w+\))+)\)',
+                        open('harness/blocks/kinds.def', encoding='utf-8').read(), re.M))
+for k, bl in sorted(kinds.items()):
+    for b in re.findall(r'B\((\w+)\)', bl):
+        if b not in listed: fail('kinds.def: kind %s names block %s, not a line of blocks.def' % (k, b))
+wkinds = re.findall(r'\.kind = "([^"]+)"', open('harness/workloads/registry.c', encoding='utf-8').read())
+for k in wkinds:
+    if k not in kinds: fail('workload kind %s (harness/workloads/registry.c) is not a line of kinds.def' % k)
+if fails == bfails:
+    print('PASS: layout: %d record blocks, each a folder of harness/blocks/ and a line of blocks.def; '
+          'the %d workloads\' record kinds (%s) in kinds.def' % (len(listed), len(wkinds), ', '.join(wkinds)))
 sys.exit(1 if fails else 0)
 PY

@@ -2,13 +2,15 @@
  * its name, the record keys it reads and a reader; catalog rows or a reason
  * why it has none; a report section that exists or a reason why none; every
  * metric name belongs to exactly one block and the catalog is their union in
- * table order; every record kind lists blocks that exist, each once. */
+ * table order; every record kind lists blocks that exist, each once, and
+ * every workload's record kind is one of them. */
 #define _GNU_SOURCE
 #include <string.h>
 
 #include "harness/analysis/metrics.h"
 #include "harness/blocks/block.h"
 #include "harness/report/section.h"
+#include "harness/workloads/workload.h"
 #include "tests/unit/tap.h"
 
 static int section_exists(const char *name)
@@ -92,6 +94,9 @@ static void test_every_kind(void)
         T_ASSERT(n > 0, "kind %s has no blocks", k->benchmark);
     }
     T_ASSERT(nk >= 7, "%zu record kinds", nk);
+    for (const workload_t *w = workloads; w->name; w++)
+        T_ASSERT(record_kind_find(w->kind), "workload %s: its record kind %s is not in kinds.def",
+                 w->name, w->kind);
     /* every block but the simulation one is some kind's (else nothing reads it) */
     for (int i = 0; i < BLOCK_N; i++) {
         int used = i == BLOCK_simulation;
