@@ -57,8 +57,8 @@ extern const record_kind_t record_kinds[];
 const record_kind_t *record_kind_find(const char *benchmark);
 
 /* The record's blocks: the simulation block (any kind), then its kind's
- * blocks in order; a kind kinds.def does not list is read with the training,
- * network and collectives blocks.  0, or -1 with c->err. */
+ * blocks in order; a kind kinds.def does not list is read with stemdl's
+ * blocks and the collectives block.  0, or -1 with c->err. */
 int blocks_read(const rd_t *c, const ytnode *root, record_t *r);
 
 /* The metric catalog: every block's rows in table order, NULL-terminated. */
