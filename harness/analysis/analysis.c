@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/analysis/analysis_parts.h"
+#include "harness/blocks/network/blk_network.h"
 
 static bres_t *bench_of(arena_t *a, analysis_t *an, size_t *cap, const outcome_t *o)
 {
@@ -66,11 +67,11 @@ static void run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
         if (!b->nparams) {
             b->kind = r->benchmark;
             add_params(a, b, r);
-            b->fwd_conv_per_sample = r->fwd_conv_per_sample;
-            b->conv_per_sample = r->conv_per_sample;
-            b->exec_per_sample = r->exec_per_sample;
-            b->conv_weights = r->conv_weights;
-            b->parameters = r->parameters;
+            b->fwd_conv_per_sample = rec_network(r)->fwd_conv_per_sample;
+            b->conv_per_sample = rec_network(r)->conv_per_sample;
+            b->exec_per_sample = rec_network(r)->exec_per_sample;
+            b->conv_weights = rec_network(r)->conv_weights;
+            b->parameters = rec_network(r)->parameters;
         }
     }
     for (size_t bi = 0; bi < an->nb; bi++) {

@@ -1,5 +1,5 @@
 /* analysis: launch outcomes and their records turned into the numbers of
- * DESIGN.md "Metrics": per scale the median step time with its 95% CI (timed
+ * docs/harness.md "Metric names": per scale the median step time with its 95% CI (timed
  * steps of all repetitions pooled; per-launch medians kept), throughput,
  * weak or strong scaling efficiency against the smallest scale, sustained and
  * peak FLOP/s (total and per device), the fraction of the device peak, the
@@ -8,7 +8,7 @@
 #define EXADL_HARNESS_ANALYSIS_H
 
 #include "benchmarks/common/stats.h"
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 #include "harness/run/outcome.h"
 #include "harness/suite/suite.h"
 

@@ -8,6 +8,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/analysis_parts.h"
+#include "harness/blocks/collectives/blk_collectives.h"
 
 static int cmp_cres(const void *x, const void *y)
 {
@@ -26,8 +27,8 @@ void analysis_coll_rows(arena_t *a, bres_t *b, const outcome_t *o, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (strcmp(o[i].bench, b->name) || o[i].status != LS_OK) continue;
         const record_t *r = o[i].rec;
-        for (size_t k = 0; k < r->nc; k++) {
-            const crow_t *x = &r->c[k];
+        for (size_t k = 0; k < rec_coll(r)->nc; k++) {
+            const crow_t *x = &rec_coll(r)->c[k];
             size_t j = 0;
             for (; j < b->nc; j++) {
                 cres_t *c = &b->c[j];
@@ -58,8 +59,8 @@ void analysis_coll_rows(arena_t *a, bres_t *b, const outcome_t *o, size_t n)
             if (strcmp(o[i].bench, b->name) || o[i].status != LS_OK || o[i].scale != c->scale)
                 continue;
             const record_t *r = o[i].rec;
-            for (size_t k = 0; k < r->nc; k++) {
-                const crow_t *x = &r->c[k];
+            for (size_t k = 0; k < rec_coll(r)->nc; k++) {
+                const crow_t *x = &rec_coll(r)->c[k];
                 if (strcmp(c->op, x->op) || strcmp(c->dtype, x->dtype) ||
                     strcmp(c->redop, x->redop) || c->inplace != x->inplace || c->bytes != x->bytes)
                     continue;

@@ -8,6 +8,8 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/analysis_parts.h"
+#include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/training/blk_training.h"
 
 static int cmp_kind(const void *x, const void *y)
 {
@@ -22,7 +24,7 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
     size_t tot = 0;
     for (size_t i = 0; i < n; i++)
         if (o[i].status == LS_OK && !strcmp(o[i].bench, name) && o[i].scale == s->scale)
-            tot += o[i].rec->nstep;
+            tot += rec_training(o[i].rec)->nstep;
     s->samples = ar_alloc(a, (tot + 1) * sizeof *s->samples);
     s->launch_median = ar_alloc(a, (n + 1) * sizeof *s->launch_median);
     size_t kcap = 0;
@@ -33,24 +35,25 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->nlaunch++;
         if (x->status != LS_OK) continue;
         const record_t *r = x->rec;
+        const trinfo_t *tr = rec_training(r);
         s->nok++;
         if (!s->rec) {
             s->rec = r;
-            s->samples_per_step = r->samples_per_step;
-            s->exec_per_step = r->exec_per_step;
-            s->conv_per_step = r->conv_per_step;
+            s->samples_per_step = tr->samples_per_step;
+            s->exec_per_step = rec_network(r)->exec_per_step;
+            s->conv_per_step = rec_network(r)->conv_per_step;
             s->gpus = (int)r->gpus;
             s->devices = r->gpus > 0 ? (int)r->gpus : (int)(r->ranks > 0 ? r->ranks : s->scale);
         }
-        if (r->nstep) {
-            memcpy(s->samples + s->n, r->step_s, r->nstep * sizeof *r->step_s);
-            s->n += r->nstep;
-            s->launch_median[s->nlm++] = stats_median(r->step_s, r->nstep);
+        if (tr->nstep) {
+            memcpy(s->samples + s->n, tr->step_s, tr->nstep * sizeof *tr->step_s);
+            s->n += tr->nstep;
+            s->launch_median[s->nlm++] = stats_median(tr->step_s, tr->nstep);
         }
-        double steps = r->kernels_steps > 0 ? r->kernels_steps : (double)r->nstep;
-        if (r->nk && steps > 0) ksteps += steps;
-        for (size_t k = 0; k < r->nk && steps > 0; k++) {
-            const krow_t *kr = &r->k[k];
+        double steps = tr->kernels_steps > 0 ? tr->kernels_steps : (double)tr->nstep;
+        if (tr->nk && steps > 0) ksteps += steps;
+        for (size_t k = 0; k < tr->nk && steps > 0; k++) {
+            const krow_t *kr = &tr->k[k];
             size_t j = 0;
             while (j < s->nkinds && strcmp(s->kinds[j].kind, kr->kernel)) j++;
             if (j == s->nkinds) {
@@ -87,8 +90,9 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->conv_sustained = s->conv_per_step * (double)s->n / sum;
         s->conv_peak = s->conv_per_step / s->st.min;
     }
-    if (per_core && s->gpus == 0 && s->rec && s->rec->threads_per_rank >= 1)
-        peak *= s->rec->threads_per_rank; /* a CPU rank is as many cores as its threads */
+    double threads = s->rec ? rec_training(s->rec)->threads_per_rank : NAN;
+    if (per_core && s->gpus == 0 && threads >= 1)
+        peak *= threads; /* a CPU rank is as many cores as its threads */
     if (peak > 0 && s->devices > 0 && isfinite(s->sustained))
         s->frac_peak = s->sustained / s->devices / peak;
 }

@@ -4,74 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-const metric_info_t metric_catalog[] = {
-    /* STEMDL, per scale */
-    {"step_time_s", "s", -1, 1, "median time of a timed training step (max over ranks), "
-                                "timed steps of all repetitions pooled"},
-    {"throughput_samples_per_s", "samples/s", 1, 1, "samples per step / median step time"},
-    {"throughput_per_device", "samples/s", 1, 1, "throughput / devices (GPUs, or ranks on CPU)"},
-    {"efficiency", "", 1, 1, "weak: X(N) N0 / (N X(N0)); strong: T(N0) N0 / (N T(N)); "
-                             "N0 the smallest scale run"},
-    {"sustained_flops", "FLOP/s", 1, 1, "executed FLOPs of all timed steps / their total time"},
-    {"peak_flops", "FLOP/s", 1, 1, "executed FLOPs of one step / the fastest step"},
-    {"sustained_flops_per_device", "FLOP/s", 1, 1, "sustained_flops / devices"},
-    {"peak_flops_per_device", "FLOP/s", 1, 1, "peak_flops / devices"},
-    {"convention_sustained_flops", "FLOP/s", 1, 1, "as sustained_flops, counting 3 x the "
-                                                   "forward conv FLOPs (published convention)"},
-    {"convention_peak_flops", "FLOP/s", 1, 1, "as peak_flops, 3 x forward conv convention"},
-    {"convention_sustained_flops_per_device", "FLOP/s", 1, 1, "per device"},
-    {"convention_peak_flops_per_device", "FLOP/s", 1, 1, "per device"},
-    {"fraction_of_peak", "", 1, 1, "sustained_flops_per_device / the device's measured or "
-                                   "given peak"},
-    {"launches_ok", "", 1, 1, "launches at this scale that ended ok"},
-    {"exposed_comm_s", "s", -1, 1, "gradient reduction not hidden behind backward: median per "
-                                   "timed step (max over ranks)"},
-    {"negotiation_s", "s", -1, 1, "engine time in orchestration cycles: median per timed step"},
-    {"model_efficiency", "", 1, 1, "the scaling model's efficiency for a mode (param mode) and "
-                                   "scale: suites with model:, exadl model (docs/model.md)"},
-    {"model_speedup", "", 1, 1, "the model's coordinator step time / bit-vector step time at one "
-                                "scale and grouping (param grouping): exadl model"},
-    /* STEMDL with Lion's update exchange, per scale (params exchange, rate; docs/lioncub.md) */
-    {"exchange_s", "s", -1, 1, "the gradient engine's time in the update exchange (or the "
-                               "gradient allreduce): median per timed step (max over ranks)"},
-    {"wire_bytes_per_step", "B", -1, 1, "bytes each rank sends per step in the exchange "
-                                        "(bandwidth-optimal count): median"},
-    {"speedup_over_grad", "", 1, 1, "median step time of exchange grad at the same rate and "
-                                    "scale / this entry's"},
-    {"final_loss", "", -1, 1, "loss after the last timed step (first record at the scale)"},
-    /* training as K trainers, per scale (param trainers; docs/ensembles.md) */
-    {"ensemble_aggregate_samples_per_s", "samples/s", 1, 1,
-     "the sum of the trainers' rates (samples per step / median step time)"},
-    {"ensemble_efficiency", "", 1, 1, "aggregate rate / (K x one trainer's rate alone at P ranks)"},
-    {"ensemble_vs_one_trainer", "", 1, 1, "aggregate rate / one trainer's rate at K x P ranks"},
-    {"tournament_exchange_s", "s", -1, 1, "LTFB round: leaders' swap + broadcast, median"},
-    /* data distribution, per scale (param strategy; docs/ensembles.md) */
-    {"datadist_file_GBps", "GB/s", 1, 1, "dataset file bytes / median time to deliver it"},
-    {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
-    /* many-task throughput (param launcher; docs/ensembles.md) */
-    {"tasks_per_s", "tasks/s", 1, 1, "tasks done / wall time, C at a time through the launcher"},
-    {"task_latency_p50_s", "s", -1, 1, "launch to exit of a successful attempt, median"},
-    {"task_latency_p99_s", "s", -1, 1, "launch to exit of a successful attempt, 99th percentile"},
-    /* STEMDL, per configuration */
-    {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
-    {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},
-    {"forward_conv_flops_per_sample", "FLOP", 0, 0, "forward conv FLOPs per sample"},
-    {"conv_weights", "weights", 0, 0, "conv weights (no biases)"},
-    {"parameters", "parameters", 0, 0, "all trained parameters"},
-    /* CosmoFlow, per configuration (its describe answer) */
-    {"forward_dense_flops_per_sample", "FLOP", 0, 0, "forward FLOPs of the dense layers per sample"},
-    {"dense_weights", "weights", 0, 0, "dense-layer weights (no biases)"},
-    /* collectives, per scale and message size (params op, bytes, dtype, inplace) */
-    {"busbw_GBps", "GB/s", 1, 1, "bus bandwidth, nccl-tests factors (1e9 bytes per GB)"},
-    {"algbw_GBps", "GB/s", 1, 1, "bytes / median time"},
-    {"latency_us", "us", -1, 1, "median time per call"},
-    {"wrong", "", -1, 1, "wrong elements found by validation (must be 0)"},
-    {"busbw_max_GBps", "GB/s", 1, 1, "the largest busbw of an operation over all sizes"},
-    {NULL, NULL, 0, 0, NULL}};
+const metric_info_t *metric_catalog(void) { return blocks_catalog(); }
 
 const metric_info_t *metric_info(const char *name)
 {
-    for (const metric_info_t *m = metric_catalog; m->name; m++)
+    for (const metric_info_t *m = metric_catalog(); m->name; m++)
         if (!strcmp(m->name, name)) return m;
     return NULL;
 }
@@ -81,7 +18,8 @@ const char *const *metric_names(void)
     static const char *names[64];
     if (!names[0]) {
         size_t i = 0;
-        for (const metric_info_t *m = metric_catalog; m->name && i < 63; m++) names[i++] = m->name;
+        for (const metric_info_t *m = metric_catalog(); m->name && i < 63; m++)
+            names[i++] = m->name;
     }
     return names;
 }

@@ -1,21 +1,16 @@
 /* metrics: the flat table of every derived number of a run, one row per
  * (benchmark, scale, metric[, collective row]); what results.yaml lists and
  * what `exadl check`, `compare` and `history` work on.  The catalogue of
- * metric names below is what reference files may use. */
+ * metric names (the blocks' rows) is what reference files may use. */
 #ifndef EXADL_HARNESS_METRICS_H
 #define EXADL_HARNESS_METRICS_H
 
 #include "harness/analysis/analysis.h"
+#include "harness/blocks/block.h"
 
-typedef struct {
-    const char *name, *unit;
-    int better;            /* +1 higher is better, -1 lower, 0 neither */
-    int per_scale;         /* depends on the scale (else a property of the config) */
-    const char *what;
-} metric_info_t;
-
-/* NULL-terminated catalogue (name == NULL ends it). */
-extern const metric_info_t metric_catalog[];
+/* NULL-terminated catalogue (name == NULL ends it): the rows of every record
+ * block (harness/blocks/<name>/), in the order of blocks.def. */
+const metric_info_t *metric_catalog(void);
 const metric_info_t *metric_info(const char *name);
 /* NULL-terminated list of the names, for suggestions. */
 const char *const *metric_names(void);

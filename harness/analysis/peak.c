@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/blocks/training/blk_training.h"
 
 /* "peak_flops_per_s: X" (and "threads: N", dividing it) from the probe */
 static double field(const char *out, const char *key)
@@ -42,7 +43,8 @@ static int need(double suite_peak, const outcome_t *o, size_t n, size_t *from)
     int gpu = 0, any = 0;
     for (size_t i = 0; i < n; i++) {
         if (o[i].status != LS_OK || !o[i].rec) continue;
-        if (isfinite(o[i].rec->device_peak_flops) && o[i].rec->device_peak_flops > 0) {
+        double recorded = rec_training(o[i].rec)->device_peak_flops;
+        if (isfinite(recorded) && recorded > 0) {
             *from = i;
             return 0;
         }
@@ -70,7 +72,7 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
     }
     if (k == 0) {
         *source = ar_printf(a, "measured by the benchmark (record %s)", o[from].id);
-        return o[from].rec->device_peak_flops;
+        return rec_training(o[from].rec)->device_peak_flops;
     }
     if (k == 1) {
         *source = "not measured: no GPU peak in the records and none given by the suite "

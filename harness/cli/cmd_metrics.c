@@ -14,7 +14,7 @@ static int cmd_metrics(int argc, char **argv)
     if (wants_help(argc, argv)) return fputs(help_metrics, stdout), 0;
     (void)argc;
     printf("%-38s %-10s %-7s %s\n", "metric", "unit", "better", "meaning");
-    for (const metric_info_t *m = metric_catalog; m->name; m++)
+    for (const metric_info_t *m = metric_catalog(); m->name; m++)
         printf("%-38s %-10s %-7s %s%s\n", m->name, *m->unit ? m->unit : "-",
                m->better > 0 ? "higher" : m->better < 0 ? "lower" : "-", m->what,
                m->per_scale ? "" : " (per configuration, not per scale)");

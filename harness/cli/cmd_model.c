@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/cli/cmd_model_spatial.h"
 #include "harness/cli/cmds.h"
 #include "harness/model/model_measured.h"
@@ -227,7 +228,8 @@ static void default_scales(arena_t *a, const mfile_t *mf, const outcome_t *o, si
     for (size_t i = 0; i < no; i++) {
         int dup = 0;
         for (size_t k = 0; k < *n; k++) dup |= (*out)[k] == o[i].scale;
-        if (!dup && o[i].status == LS_OK && o[i].rec && o[i].rec->gr) (*out)[(*n)++] = o[i].scale;
+        if (!dup && o[i].status == LS_OK && o[i].rec && rec_gr(o[i].rec))
+            (*out)[(*n)++] = o[i].scale;
     }
     qsort(*out, *n, sizeof **out, cmp_int);
 }

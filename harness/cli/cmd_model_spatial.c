@@ -15,6 +15,8 @@
 #include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/spatial/blk_spatial.h"
+#include "harness/blocks/training/blk_training.h"
 #include "harness/cli/cmds.h"
 #include "harness/model/spatial_input.h"
 
@@ -78,7 +80,7 @@ static int parse(int argc, char **argv, sopts_t *o)
  * dominates it) scale with the voxels, the optimizer with the parameters. */
 static int resize(msw_t *w, const record_t *base, int size, char *err, size_t errlen)
 {
-    int D = (int)base->sp->size;
+    int D = (int)rec_spatial(base)->size;
     if (size == D) return 0;
     int grain = D / w->units;
     if (size % grain) {
@@ -137,7 +139,7 @@ static int run(arena_t *a, const sopts_t *o)
     if (msp_inputs_from_run(a, oc, no, o->base, mf, &in, err, sizeof err))
         return usage_error("model", "%s: %s", o->run, err);
     const char *bs = record_config(in.base, "batch");
-    int size = o->size ? o->size : (int)in.base->sp->size;
+    int size = o->size ? o->size : (int)rec_spatial(in.base)->size;
     int gb = o->global_batch ? o->global_batch : (bs && atoi(bs) > 0 ? atoi(bs) : 1);
     if (resize(&in.w, in.base, size, err, sizeof err)) return usage_error("model", "%s", err);
     int scales[64];
@@ -201,26 +203,29 @@ static int run(arena_t *a, const sopts_t *o)
         int seen = 0;
         for (size_t j = 0; j < i; j++)
             seen |= !strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale;
-        if (seen || oc[i].status != LS_OK || !r || !r->sp || !r->nstep) continue;
-        if (r->sp->size != (long long)size) continue;
+        const spinfo_t *sp = r ? rec_spatial(r) : NULL;
+        if (seen || oc[i].status != LS_OK || !sp || !rec_training(r)->nstep) continue;
+        if (sp->size != (long long)size) continue;
         size_t tot = 0, k = 0;
         for (size_t j = i; j < no; j++)
             if (!strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale && oc[j].rec)
-                tot += oc[j].rec->nstep;
+                tot += rec_training(oc[j].rec)->nstep;
         double *s = ar_alloc(a, (tot + 1) * sizeof *s);
         for (size_t j = i; j < no; j++)
-            if (!strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale && oc[j].rec)
-                for (size_t q = 0; q < oc[j].rec->nstep; q++) s[k++] = oc[j].rec->step_s[q];
+            if (!strcmp(oc[j].bench, oc[i].bench) && oc[j].scale == oc[i].scale && oc[j].rec) {
+                const trinfo_t *tr = rec_training(oc[j].rec);
+                for (size_t q = 0; q < tr->nstep; q++) s[k++] = tr->step_s[q];
+            }
         double med = stats_median(s, k);
         const char *b = record_config(r, "batch");
-        int split[3] = {(int)r->sp->split[0], (int)r->sp->split[1], (int)r->sp->split[2]};
+        int split[3] = {(int)sp->split[0], (int)sp->split[1], (int)sp->split[2]};
         msp_t p;
-        if (msp_predict(&in.w, split, (int)r->sp->groups, b ? atoi(b) : 1, &in.net, &p)) continue;
+        if (msp_predict(&in.w, split, (int)sp->groups, b ? atoi(b) : 1, &in.net, &p)) continue;
         if (!o->quiet)
             printf("  %-16s %3d ranks  %lldx%lldx%lld x %lld  measured %.4g s  predicted %.4g s  "
                    "(%.3f)\n",
-                   oc[i].bench, oc[i].scale, r->sp->split[0], r->sp->split[1], r->sp->split[2],
-                   r->sp->groups, med, p.step_s, p.step_s / med);
+                   oc[i].bench, oc[i].scale, sp->split[0], sp->split[1], sp->split[2], sp->groups, med,
+                   p.step_s, p.step_s / med);
         rec_map_begin(w);
         rec_kv_str(w, "bench", oc[i].bench);
         ylay(w, &p);

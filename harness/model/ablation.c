@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/workloads/workload.h"
 
 static const sres_t *scale_of(const analysis_t *an, const char *bench, int scale)
@@ -34,14 +35,14 @@ static void measured(arena_t *a, const outcome_t *o, size_t n, abrow_t *r)
 {
     size_t tot = 0;
     for (size_t i = 0; i < n; i++)
-        if (o[i].status == LS_OK && o[i].rec->gr && !strcmp(o[i].bench, r->bench) &&
+        if (o[i].status == LS_OK && rec_gr(o[i].rec) && !strcmp(o[i].bench, r->bench) &&
             o[i].scale == r->scale)
-            tot += o[i].rec->gr->nsteps;
+            tot += rec_gr(o[i].rec)->nsteps;
     double *v[4];
     for (int j = 0; j < 4; j++) v[j] = ar_alloc(a, (tot + 1) * sizeof *v[j]);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        const grinfo_t *g = o[i].status == LS_OK ? o[i].rec->gr : NULL;
+        const grinfo_t *g = o[i].status == LS_OK ? rec_gr(o[i].rec) : NULL;
         if (!g || strcmp(o[i].bench, r->bench) || o[i].scale != r->scale) continue;
         for (size_t k = 0; k < g->nsteps; k++, m++) {
             v[0][m] = g->exposed_s ? g->exposed_s[k] : NAN;
@@ -119,7 +120,7 @@ void ablation_build(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
     out->model = s && s->model;
     size_t cap = 0, entries = 0;
     for (size_t i = 0; i < n; i++) { /* one row per entry and scale, in launch order */
-        const grinfo_t *g = o[i].status == LS_OK && o[i].rec ? o[i].rec->gr : NULL;
+        const grinfo_t *g = o[i].status == LS_OK && o[i].rec ? rec_gr(o[i].rec) : NULL;
         if (!g) continue;
         int seen = 0, seen_bench = 0;
         for (size_t k = 0; k < out->n; k++) {

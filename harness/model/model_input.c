@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/blocks/collectives/blk_collectives.h"
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
+#include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/training/blk_training.h"
 #include "harness/workloads/workload.h"
 
 static int cmp_str(const void *x, const void *y)
@@ -81,23 +85,23 @@ static int usable(const outcome_t *x, const char *named)
 {
     const workload_t *w = x->rec ? workload_of_kind(x->rec->benchmark) : NULL;
     return x->status == LS_OK && w && (w->trains || (named && !strcmp(x->bench, named))) &&
-           x->rec->gr && x->rec->gr->ntl > 0 &&
-           x->rec->gr->nt > 0 && x->rec->nstep > 0;
+           rec_gr(x->rec) && rec_gr(x->rec)->ntl > 0 &&
+           rec_gr(x->rec)->nt > 0 && rec_training(x->rec)->nstep > 0;
 }
 
 static int fine_grained(const outcome_t *x)
 {
-    const char *g = x->rec->gr->grouping;
+    const char *g = rec_gr(x->rec)->grouping;
     return g && (!strcmp(g, "layer") || !strcmp(g, "none"));
 }
 
 /* the same gradient tensors (the same network and precision) */
 static int same_net(const record_t *a, const record_t *b)
 {
-    if (a->gr->nt != b->gr->nt) return 0;
-    for (size_t t = 0; t < a->gr->nt; t++)
-        if (a->gr->t[t].bytes != b->gr->t[t].bytes || strcmp(a->gr->t[t].name, b->gr->t[t].name))
-            return 0;
+    const grinfo_t *ga = rec_gr(a), *gb = rec_gr(b);
+    if (ga->nt != gb->nt) return 0;
+    for (size_t t = 0; t < ga->nt; t++)
+        if (ga->t[t].bytes != gb->t[t].bytes || strcmp(ga->t[t].name, gb->t[t].name)) return 0;
     return 1;
 }
 
@@ -121,16 +125,17 @@ static void pool_steps(arena_t *a, const outcome_t *o, size_t n, const outcome_t
         if ((!all || pick->scale != 1) && strcmp(o[i].bench, pick->bench)) continue;
         p->nrec++;
         size_t first = ns;
-        for (size_t k = 0; k < r->nstep && ns < cap; k++) step[ns++] = r->step_s[k];
+        const trinfo_t *tr = rec_training(r);
+        for (size_t k = 0; k < tr->nstep && ns < cap; k++) step[ns++] = tr->step_s[k];
         if (ns - first >= 3 &&
             nc < 256) { /* within one launch: machine-wide drift is not a straggler */
             double m = stats_median(step + first, ns - first);
             for (size_t k = first; k < ns; k++) dev[k - first] = fabs(step[k] - m);
             cvs[nc++] = m > 0 ? 1.4826 * stats_median(dev, ns - first) / m : 0;
         }
-        for (size_t k = 0; k < r->gr->nsteps && ne < cap; k++) {
-            if (r->gr->exposed_s) exp[ne++] = r->gr->exposed_s[k];
-            if (r->gr->backward_end_s) bwd[nb++] = r->gr->backward_end_s[k];
+        for (size_t k = 0; k < rec_gr(r)->nsteps && ne < cap; k++) {
+            if (rec_gr(r)->exposed_s) exp[ne++] = rec_gr(r)->exposed_s[k];
+            if (rec_gr(r)->backward_end_s) bwd[nb++] = rec_gr(r)->backward_end_s[k];
         }
     }
     double med = stats_median(step, ns);
@@ -164,11 +169,11 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
                  base ? base : "");
         return -1;
     }
-    const grinfo_t *g0 = pick->rec->gr;
+    const grinfo_t *g0 = rec_gr(pick->rec);
     size_t G = (size_t)g0->groups, nsteps = 0;
     for (size_t i = 0; i < n; i++)
         if (usable(&o[i], pick->bench) && o[i].scale == pick->scale)
-            nsteps += o[i].rec->nstep + o[i].rec->gr->ntl;
+            nsteps += rec_training(o[i].rec)->nstep + rec_gr(o[i].rec)->ntl;
     double *col = ar_alloc(a, (nsteps + 1) * sizeof *col);
     /* the step: every launch of the same network at this scale (one rank runs no
      * engine, so every entry measures the same step); the timeline: the base
@@ -182,9 +187,10 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
         for (size_t i = 0; i < n; i++) {
             const record_t *r = o[i].rec;
             if (!usable(&o[i], pick->bench) || strcmp(o[i].bench, pick->bench) || o[i].scale != pick->scale ||
-                (size_t)r->gr->groups != G || r->gr->nt != g0->nt)
+                (size_t)rec_gr(r)->groups != G || rec_gr(r)->nt != g0->nt)
                 continue;
-            for (size_t s = 0; s < r->gr->ntl; s++) col[m++] = r->gr->timeline[(s * G + k) * 3];
+            const grinfo_t *g = rec_gr(r);
+            for (size_t s = 0; s < g->ntl; s++) col[m++] = g->timeline[(s * G + k) * 3];
         }
         ready[k] = stats_median(col, m);
     }
@@ -237,8 +243,8 @@ static size_t sweep_rows(arena_t *a, const outcome_t *o, size_t n, double **byte
     for (size_t i = 0; i < n; i++) {
         const record_t *r = o[i].rec;
         if (o[i].status != LS_OK || !r || r->ranks < 2) continue;
-        for (size_t k = 0; k < r->nc; k++) {
-            const crow_t *c = &r->c[k];
+        for (size_t k = 0; k < rec_coll(r)->nc; k++) {
+            const crow_t *c = &rec_coll(r)->c[k];
             if (strcmp(c->op, "allreduce") || c->inplace || strcmp(c->dtype, "float32") ||
                 (c->redop[0] && strcmp(c->redop, "sum")) || !(c->median_s > 0))
                 continue;
@@ -261,12 +267,12 @@ static int orch_fit(arena_t *a, const outcome_t *o, size_t n, mneg_t *neg, const
     int pmax = 0;
     for (size_t i = 0; i < n; i++) { /* per record and mode: the median over its groupings */
         const record_t *r = o[i].rec;
-        if (o[i].status != LS_OK || !r || !r->no) continue;
+        if (o[i].status != LS_OK || !r || !rec_orch(r)->no) continue;
         for (int mode = 0; mode < 2; mode++) {
             double v[64];
             size_t k = 0;
-            for (size_t j = 0; j < r->no && k < 64; j++) {
-                const orow_t *w = &r->o[j];
+            for (size_t j = 0; j < rec_orch(r)->no && k < 64; j++) {
+                const orow_t *w = &rec_orch(r)->o[j];
                 int coord = !strcmp(w->mode, "coordinator");
                 if (coord != (mode == 0) || !(w->per_cycle_s >= 0)) continue;
                 v[k++] = w->per_cycle_s;

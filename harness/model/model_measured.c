@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/training/blk_training.h"
 
 int model_straggler_from_run(arena_t *a, const outcome_t *o, size_t n, const char *bench,
                              straggler_t *out, const char **src)
@@ -12,11 +14,12 @@ int model_straggler_from_run(arena_t *a, const outcome_t *o, size_t n, const cha
     size_t k = 0, recs = 0, ranks = 0;
     for (size_t i = 0; i < n; i++) {
         const record_t *r = o[i].rec;
-        if (o[i].status != LS_OK || !r || !r->rank_compute_s || r->rank_cols < 2) continue;
+        const trinfo_t *tr = r ? rec_training(r) : NULL;
+        if (o[i].status != LS_OK || !tr || !tr->rank_compute_s || tr->rank_cols < 2) continue;
         if (bench && strcmp(o[i].bench, bench)) continue;
-        if (straggler_fit(r->rank_compute_s, r->rank_steps, r->rank_cols, &f[k]) == 0) {
+        if (straggler_fit(tr->rank_compute_s, tr->rank_steps, tr->rank_cols, &f[k]) == 0) {
             k++, recs++;
-            if (r->rank_cols > ranks) ranks = r->rank_cols;
+            if (tr->rank_cols > ranks) ranks = tr->rank_cols;
         }
     }
     if (!k || straggler_pool(f, k, out)) {
@@ -37,19 +40,19 @@ int model_request_cost_from_run(arena_t *a, const outcome_t *o, size_t n, double
 {
     long long pmax = 0;
     for (size_t i = 0; i < n; i++)
-        if (o[i].status == LS_OK && o[i].rec && o[i].rec->no)
-            for (size_t j = 0; j < o[i].rec->no; j++)
-                if (o[i].rec->o[j].ranks > pmax) pmax = o[i].rec->o[j].ranks;
+        if (o[i].status == LS_OK && o[i].rec && rec_orch(o[i].rec)->no)
+            for (size_t j = 0; j < rec_orch(o[i].rec)->no; j++)
+                if (rec_orch(o[i].rec)->o[j].ranks > pmax) pmax = rec_orch(o[i].rec)->o[j].ranks;
     double v[256];
     size_t m = 0;
     for (size_t i = 0; i < n && m < 256; i++) {
         const record_t *r = o[i].rec;
-        if (o[i].status != LS_OK || !r || !r->no) continue;
-        for (size_t j = 0; j < r->no && m < 256; j++) {
-            const orow_t *c = &r->o[j];
+        if (o[i].status != LS_OK || !r || !rec_orch(r)->no) continue;
+        for (size_t j = 0; j < rec_orch(r)->no && m < 256; j++) {
+            const orow_t *c = &rec_orch(r)->o[j];
             if (c->ranks != pmax || strcmp(c->mode, "coordinator") || !(c->requests > 0)) continue;
-            for (size_t q = 0; q < r->no; q++) {
-                const orow_t *b = &r->o[q];
+            for (size_t q = 0; q < rec_orch(r)->no; q++) {
+                const orow_t *b = &rec_orch(r)->o[q];
                 if (q == j || b->ranks != pmax || !strcmp(b->mode, "coordinator") ||
                     !b->grouping || !c->grouping || strcmp(b->grouping, c->grouping))
                     continue;

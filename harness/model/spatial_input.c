@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/spatial/blk_spatial.h"
+#include "harness/blocks/training/blk_training.h"
 
 static int is_comm(const char *kernel)
 {
@@ -20,21 +23,23 @@ static int is_comm(const char *kernel)
 static int is_base(const outcome_t *x)
 {
     const record_t *r = x->rec;
-    return x->status == LS_OK && r && r->sp && r->ranks == 1 && r->sp->ranks_per_sample == 1 &&
-           r->nstep > 0 && r->nk > 0;
+    const spinfo_t *sp = r ? rec_spatial(r) : NULL;
+    return x->status == LS_OK && sp && r->ranks == 1 && sp->ranks_per_sample == 1 &&
+           rec_training(r)->nstep > 0 && rec_training(r)->nk > 0;
 }
 
 int msp_work_from_record(const record_t *r, double step_s, msw_t *w, char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
-    const spinfo_t *sp = r->sp;
+    const spinfo_t *sp = rec_spatial(r);
     if (!sp || sp->nl < 1 || sp->nl > MSP_MAX_LAYERS) {
         snprintf(err, errlen, "%s: no spatial block with its layers", r->path);
         return -1;
     }
     const char *bs = record_config(r, "batch");
     double batch = bs ? atof(bs) : 1;
-    double steps = r->kernels_steps > 0 ? r->kernels_steps : (double)r->nstep;
+    const trinfo_t *tr = rec_training(r);
+    double steps = tr->kernels_steps > 0 ? tr->kernels_steps : (double)tr->nstep;
     if (!(batch >= 1) || !(steps > 0)) {
         snprintf(err, errlen, "%s: no batch or kernel steps", r->path);
         return -1;
@@ -42,7 +47,7 @@ int msp_work_from_record(const record_t *r, double step_s, msw_t *w, char *err, 
     w->nl = (int)sp->nl;
     w->units = (int)sp->units;
     w->halo = (int)sp->halo;
-    w->params = r->parameters;
+    w->params = rec_network(r)->parameters;
     w->elem_bytes = r->precision && (!strcmp(r->precision, "bf16") || !strcmp(r->precision, "fp16")) ? 2 : 4;
     for (int l = 0; l < w->nl; l++) {
         w->ext[l] = (int)sp->l[l].extent;
@@ -51,8 +56,8 @@ int msp_work_from_record(const record_t *r, double step_s, msw_t *w, char *err, 
     }
     w->feat_c = w->cout[w->nl - 1];
     double rows = 0;
-    for (size_t k = 0; k < r->nk; k++) {
-        const krow_t *x = &r->k[k];
+    for (size_t k = 0; k < rec_training(r)->nk; k++) {
+        const krow_t *x = &rec_training(r)->k[k];
         if (!isfinite(x->time_s) || is_comm(x->kernel)) continue;
         double t = x->time_s / steps;
         rows += t;
@@ -85,11 +90,13 @@ int msp_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const char *be
     }
     size_t tot = 0, k = 0;
     for (size_t i = 0; i < n; i++)
-        if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench)) tot += o[i].rec->nstep;
+        if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench)) tot += rec_training(o[i].rec)->nstep;
     double *s = ar_alloc(a, (tot + 1) * sizeof *s);
     for (size_t i = 0; i < n; i++)
-        if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench))
-            for (size_t j = 0; j < o[i].rec->nstep; j++) s[k++] = o[i].rec->step_s[j];
+        if (is_base(&o[i]) && !strcmp(o[i].bench, base->bench)) {
+            const trinfo_t *tr = rec_training(o[i].rec);
+            for (size_t j = 0; j < tr->nstep; j++) s[k++] = tr->step_s[j];
+        }
     double step = stats_median(s, k);
     if (msp_work_from_record(base->rec, step, &in->w, err, errlen)) return -1;
     in->base = base->rec;

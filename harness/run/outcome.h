@@ -6,7 +6,7 @@
 #ifndef EXADL_HARNESS_OUTCOME_H
 #define EXADL_HARNESS_OUTCOME_H
 
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 #include "harness/suite/suite.h"
 
 typedef enum {

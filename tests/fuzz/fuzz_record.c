@@ -1,7 +1,7 @@
-/* Fuzz result records (harness/records): record_load on the input, the
- * reader of its kind included. */
+/* Fuzz result records (harness/blocks/recread.c): record_load on the input,
+ * the readers of its kind's blocks included. */
 #define _GNU_SOURCE
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,8 +5,9 @@
 # harness never sees benchmark code beyond the MPI-free common library; the
 # training runtime never sees a network; one benchmark never sees another's
 # folder), no header include cycle, processes start only in harness/proc/,
-# and every C file of benchmarks/ and
-# harness/ is built (its folder has a module.mk, or a parent's covers it).
+# every C file of benchmarks/ and harness/ is built (its folder has a
+# module.mk, or a parent's covers it), and every record block is a folder of
+# harness/blocks/ and a line of blocks.def.
 set -u
 cd "$EXADL_ROOT" || exit 1
 python3 - "$EXADL_BUILD" <<'PY'
@@ -255,5 +256,40 @@ for f in files:
         if not os.path.isfile(os.path.join(build, 'obj', f[:-2] + '.o')): missing.append(f)
 if missing: fail('not built (no module.mk covers them?): ' + ', '.join(sorted(missing)))
 else: print('PASS: layout: every C file of benchmarks/ and harness/ is built')
+
+# record blocks (docs/architecture.md "A record block"): every folder under
+# harness/blocks/ is a line BLOCK(name) of blocks.def and every line a folder,
+# whose files are named blk_<name>.*; a block includes no other block but the
+# training block (the network block derives per-step counts from it)
+blocks_def = open('harness/blocks/blocks.def', encoding='utf-8').read()
+listed = re.findall(r'^BLOCK\((\w+)\)', blocks_def, re.M)
+folders = sorted(d for d in os.listdir('harness/blocks') if os.path.isdir(os.path.join('harness/blocks', d)))
+bfails = fails
+for d in folders:
+    if d not in listed: fail('harness/blocks/%s/ is not a line of harness/blocks/blocks.def' % d)
+    for f in os.listdir(os.path.join('harness/blocks', d)):
+        if not f.startswith('blk_%s.' % d): fail('harness/blocks/%s/%s: a block\'s files are blk_%s.*' % (d, f, d))
+for n in listed:
+    if n not in folders: fail('blocks.def lists %s, which has no folder harness/blocks/%s/' % (n, n))
+if len(set(listed)) != len(listed): fail('blocks.def lists a block twice')
+for f in files:
+    m = re.match(r'harness/blocks/(\w+)/', f)
+    if not m: continue
+    for name in graph.get(f, []):
+        o = re.match(r'harness/blocks/(\w+)/', name)
+        if o and o.group(1) not in (m.group(1), 'training'):
+            fail('%s: the %s block includes the %s block (%s)' % (f, m.group(1), o.group(1), name))
+# every workload's record kind is a line of kinds.def, whose blocks all exist
+kinds = dict(re.findall(r'^RECORD_KIND\("([^"]+)",((?:\s*B\(\w+\))+)\)',
+                        open('harness/blocks/kinds.def', encoding='utf-8').read(), re.M))
+for k, bl in sorted(kinds.items()):
+    for b in re.findall(r'B\((\w+)\)', bl):
+        if b not in listed: fail('kinds.def: kind %s names block %s, not a line of blocks.def' % (k, b))
+wkinds = re.findall(r'\.kind = "([^"]+)"', open('harness/workloads/registry.c', encoding='utf-8').read())
+for k in wkinds:
+    if k not in kinds: fail('workload kind %s (harness/workloads/registry.c) is not a line of kinds.def' % k)
+if fails == bfails:
+    print('PASS: layout: %d record blocks, each a folder of harness/blocks/ and a line of blocks.def; '
+          'the %d workloads\' record kinds (%s) in kinds.def' % (len(listed), len(wkinds), ', '.join(wkinds)))
 sys.exit(1 if fails else 0)
 PY

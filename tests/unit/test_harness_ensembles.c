@@ -11,7 +11,11 @@
 #include <unistd.h>
 
 #include "benchmarks/common/stats.h"
-#include "harness/records/recread.h"
+#include "harness/blocks/datadist/blk_datadist.h"
+#include "harness/blocks/ensemble/blk_ensemble.h"
+#include "harness/blocks/manytask/blk_manytask.h"
+#include "harness/blocks/recread.h"
+#include "harness/blocks/training/blk_training.h"
 #include "harness/report/report.h"
 #include "harness/report/runctx.h"
 #include "tests/unit/tap.h"
@@ -35,7 +39,7 @@ static void test_ensemble_block(void)
     record_t r;
     char err[1024];
     T_ASSERT(load(a, "stemdl-ens-n2.yaml", &r, err, sizeof err) == 0, "%s", err);
-    const eninfo_t *e = r.en;
+    const eninfo_t *e = rec_ensemble(&r);
     T_ASSERT(e != NULL, "no ensemble block read");
     T_ASSERT(e->trainers == 2 && e->ranks_per_trainer == 1, "trainers %lld x %lld", e->trainers,
              e->ranks_per_trainer);
@@ -87,10 +91,11 @@ static void test_datadist(void)
     record_t r;
     char err[1024];
     T_ASSERT(load(a, "datadist-n2.yaml", &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(r.ndd == 5 && r.dd_bytes == 1048576, "%zu strategies of %g bytes", r.ndd, r.dd_bytes);
+    const ddinfo_t *dd = rec_datadist(&r);
+    T_ASSERT(dd->ndd == 5 && dd->bytes == 1048576, "%zu strategies of %g bytes", dd->ndd, dd->bytes);
     static const char *const names[] = {"scatter", "bcast", "pipeline", "shard", "mpiio"};
     for (size_t i = 0; i < 5; i++) {
-        const ddrow_t *d = &r.dd[i];
+        const ddrow_t *d = &rec_datadist(&r)->dd[i];
         T_ASSERT(!strcmp(d->strategy, names[i]), "row %zu is %s", i, d->strategy);
         T_ASSERT(d->nranks == 2 && d->wrong == 0 && d->file_GBps > 0, "%s", d->strategy);
         /* bcast and pipeline deliver the whole file to each rank */
@@ -106,7 +111,7 @@ static void test_manytask(void)
     record_t r;
     char err[1024];
     T_ASSERT(load(a, "manytask-n1.yaml", &r, err, sizeof err) == 0, "%s", err);
-    const mtinfo_t *m = r.mt;
+    const mtinfo_t *m = rec_manytask(&r);
     T_ASSERT(m != NULL, "no tasks block");
     T_ASSERT(m->done == 9 && m->failed == 3 && m->failed_attempts == 6 && m->tasks == 12,
              "done %g failed %g failed attempts %g", m->done, m->failed, m->failed_attempts);
@@ -148,14 +153,14 @@ static void test_section_efficiency(void)
     analysis_run(a, o, 2, NAN, NULL, &c->an);
     mtable_from_analysis(a, &c->an, &c->t);
     report_build(c);
-    const eninfo_t *e = o[0].rec->en;
+    const eninfo_t *e = rec_ensemble(o[0].rec);
     double agg = 0;
     for (int t = 0; t < 2; t++) {
         double *x = ar_alloc(a, e->t[t].nstep * sizeof *x);
         memcpy(x, e->t[t].step_s, e->t[t].nstep * sizeof *x);
         agg += e->samples_per_trainer_step / stats_median(x, e->t[t].nstep);
     }
-    double alone = o[1].rec->samples_per_step / c->an.b[1].s[0].st.median;
+    double alone = rec_training(o[1].rec)->samples_per_step / c->an.b[1].s[0].st.median;
     const metric_t *ag = metric(&c->t, "ens", "ensemble_aggregate_samples_per_s"),
                    *ef = metric(&c->t, "ens", "ensemble_efficiency");
     T_ASSERT(ag && ef, "the section added no ensemble metrics");

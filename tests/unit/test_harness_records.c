@@ -14,8 +14,14 @@
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/sysinfo.h"
-#include "harness/records/kinds.h"
-#include "harness/records/recread.h"
+#include "harness/blocks/block.h"
+#include "harness/blocks/collectives/blk_collectives.h"
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
+#include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/recread.h"
+#include "harness/blocks/training/blk_training.h"
+#include "harness/blocks/update_exchange/blk_update_exchange.h"
 #include "tests/unit/tap.h"
 
 static char dir[256], err[1024];
@@ -229,30 +235,31 @@ static void test_stemdl(void)
     record_t r;
     load(a, "stemdl.yaml", &r);
     check_header(&r, "stemdl", "invalid", "loss_finite: step 2", 2, "cpu", "fp32");
-    same_list("step_s", r.step_s, r.nstep, step_s, N(step_s));
-    same_list("warmup_s", r.warmup_s, r.nwarmup, warmup_s, N(warmup_s));
-    T_SAME(r.samples_per_step, 4);
-    T_SAME(r.exec_per_step, 90549780480.0);
-    T_SAME(r.exec_per_sample, INFINITY);
-    T_SAME(r.conv_per_sample, 45274890240.0);
-    T_SAME(r.conv_per_step, -INFINITY);
-    T_SAME(r.fwd_conv_per_sample, 15091630080.0);
-    T_SAME(r.conv_weights, 13570368);
-    T_SAME(r.parameters, 13570433);
-    T_SAME(r.memory_bytes, NAN);
-    T_SAME(r.device_peak_flops, NAN);
-    T_SAME(r.threads_per_rank, 2);
-    T_SAME(r.kernels_steps, 3);
-    T_ASSERT(r.nk == N(kernels), "%zu kernel rows", r.nk);
+    same_list("step_s", rec_training(&r)->step_s, rec_training(&r)->nstep, step_s, N(step_s));
+    same_list("warmup_s", rec_training(&r)->warmup_s, rec_training(&r)->nwarmup, warmup_s,
+              N(warmup_s));
+    T_SAME(rec_training(&r)->samples_per_step, 4);
+    T_SAME(rec_network(&r)->exec_per_step, 90549780480.0);
+    T_SAME(rec_network(&r)->exec_per_sample, INFINITY);
+    T_SAME(rec_network(&r)->conv_per_sample, 45274890240.0);
+    T_SAME(rec_network(&r)->conv_per_step, -INFINITY);
+    T_SAME(rec_network(&r)->fwd_conv_per_sample, 15091630080.0);
+    T_SAME(rec_network(&r)->conv_weights, 13570368);
+    T_SAME(rec_network(&r)->parameters, 13570433);
+    T_SAME(rec_network(&r)->memory_bytes, NAN);
+    T_SAME(rec_training(&r)->device_peak_flops, NAN);
+    T_SAME(rec_training(&r)->threads_per_rank, 2);
+    T_SAME(rec_training(&r)->kernels_steps, 3);
+    T_ASSERT(rec_training(&r)->nk == N(kernels), "%zu kernel rows", rec_training(&r)->nk);
     for (size_t i = 0; i < N(kernels); i++) {
-        T_STR(r.k[i].kernel, kernels[i].kernel);
-        if (kernels[i].layer) T_STR(r.k[i].layer, kernels[i].layer);
-        else T_ASSERT(!r.k[i].layer, "layer: null");
-        T_SAME(r.k[i].calls, kernels[i].calls);
-        T_SAME(r.k[i].flops, kernels[i].flops);
-        T_SAME(r.k[i].time_s, kernels[i].time_s);
+        T_STR(rec_training(&r)->k[i].kernel, kernels[i].kernel);
+        if (kernels[i].layer) T_STR(rec_training(&r)->k[i].layer, kernels[i].layer);
+        else T_ASSERT(!rec_training(&r)->k[i].layer, "layer: null");
+        T_SAME(rec_training(&r)->k[i].calls, kernels[i].calls);
+        T_SAME(rec_training(&r)->k[i].flops, kernels[i].flops);
+        T_SAME(rec_training(&r)->k[i].time_s, kernels[i].time_s);
     }
-    const grinfo_t *g = r.gr;
+    const grinfo_t *g = rec_gr(&r);
     T_ASSERT(g, "gradient_reduction not read");
     T_STR(g->transport, "mpi");
     T_STR(g->orchestration, "bitvector");
@@ -279,7 +286,7 @@ static void test_stemdl(void)
         for (int k = 0; k < 2; k++)
             for (int j = 0; j < 3; j++)
                 T_SAME(g->timeline[(s * 2 + k) * 3 + j], tl(s, k, j));
-    T_ASSERT(r.nc == 0 && r.no == 0, "no rows of other kinds");
+    T_ASSERT(rec_coll(&r)->nc == 0 && rec_orch(&r)->no == 0, "no rows of other kinds");
     ar_free(a);
 }
 
@@ -338,9 +345,9 @@ static void test_collectives(void)
     record_t r;
     load(a, "coll.yaml", &r);
     check_header(&r, "collectives", "ok", NULL, 3, "mpi", "float32,bfloat16");
-    T_ASSERT(r.nc == N(crows), "%zu rows", r.nc);
+    T_ASSERT(rec_coll(&r)->nc == N(crows), "%zu rows", rec_coll(&r)->nc);
     for (size_t i = 0; i < N(crows); i++) {
-        const crow_t *x = &r.c[i], *w = &crows[i];
+        const crow_t *x = &rec_coll(&r)->c[i], *w = &crows[i];
         T_STR(x->op, w->op);
         T_STR(x->dtype, w->dtype);
         T_STR(x->redop, w->redop);
@@ -359,7 +366,8 @@ static void test_collectives(void)
         T_SAME(x->factor, w->factor);
         T_SAME(x->latency_us, w->latency_us);
     }
-    T_ASSERT(r.nstep == 0 && r.nk == 0 && !r.gr && r.no == 0 && isnan(r.samples_per_step),
+    T_ASSERT(rec_training(&r)->nstep == 0 && rec_training(&r)->nk == 0 && !rec_gr(&r) &&
+                 rec_orch(&r)->no == 0 && isnan(rec_training(&r)->samples_per_step),
              "no stemdl or orchestration fields");
     ar_free(a);
 }
@@ -406,9 +414,9 @@ static void test_orchestration(void)
     record_t r;
     load(a, "orch.yaml", &r);
     check_header(&r, "orchestration", "ok", NULL, 3, "mpi", "fp16");
-    T_ASSERT(r.no == N(orows), "%zu rows", r.no);
+    T_ASSERT(rec_orch(&r)->no == N(orows), "%zu rows", rec_orch(&r)->no);
     for (size_t i = 0; i < N(orows); i++) {
-        const orow_t *x = &r.o[i], *w = &orows[i];
+        const orow_t *x = &rec_orch(&r)->o[i], *w = &orows[i];
         T_STR(x->mode, w->mode);
         T_STR(x->grouping, w->grouping);
         T_ASSERT(x->groups == w->groups && x->tensors == w->tensors, "row %zu counts", i);
@@ -417,7 +425,8 @@ static void test_orchestration(void)
         T_SAME(x->median_s, w->median_s);
         T_SAME(x->per_cycle_s, i == 1 ? w->median_s / w->cycles : w->per_cycle_s);
     }
-    T_ASSERT(r.nc == 0 && r.nstep == 0 && !r.gr, "orchestration rows are not collectives rows");
+    T_ASSERT(rec_coll(&r)->nc == 0 && rec_training(&r)->nstep == 0 && !rec_gr(&r),
+             "orchestration rows are not collectives rows");
     ar_free(a);
 }
 
@@ -433,7 +442,8 @@ static void test_dispatch(void)
 {
     /* every kind of kinds.def is found by its name; nothing else is */
     for (const record_kind_t *k = record_kinds; k->benchmark; k++)
-        T_ASSERT(record_kind_find(k->benchmark) == k && k->read, "kind %s", k->benchmark);
+        T_ASSERT(record_kind_find(k->benchmark) == k && k->blocks[0] != BLOCK_N, "kind %s",
+                 k->benchmark);
     T_ASSERT(record_kind_find("stemdl") && record_kind_find("collectives") &&
                  record_kind_find("orchestration"), "a kind of this page is missing");
     T_ASSERT(!record_kind_find("mybench") && !record_kind_find(NULL), "unlisted kinds");
@@ -445,16 +455,21 @@ static void test_dispatch(void)
     snprintf(text, sizeof text, "exadl_record: 1\nbenchmark: stemdl\nstatus: ok\n%s", body);
     write_text("d1.yaml", text);
     load(a, "d1.yaml", &r);
-    T_ASSERT(r.nstep == 2 && r.nc == 0, "stemdl: %zu steps, %zu rows", r.nstep, r.nc);
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 0, "stemdl: %zu steps, %zu rows",
+             rec_training(&r)->nstep, rec_coll(&r)->nc);
     /* a kind the table does not list: every block stemdl and collectives know */
     snprintf(text, sizeof text, "exadl_record: 1\nbenchmark: mybench\nstatus: ok\n%s", body);
     write_text("d2.yaml", text);
     load(a, "d2.yaml", &r);
-    T_ASSERT(r.nstep == 2 && r.nc == 1 && !strcmp(r.benchmark, "mybench"), "unlisted kind");
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 1 &&
+                 !strcmp(r.benchmark, "mybench"),
+             "unlisted kind");
     snprintf(text, sizeof text, "exadl_record: 1\nstatus: ok\n%s", body);
     write_text("d3.yaml", text);
     load(a, "d3.yaml", &r);
-    T_ASSERT(r.nstep == 2 && r.nc == 1 && !strcmp(r.benchmark, "unknown"), "no benchmark");
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_coll(&r)->nc == 1 &&
+                 !strcmp(r.benchmark, "unknown"),
+             "no benchmark");
     ar_free(a);
 }
 
@@ -491,7 +506,7 @@ static void test_update_exchange(void)
     arena_t *a = ar_new();
     record_t rr;
     load(a, "ux.yaml", &rr);
-    const uxinfo_t *u = rr.ux;
+    const uxinfo_t *u = rec_ux(&rr);
     T_ASSERT(u, "update_exchange not read");
     T_STR(u->optimizer, "lion");
     T_STR(u->exchange, "1bit");
@@ -503,7 +518,7 @@ static void test_update_exchange(void)
     same_list("collective_s", u->collective_s, u->nsteps, ex, 3);
     same_list("wire_bytes", u->wire_bytes, u->nsteps, wire, 3);
     same_list("disagreement", u->disagreement, u->nsteps, dis, 3);
-    same_list("loss", rr.loss, rr.nloss, loss, 3);
+    same_list("loss", rec_training(&rr)->loss, rec_training(&rr)->nloss, loss, 3);
     ar_free(a);
 }
 

@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "harness/analysis/analysis.h"
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
+#include "harness/blocks/simulation/blk_simulation.h"
 #include "tests/unit/tap.h"
 
 static char dir[256], err[1024];
@@ -52,14 +53,15 @@ static void test_good(void)
         arena_t *a = ar_new();
         record_t r;
         T_ASSERT(record_load(a, path_of("g.yaml"), &r, err, sizeof err) == 0, "%s: %s", kinds[i], err);
-        T_ASSERT(r.sim && record_simulated(&r), "%s: no simulation block read", kinds[i]);
-        T_STR(r.sim->simulator, "SimGrid version 3.32");
-        T_STR(r.sim->platform, "/p/summit-flat.xml");
-        T_STR(r.sim->hostfile, "/p/summit.hosts");
-        T_STR(r.sim->collectives, "allreduce:rdb");
-        T_ASSERT(r.sim->ranks == 16, "ranks %lld", r.sim->ranks);
-        T_ASSERT(r.sim->wall_s == 106.267, "wall_s %g", r.sim->wall_s);
-        T_ASSERT(r.sim->peak_memory_bytes == 115712000, "peak %g", r.sim->peak_memory_bytes);
+        const siminfo_t *sim = rec_sim(&r);
+        T_ASSERT(sim && record_simulated(&r), "%s: no simulation block read", kinds[i]);
+        T_STR(sim->simulator, "SimGrid version 3.32");
+        T_STR(sim->platform, "/p/summit-flat.xml");
+        T_STR(sim->hostfile, "/p/summit.hosts");
+        T_STR(sim->collectives, "allreduce:rdb");
+        T_ASSERT(sim->ranks == 16, "ranks %lld", sim->ranks);
+        T_ASSERT(sim->wall_s == 106.267, "wall_s %g", sim->wall_s);
+        T_ASSERT(sim->peak_memory_bytes == 115712000, "peak %g", sim->peak_memory_bytes);
         ar_free(a);
     }
     /* peak memory absent (no GNU time): NaN, the rest read */
@@ -67,20 +69,22 @@ static void test_good(void)
     arena_t *a = ar_new();
     record_t r;
     T_ASSERT(record_load(a, path_of("g.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(record_simulated(&r) && r.sim->wall_s == 4.5 && isnan(r.sim->peak_memory_bytes),
-             "wall %g peak %g", r.sim ? r.sim->wall_s : -1, r.sim ? r.sim->peak_memory_bytes : -1);
+    const siminfo_t *sim = rec_sim(&r);
+    T_ASSERT(record_simulated(&r) && sim->wall_s == 4.5 && isnan(sim->peak_memory_bytes),
+             "wall %g peak %g", sim ? sim->wall_s : -1, sim ? sim->peak_memory_bytes : -1);
     ar_free(a);
     /* a measured record: no block, not simulated */
     write_text("m.yaml", HEAD("orchestration"));
     a = ar_new();
     T_ASSERT(record_load(a, path_of("m.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(!r.sim && !record_simulated(&r), "a record without the block reads as simulated");
+    T_ASSERT(!rec_sim(&r) && !record_simulated(&r), "a record without the block reads as simulated");
     ar_free(a);
     /* simulated: false says so */
     write_text("f.yaml", HEAD("stemdl") "simulation: {simulated: false}\n");
     a = ar_new();
     T_ASSERT(record_load(a, path_of("f.yaml"), &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(r.sim && !record_simulated(&r) && r.sim->ranks == -1 && isnan(r.sim->wall_s),
+    sim = rec_sim(&r);
+    T_ASSERT(sim && !record_simulated(&r) && sim->ranks == -1 && isnan(sim->wall_s),
              "simulated: false");
     ar_free(a);
 }
@@ -119,7 +123,8 @@ static void test_bad(void)
 static void test_split(void)
 {
     siminfo_t yes = {.simulated = 1}, no = {.simulated = 0};
-    record_t meas = {0}, sim = {.sim = &yes}, simno = {.sim = &no};
+    record_t meas = {0}, sim = {.blk[BLOCK_simulation] = &yes},
+             simno = {.blk[BLOCK_simulation] = &no};
     outcome_t o[] = {
         {.bench = "a", .scale = 2, .status = LS_OK, .rec = &meas},
         {.bench = "a", .scale = 4, .status = LS_OK, .rec = &sim},

@@ -13,8 +13,11 @@
 
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/record/record.h"
+#include "harness/blocks/network/blk_network.h"
+#include "harness/blocks/recread.h"
+#include "harness/blocks/spatial/blk_spatial.h"
+#include "harness/blocks/training/blk_training.h"
 #include "harness/model/spatial.h"
-#include "harness/records/recread.h"
 #include "harness/suite/suite.h"
 #include "tests/unit/tap.h"
 
@@ -55,13 +58,15 @@ static void test_record(void)
     record_t r;
     write_record("[2, 1, 1]", 2);
     T_ASSERT(record_load(a, path, &r, err, sizeof err) == 0, "%s", err);
-    T_ASSERT(r.sp && r.sp->split[0] == 2 && r.sp->split[2] == 1 && r.sp->ranks_per_sample == 2 &&
-                 r.sp->units == 4 && r.sp->halo == 1 && r.sp->overlap == 1,
+    const spinfo_t *sp = rec_spatial(&r);
+    T_ASSERT(sp && sp->split[0] == 2 && sp->split[2] == 1 && sp->ranks_per_sample == 2 &&
+                 sp->units == 4 && sp->halo == 1 && sp->overlap == 1,
              "spatial block");
-    T_ASSERT(r.sp->halo_bytes_per_sample == 14784 && r.sp->rank0_units[0] == 2, "halo bytes");
-    T_ASSERT(r.sp->nl == 2 && !strcmp(r.sp->l[1].name, "conv1") && r.sp->l[1].c_out == 16,
-             "layers");
-    T_ASSERT(r.nstep == 2 && r.nk == 4 && r.parameters == 150, "training blocks through stemdl's reader");
+    T_ASSERT(sp->halo_bytes_per_sample == 14784 && sp->rank0_units[0] == 2, "halo bytes");
+    T_ASSERT(sp->nl == 2 && !strcmp(sp->l[1].name, "conv1") && sp->l[1].c_out == 16, "layers");
+    T_ASSERT(rec_training(&r)->nstep == 2 && rec_training(&r)->nk == 4 &&
+                 rec_network(&r)->parameters == 150,
+             "training blocks through stemdl's reader");
     write_record("[2, 1]", 2);
     T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, path) &&
                  strstr(err, ":15:") && strstr(err, "3 numbers"),

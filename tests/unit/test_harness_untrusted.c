@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/blocks/recread.h"
 #include "harness/model/model_machine.h"
-#include "harness/records/recread.h"
 #include "harness/report/results.h"
 #include "harness/suite/suite.h"
 #include "tests/unit/tap.h"

@@ -11,13 +11,14 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/datadist/blk_datadist.h"
 #include "harness/report/runctx.h"
 
 static int has_rows(const runctx_t *c)
 {
     for (size_t i = 0; i < c->an.nb; i++)
         for (size_t k = 0; k < c->an.b[i].ns; k++)
-            if (c->an.b[i].s[k].rec && c->an.b[i].s[k].rec->ndd) return 1;
+            if (c->an.b[i].s[k].rec && rec_datadist(c->an.b[i].s[k].rec)->ndd) return 1;
     return 0;
 }
 
@@ -40,13 +41,13 @@ static void metrics(const runctx_t *c, const void *self, mtable_t *t)
     for (size_t i = 0; i < c->an.nb; i++)
         for (size_t k = 0; k < c->an.b[i].ns; k++) {
             const sres_t *s = &c->an.b[i].s[k];
-            for (size_t j = 0; s->rec && j < s->rec->ndd; j++) {
-                const ddrow_t *d = &s->rec->dd[j];
+            for (size_t j = 0; s->rec && j < rec_datadist(s->rec)->ndd; j++) {
+                const ddrow_t *d = &rec_datadist(s->rec)->dd[j];
                 double fb, fbmax;
                 first_batch(d, &fb, &fbmax);
                 kv_t *p = ar_alloc(c->a, sizeof *p);
                 p[0] = (kv_t){"strategy", d->strategy};
-                double b = s->rec->dd_bytes;
+                double b = rec_datadist(s->rec)->bytes;
                 metric_t m = {.bench = c->an.b[i].name, .program = c->an.b[i].program,
                               .kind = c->an.b[i].kind, .scale = s->scale,
                               .metric = "datadist_file_GBps", .value = d->file_GBps,
@@ -80,9 +81,9 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     for (size_t i = 0; i < c->an.nb; i++)
         for (size_t k = 0; k < c->an.b[i].ns; k++) {
             const sres_t *s = &c->an.b[i].s[k];
-            for (size_t j = 0; s->rec && j < s->rec->ndd; j++) {
-                const ddrow_t *d = &s->rec->dd[j];
-                double fb, fbmax, b = s->rec->dd_bytes;
+            for (size_t j = 0; s->rec && j < rec_datadist(s->rec)->ndd; j++) {
+                const ddrow_t *d = &rec_datadist(s->rec)->dd[j];
+                double fb, fbmax, b = rec_datadist(s->rec)->bytes;
                 first_batch(d, &fb, &fbmax);
                 sb_printf(o, "| %s | %d | %s | %.3g [%.3g, %.3g] | %.3g | %.3g, %.3g | %.0f |\n",
                           c->an.b[i].name, s->scale, d->strategy, d->file_GBps,

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/ensemble/blk_ensemble.h"
+#include "harness/blocks/training/blk_training.h"
 #include "harness/report/runctx.h"
 
 typedef struct {
@@ -45,12 +47,9 @@ static int same(const char *a, const char *b) { return (!a && !b) || (a && b && 
 /* the same training work: program, network, image, batch, steps, kernels */
 static int same_work(const bres_t *ba, const record_t *a, const bres_t *bb, const record_t *b)
 {
-    static const char *const keys[] = {"preset", "image", "height", "width", "batch",
-                                       "kernels", "optimizer", "size", "split"};
-    if (!same(ba->program, bb->program) || !same(a->backend, b->backend)) return 0;
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (!same(record_config(a, keys[i]), record_config(b, keys[i]))) return 0;
-    return 1;
+    static const char *const also[] = {"kernels", "optimizer", "size", "split", NULL};
+    return same(ba->program, bb->program) && same(a->backend, b->backend) &&
+           training_same_work(a, b, also);
 }
 
 static const sres_t *single(const runctx_t *c, const bres_t *b, const record_t *rec, long long ranks)
@@ -58,7 +57,7 @@ static const sres_t *single(const runctx_t *c, const bres_t *b, const record_t *
     for (size_t i = 0; i < c->an.nb; i++)
         for (size_t k = 0; k < c->an.b[i].ns; k++) {
             const sres_t *s = &c->an.b[i].s[k];
-            if (s->rec && !s->rec->en && s->scale == ranks && isfinite(s->thr) &&
+            if (s->rec && !rec_ensemble(s->rec) && s->scale == ranks && isfinite(s->thr) &&
                 same_work(b, rec, &c->an.b[i], s->rec))
                 return s;
         }
@@ -120,9 +119,9 @@ static void *build(const runctx_t *c)
     for (size_t i = 0; i < c->an.nb; i++)
         for (size_t k = 0; k < c->an.b[i].ns; k++) {
             const sres_t *s = &c->an.b[i].s[k];
-            if (!s->rec || !s->rec->en) continue;
+            if (!s->rec || !rec_ensemble(s->rec)) continue;
             enrow_t *r = &E->r[E->n++];
-            r->b = &c->an.b[i], r->s = s, r->en = s->rec->en;
+            r->b = &c->an.b[i], r->s = s, r->en = rec_ensemble(s->rec);
             fill(c, r);
         }
     return E;
@@ -203,7 +202,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         num(o, r->bytes * 1e-6, "%.3g"), sb_printf(o, " | %d | ", r->adopted);
         num(o, r->best_loss, "%.5g"), sb_puts(o, " | ");
         const record_t *w = r->whole ? r->whole->rec : NULL;
-        num(o, w && w->nloss ? w->loss[w->nloss - 1] : NAN, "%.5g");
+        num(o, w ? training_final_loss(w) : NAN, "%.5g");
         sb_puts(o, " |\n");
     }
     for (size_t i = 0; i < E->n; i++)

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/training/blk_training.h"
+#include "harness/blocks/update_exchange/blk_update_exchange.h"
 #include "harness/report/runctx.h"
 #include "harness/workloads/workload.h"
 
@@ -64,13 +66,11 @@ static double mean(const double *x, size_t n)
 
 static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
 
-/* the same training work: network, image and batch (the exchange may differ) */
+/* the same training work: network, image, batch and steps (the exchange may differ) */
 static int same_work(const record_t *a, const record_t *b)
 {
-    static const char *const keys[] = {"preset", "image", "height", "width", "batch", "steps"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (!same(record_config(a, keys[i]), record_config(b, keys[i]))) return 0;
-    return 1;
+    static const char *const also[] = {"steps", NULL};
+    return training_same_work(a, b, also);
 }
 
 static void *build(const runctx_t *c)
@@ -83,7 +83,7 @@ static void *build(const runctx_t *c)
         const bres_t *b = &c->an.b[i];
         for (size_t k = 0; k < b->ns; k++) {
             const sres_t *s = &b->s[k];
-            const uxinfo_t *u = s->rec ? s->rec->ux : NULL;
+            const uxinfo_t *u = s->rec ? rec_ux(s->rec) : NULL;
             if (!u || strcmp(u->optimizer, "lion")) continue;
             lcrow_t *r = &L->r[L->n++];
             r->b = b, r->s = s, r->ux = u;
@@ -94,7 +94,7 @@ static void *build(const runctx_t *c)
             r->wire = med(u->wire_bytes, u->nsteps);
             r->sync = mean(u->sync_bytes, u->nsteps);
             r->disagree = med(u->disagreement, u->nsteps);
-            r->loss = s->rec->nloss ? s->rec->loss[s->rec->nloss - 1] : NAN;
+            r->loss = training_final_loss(s->rec);
             r->speedup = r->sp_lo = r->sp_hi = NAN;
         }
     }
@@ -169,7 +169,7 @@ static void plots(const runctx_t *c, const void *self, const char *dir, plots_t 
     for (size_t i = 0; i < L->n; i++) {
         const lcrow_t *r = &L->r[i];
         if (r->s->scale != top) continue;
-        if (r->s->rec->nloss > maxsteps) maxsteps = r->s->rec->nloss;
+        if (rec_training(r->s->rec)->nloss > maxsteps) maxsteps = rec_training(r->s->rec)->nloss;
         if (!isfinite(r->speedup) || !strcmp(r->ux->exchange, "grad")) continue;
         sb_printf(&d, "%s", sanitize_name(a, r->b->name));
         plots_datum(&d, r->speedup), plots_datum(&d, r->sp_lo), plots_datum(&d, r->sp_hi);
@@ -189,7 +189,7 @@ static void plots(const runctx_t *c, const void *self, const char *dir, plots_t 
     }
     /* the loss of every timed step of the longest runs at the top scale, one
      * column per entry */
-#define LONGEST(r) ((r)->s->scale == top && (r)->s->rec->nloss == maxsteps)
+#define LONGEST(r) ((r)->s->scale == top && rec_training((r)->s->rec)->nloss == maxsteps)
     sb_puts(&l, "step");
     for (size_t i = 0; i < L->n; i++)
         if (LONGEST(&L->r[i])) sb_printf(&l, " %s", sanitize_name(a, L->r[i].b->name)), nlines++;
@@ -197,7 +197,7 @@ static void plots(const runctx_t *c, const void *self, const char *dir, plots_t 
     for (size_t k = 0; k < maxsteps; k++) {
         sb_printf(&l, "%zu", k + 1);
         for (size_t i = 0; i < L->n; i++)
-            if (LONGEST(&L->r[i])) plots_datum(&l, L->r[i].s->rec->loss[k]);
+            if (LONGEST(&L->r[i])) plots_datum(&l, rec_training(L->r[i].s->rec)->loss[k]);
         sb_puts(&l, "\n");
     }
     if (nlines && maxsteps) {

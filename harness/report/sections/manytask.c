@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "harness/blocks/manytask/blk_manytask.h"
 #include "harness/report/runctx.h"
 
 static void metrics(const runctx_t *c, const void *self, mtable_t *t)
@@ -17,7 +18,7 @@ static void metrics(const runctx_t *c, const void *self, mtable_t *t)
     for (size_t i = 0; i < c->an.nb; i++)
         for (size_t k = 0; k < c->an.b[i].ns; k++) {
             const sres_t *s = &c->an.b[i].s[k];
-            const mtinfo_t *m = s->rec ? s->rec->mt : NULL;
+            const mtinfo_t *m = s->rec ? rec_manytask(s->rec) : NULL;
             if (!m) continue;
             kv_t *p = ar_alloc(c->a, sizeof *p);
             p[0] = (kv_t){"launcher", m->launcher ? m->launcher : "?"};
@@ -39,7 +40,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
 {
     (void)self;
     int any = 0;
-    for (size_t i = 0; i < c->ri.no; i++) any |= c->ri.o[i].rec && c->ri.o[i].rec->mt;
+    for (size_t i = 0; i < c->ri.no; i++) any |= c->ri.o[i].rec && rec_manytask(c->ri.o[i].rec);
     if (!any) return;
     sb_puts(o, "\n## Many-task throughput (docs/ensembles.md)\n\n"
                "N short tasks, at most C at once, each started through the launcher (direct: the "
@@ -53,8 +54,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                "attempts | failed tasks |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < c->ri.no; i++) {
         const record_t *r = c->ri.o[i].rec;
-        if (!r || !r->mt) continue;
-        const mtinfo_t *m = r->mt;
+        if (!r || !rec_manytask(r)) continue;
+        const mtinfo_t *m = rec_manytask(r);
         sb_printf(o, "| %s | %s | %.0f | %.0f | %.4g | %.3g | %.3g | %.3g | %.3g | %.0f | %.0f |\n",
                   c->ri.o[i].bench, m->launcher ? m->launcher : "?", m->tasks, m->concurrency,
                   m->tasks_per_s, m->p50_s, m->p90_s, m->p99_s, m->max_s, m->failed_attempts,

@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/collectives/blk_collectives.h"
+#include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/simulation/blk_simulation.h"
+#include "harness/blocks/training/blk_training.h"
 #include "harness/model/ablation.h"
 #include "harness/report/runctx.h"
 
@@ -71,31 +75,31 @@ static void secs(sb_t *o, double v)
 /* the time the record holds, by its kind */
 static void sim_time(sb_t *o, const record_t *r)
 {
-    if (r->nstep) {
+    if (rec_training(r)->nstep) {
         sb_puts(o, "median step ");
-        secs(o, stats_median(r->step_s, r->nstep));
-        sb_printf(o, " (%zu steps)", r->nstep);
+        secs(o, stats_median(rec_training(r)->step_s, rec_training(r)->nstep));
+        sb_printf(o, " (%zu steps)", rec_training(r)->nstep);
         return;
     }
-    if (r->no) {
-        for (size_t i = 0; i < r->no && i < 8; i++) {
+    if (rec_orch(r)->no) {
+        for (size_t i = 0; i < rec_orch(r)->no && i < 8; i++) {
             sb_puts(o, i ? ", " : "per step: ");
-            cell(o, r->o[i].mode, 40);
+            cell(o, rec_orch(r)->o[i].mode, 40);
             sb_puts(o, " ");
-            secs(o, r->o[i].median_s);
+            secs(o, rec_orch(r)->o[i].median_s);
         }
         return;
     }
-    if (r->nc) {
-        const crow_t *big = &r->c[0];
-        for (size_t i = 1; i < r->nc; i++)
-            if (r->c[i].bytes > big->bytes) big = &r->c[i];
+    if (rec_coll(r)->nc) {
+        const crow_t *big = &rec_coll(r)->c[0];
+        for (size_t i = 1; i < rec_coll(r)->nc; i++)
+            if (rec_coll(r)->c[i].bytes > big->bytes) big = &rec_coll(r)->c[i];
         cell(o, big->op, 40);
         sb_puts(o, " ");
         report_si(o, big->bytes, "B");
         sb_puts(o, ": median ");
         secs(o, big->median_s);
-        sb_printf(o, " (%zu rows)", r->nc);
+        sb_printf(o, " (%zu rows)", rec_coll(r)->nc);
         return;
     }
     sb_puts(o, "no times in the record");
@@ -104,7 +108,7 @@ static void sim_time(sb_t *o, const record_t *r)
 static void row(sb_t *o, const outcome_t *x, const char *point)
 {
     const record_t *r = x->rec;
-    const siminfo_t *s = record_simulated(r) ? r->sim : NULL;
+    const siminfo_t *s = record_simulated(r) ? rec_sim(r) : NULL;
     sb_puts(o, "| ");
     cell(o, x->bench, 80);
     sb_printf(o, " | %s | %s | %lld | ", x->id, point, r->ranks);
@@ -159,7 +163,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     for (size_t i = 0; i < ri->no; i++)
         if (ok_rec(&ri->o[i]) && record_simulated(ri->o[i].rec)) {
             nsim++;
-            if (!simulator) simulator = ri->o[i].rec->sim->simulator;
+            if (!simulator) simulator = rec_sim(ri->o[i].rec)->simulator;
         }
     if (!nsim) return;
     sb_puts(o, "\n## Simulation\n\n");

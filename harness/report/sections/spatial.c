@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/model/spatial_input.h"
 #include "harness/report/runctx.h"
 
@@ -36,7 +37,7 @@ static void g(sb_t *o, double v)
 /* The prediction for the configuration the record at scale s ran. */
 static int predict(const mspin_t *in, const sres_t *s, msp_t *p)
 {
-    const spinfo_t *sp = s->rec ? s->rec->sp : NULL;
+    const spinfo_t *sp = s->rec ? rec_spatial(s->rec) : NULL;
     if (!sp) return -1;
     int split[3] = {(int)sp->split[0], (int)sp->split[1], (int)sp->split[2]};
     return msp_predict(&in->w, split, (int)sp->groups, batch_of(s->rec), &in->net, p);
@@ -45,7 +46,7 @@ static int predict(const mspin_t *in, const sres_t *s, msp_t *p)
 static int inputs(const runctx_t *c, const bres_t *b, mspin_t *in, const char **why)
 {
     int any = 0;
-    for (size_t i = 0; i < b->ns; i++) any |= b->s[i].rec && b->s[i].rec->sp;
+    for (size_t i = 0; i < b->ns; i++) any |= b->s[i].rec && rec_spatial(b->s[i].rec);
     if (!any) return -1;
     char err[512];
     if (msp_inputs_from_run(c->a, c->ri.o, c->ri.no, b->name, NULL, in, err, sizeof err)) {
@@ -86,7 +87,7 @@ static void md(sb_t *o, const runctx_t *c, const bres_t *b)
         msp_t p;
         if (!s->n || predict(&in, s, &p)) continue;
         if (!s0) s0 = s, p0 = p;
-        const spinfo_t *sp = s->rec->sp;
+        const spinfo_t *sp = rec_spatial(s->rec);
         int batch = batch_of(s->rec);
         sb_printf(o, "| %d | %lldx%lldx%lld | %lld | %d | %.4g s [%.4g, %.4g] | %.4g s | %.3f | ",
                   s->scale, sp->split[0], sp->split[1], sp->split[2], sp->groups, batch, s->st.median,

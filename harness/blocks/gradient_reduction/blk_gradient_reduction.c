@@ -1,8 +1,9 @@
-/* Records: stemdl's gradient_reduction block (docs/record.md), part of the
- * STEMDL kind's reader: the engine's settings, its tensors and groups, the
- * per-step costs and rank 0's timeline. */
+/* Block gradient_reduction (blk_gradient_reduction.h): a training record's
+ * gradient_reduction block (docs/record.md): the engine's settings, its
+ * tensors and groups, the per-step costs and rank 0's timeline; the rows of
+ * its costs and of the scaling model built on them (harness/model/). */
 #define _GNU_SOURCE
-#include "harness/records/kinds.h"
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 
 /* groups size arrays (labels, the timeline): a record claiming more is refused */
 #define GR_MAX_GROUPS (1 << 20)
@@ -89,7 +90,7 @@ static int group_labels(const rd_t *c, const ytnode *b, grinfo_t *g)
     return 0;
 }
 
-int record_read_gr(const rd_t *c, const ytnode *root, record_t *r)
+static int read_gr(const rd_t *c, const ytnode *root, record_t *r)
 {
     const ytnode *b, *st;
     if (rd_map(c, root, "gradient_reduction", &b)) return -1;
@@ -105,6 +106,20 @@ int record_read_gr(const rd_t *c, const ytnode *root, record_t *r)
     if (tensors(c, b, g) || group_labels(c, b, g) || rd_map(c, b, "steps", &st) ||
         (st && steps_block(c, st, g)) || timeline(c, b, g))
         return -1;
-    r->gr = g;
+    r->blk[BLOCK_gradient_reduction] = g;
     return 0;
 }
+
+static const metric_info_t rows[] = {
+    {"exposed_comm_s", "s", -1, 1, "gradient reduction not hidden behind backward: median per "
+                                   "timed step (max over ranks)"},
+    {"negotiation_s", "s", -1, 1, "engine time in orchestration cycles: median per timed step"},
+    {"model_efficiency", "", 1, 1, "the scaling model's efficiency for a mode (param mode) and "
+                                   "scale: suites with model:, exadl model (docs/model.md)"},
+    {"model_speedup", "", 1, 1, "the model's coordinator step time / bit-vector step time at one "
+                                "scale and grouping (param grouping): exadl model"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_gradient_reduction = {
+    .name = "gradient_reduction", .key = "gradient_reduction", .read = read_gr, .rows = rows,
+    .section = "gradient_reduction"};

@@ -1,9 +1,9 @@
-/* Records: a training record's ensemble block (docs/record.md, docs/ensembles.md),
- * part of the stemdl and cosmoflow readers: the trainers, each trainer's step
+/* Block ensemble (blk_ensemble.h): a training record's ensemble block
+ * (docs/record.md, docs/ensembles.md): the trainers, each trainer's step
  * times, rate and final loss, and the tournament rounds (exchange time and
  * bytes, trainers that adopted their partner's model). */
 #define _GNU_SOURCE
-#include "harness/records/kinds.h"
+#include "harness/blocks/ensemble/blk_ensemble.h"
 
 static int trainers(const rd_t *c, const ytnode *b, eninfo_t *e)
 {
@@ -58,7 +58,7 @@ static int rounds(const rd_t *c, const ytnode *tm, eninfo_t *e)
     return 0;
 }
 
-int record_read_ens(const rd_t *c, const ytnode *root, record_t *r)
+static int read_ens(const rd_t *c, const ytnode *root, record_t *r)
 {
     const ytnode *b, *tm;
     if (rd_map(c, root, "ensemble", &b)) return -1;
@@ -73,6 +73,18 @@ int record_read_ens(const rd_t *c, const ytnode *root, record_t *r)
     if (e->trainers == 0 || e->ranks_per_trainer == 0)
         return rd_err(c, b, "ensemble: trainers and ranks_per_trainer are required");
     if (trainers(c, b, e) || rd_map(c, b, "tournament", &tm) || (tm && rounds(c, tm, e))) return -1;
-    r->en = e;
+    r->blk[BLOCK_ensemble] = e;
     return 0;
 }
+
+/* per scale (param trainers; docs/ensembles.md) */
+static const metric_info_t rows[] = {
+    {"ensemble_aggregate_samples_per_s", "samples/s", 1, 1,
+     "the sum of the trainers' rates (samples per step / median step time)"},
+    {"ensemble_efficiency", "", 1, 1, "aggregate rate / (K x one trainer's rate alone at P ranks)"},
+    {"ensemble_vs_one_trainer", "", 1, 1, "aggregate rate / one trainer's rate at K x P ranks"},
+    {"tournament_exchange_s", "s", -1, 1, "LTFB round: leaders' swap + broadcast, median"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_ensemble = {.name = "ensemble", .key = "ensemble",
+                                .read = read_ens, .rows = rows, .section = "ensembles"};

@@ -1,8 +1,8 @@
-/* Records: stemdl's update_exchange block (docs/record.md), part of the
- * STEMDL kind's reader: the optimizer, the exchange mode and its momentum
- * sync, the per-step costs; and the loss of every timed step. */
+/* Block update_exchange (blk_update_exchange.h): a training record's
+ * update_exchange block (docs/record.md): the optimizer, the exchange mode
+ * and its momentum sync, the per-step costs. */
 #define _GNU_SOURCE
-#include "harness/records/kinds.h"
+#include "harness/blocks/update_exchange/blk_update_exchange.h"
 
 static int steps_block(const rd_t *c, const ytnode *st, uxinfo_t *u)
 {
@@ -31,12 +31,9 @@ static int steps_block(const rd_t *c, const ytnode *st, uxinfo_t *u)
     return 0;
 }
 
-int record_read_ux(const rd_t *c, const ytnode *root, record_t *r)
+static int read_ux(const rd_t *c, const ytnode *root, record_t *r)
 {
-    const ytnode *b, *st, *loss;
-    if (rd_map(c, root, "loss", &loss) ||
-        (loss && rd_nums(c, loss, "steps", RD_ANY, &r->loss, &r->nloss)))
-        return -1;
+    const ytnode *b, *st;
     if (rd_map(c, root, "update_exchange", &b)) return -1;
     if (!b) return 0;
     uxinfo_t *u = rd_alloc(c, sizeof *u);
@@ -50,6 +47,20 @@ int record_read_ux(const rd_t *c, const ytnode *root, record_t *r)
     if (!u->optimizer || !u->exchange)
         return rd_err(c, b, "update_exchange: optimizer and exchange are required");
     if (rd_map(c, b, "steps", &st) || (st && steps_block(c, st, u))) return -1;
-    r->ux = u;
+    r->blk[BLOCK_update_exchange] = u;
     return 0;
 }
+
+/* per scale (params exchange, rate; docs/lioncub.md) */
+static const metric_info_t rows[] = {
+    {"exchange_s", "s", -1, 1, "the gradient engine's time in the update exchange (or the "
+                               "gradient allreduce): median per timed step (max over ranks)"},
+    {"wire_bytes_per_step", "B", -1, 1, "bytes each rank sends per step in the exchange "
+                                        "(bandwidth-optimal count): median"},
+    {"speedup_over_grad", "", 1, 1, "median step time of exchange grad at the same rate and "
+                                    "scale / this entry's"},
+    {"final_loss", "", -1, 1, "loss after the last timed step (first record at the scale)"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_update_exchange = {.name = "update_exchange", .key = "update_exchange",
+                                       .read = read_ux, .rows = rows, .section = "lioncub"};

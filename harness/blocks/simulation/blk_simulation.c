@@ -1,12 +1,13 @@
-/* Records: the simulation block (docs/record.md "simulation", docs/simulate.md)
- * that harness/launchers/smpi.sh appends to a record of any kind run under
- * SimGrid SMPI: its times are simulated seconds, not measured ones. */
+/* Block simulation (blk_simulation.h): the simulation block (docs/record.md
+ * "simulation", docs/simulate.md) that harness/launchers/smpi.sh appends to a
+ * record of any kind run under SimGrid SMPI: its times are simulated seconds,
+ * not measured ones. */
 #define _GNU_SOURCE
+#include "harness/blocks/simulation/blk_simulation.h"
+
 #include <math.h>
 
-#include "harness/records/kinds.h"
-
-int record_read_sim(const rd_t *c, const ytnode *root, record_t *r)
+static int read_sim(const rd_t *c, const ytnode *root, record_t *r)
 {
     const ytnode *m;
     if (rd_map(c, root, "simulation", &m)) return -1;
@@ -29,8 +30,14 @@ int record_read_sim(const rd_t *c, const ytnode *root, record_t *r)
         return rd_err(c, yt_get(m, "peak_memory_bytes"),
                       "simulation: peak_memory_bytes must be a size >= 0, not %g",
                       s->peak_memory_bytes);
-    r->sim = s;
+    r->blk[BLOCK_simulation] = s;
     return 0;
 }
 
-int record_simulated(const record_t *r) { return r && r->sim && r->sim->simulated; }
+int record_simulated(const record_t *r) { return r && rec_sim(r) && rec_sim(r)->simulated; }
+
+const block_t block_simulation = {.name = "simulation", .key = "simulation", .read = read_sim,
+                                  .section = "simulation",
+                                  .no_rows = "it says how the record's times were made: simulated "
+                                             "launches become the benchmark \"NAME (simulated)\" "
+                                             "(analysis_split_simulated), no number of its own"};

@@ -1,13 +1,19 @@
-/* Records: the datadist kind (docs/record.md "datadist", docs/ensembles.md):
- * the file's size and one row per strategy (times, GB/s, the time to the
- * first batch of every rank, wrong words found by the checksums). */
+/* Block datadist (blk_datadist.h): the datadist record (docs/record.md
+ * "datadist", docs/ensembles.md): the file's size and one row per strategy
+ * (times, GB/s, the time to the first batch of every rank, wrong words found
+ * by the checksums). */
 #define _GNU_SOURCE
-#include "harness/records/kinds.h"
+#include "harness/blocks/datadist/blk_datadist.h"
 
-int record_read_datadist(const rd_t *c, const ytnode *root, record_t *r)
+const ddinfo_t datadist_none = {0, NULL, 0};
+
+static int read_datadist(const rd_t *c, const ytnode *root, record_t *rec)
 {
     const ytnode *cfg, *l;
-    if (rd_map(c, root, "config", &cfg) || (cfg && rd_num(c, cfg, "bytes", RD_COUNT, &r->dd_bytes)) ||
+    ddinfo_t *r = rd_alloc(c, sizeof *r);
+    *r = datadist_none;
+    rec->blk[BLOCK_datadist] = r;
+    if (rd_map(c, root, "config", &cfg) || (cfg && rd_num(c, cfg, "bytes", RD_COUNT, &r->bytes)) ||
         rd_list(c, root, "strategies", &l))
         return -1;
     if (!l) return 0;
@@ -30,3 +36,12 @@ int record_read_datadist(const rd_t *c, const ytnode *root, record_t *r)
     }
     return 0;
 }
+
+/* per scale (param strategy; docs/ensembles.md) */
+static const metric_info_t rows[] = {
+    {"datadist_file_GBps", "GB/s", 1, 1, "dataset file bytes / median time to deliver it"},
+    {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_datadist = {.name = "datadist", .key = "strategies, config.bytes",
+                                .read = read_datadist, .rows = rows, .section = "datadist"};

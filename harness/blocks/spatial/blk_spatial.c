@@ -1,11 +1,9 @@
-/* Records: the CosmoFlow kind (docs/record.md "cosmoflow"): a training
- * record like stemdl's (read by record_read_stemdl: timing, FLOPs, network,
- * memory, kernels, gradient reduction) plus its `spatial` block: the split,
- * the groups, the per-layer geometry and rank 0's halo traffic. */
+/* Block spatial (blk_spatial.h): CosmoFlow's `spatial` block (docs/record.md
+ * "cosmoflow"; the rest of its record is the training blocks'): the split,
+ * the groups, the per-layer geometry and rank 0's halo traffic; the rows of
+ * its dense layers that its describe answer gives. */
 #define _GNU_SOURCE
-#include <math.h>
-
-#include "harness/records/kinds.h"
+#include "harness/blocks/spatial/blk_spatial.h"
 
 static int triple(const rd_t *c, const ytnode *m, const char *key, long long out[3])
 {
@@ -39,9 +37,8 @@ static int layers(const rd_t *c, const ytnode *m, spinfo_t *s)
     return 0;
 }
 
-int record_read_cosmoflow(const rd_t *c, const ytnode *root, record_t *r)
+static int read_spatial(const rd_t *c, const ytnode *root, record_t *r)
 {
-    if (record_read_stemdl(c, root, r)) return -1;
     const ytnode *m;
     if (rd_map(c, root, "spatial", &m)) return -1;
     if (!m) return 0;
@@ -61,6 +58,16 @@ int record_read_cosmoflow(const rd_t *c, const ytnode *root, record_t *r)
         return rd_err(c, m, "spatial: ranks_per_sample %lld is not the product of split", s->ranks_per_sample);
     if (s->ranks_per_sample < 1 || s->groups < 1 || s->units < 1 || s->halo < 0)
         return rd_err(c, m, "spatial: ranks_per_sample, groups and units must be at least 1");
-    r->sp = s;
+    r->blk[BLOCK_spatial] = s;
     return 0;
 }
+
+/* per configuration (its describe answer) */
+static const metric_info_t rows[] = {
+    {"forward_dense_flops_per_sample", "FLOP", 0, 0,
+     "forward FLOPs of the dense layers per sample"},
+    {"dense_weights", "weights", 0, 0, "dense-layer weights (no biases)"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_spatial = {.name = "spatial", .key = "spatial",
+                               .read = read_spatial, .rows = rows, .section = "spatial"};

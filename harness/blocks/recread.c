@@ -1,37 +1,13 @@
 /* Records: the core reader (recread.h): the file, the common header, then the
- * reader of the record's kind (kinds.def). */
+ * record's blocks (harness/blocks/blocks.c). */
 #define _GNU_SOURCE
-#include "harness/records/recread.h"
+#include "harness/blocks/recread.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "benchmarks/common/record/read.h"
 #include "benchmarks/common/record/record.h"
-#include "harness/records/kinds.h"
-
-const record_kind_t record_kinds[] = {
-#define RECORD_KIND(name, fn) {name, fn},
-#include "harness/records/kinds.def"
-#undef RECORD_KIND
-    {NULL, NULL},
-};
-
-const record_kind_t *record_kind_find(const char *benchmark)
-{
-    for (const record_kind_t *k = record_kinds; benchmark && k->benchmark; k++)
-        if (!strcmp(k->benchmark, benchmark)) return k;
-    return NULL;
-}
-
-/* A record of a kind kinds.def does not list (another program's, or one that
- * names none) is read as every record was before the table: with the blocks
- * stemdl's and collectives' readers know, so a program that writes them is
- * analysed like those benchmarks. */
-static int read_unlisted(const rd_t *c, const ytnode *root, record_t *r)
-{
-    return record_read_stemdl(c, root, r) || record_read_coll(c, root, r) ? -1 : 0;
-}
+#include "harness/blocks/block.h"
 
 static void *arena_alloc(void *arena, size_t bytes) { return ar_alloc(arena, bytes); }
 
@@ -77,13 +53,7 @@ int record_load(arena_t *a, const char *path, record_t *r, char *err, size_t err
     if (!root) return rd_err(&c, NULL, "the record is empty");
     if (root->kind != YT_MAP) return rd_err(&c, root, "a record must be a mapping");
     if (read_header(&c, root, r)) return -1;
-    r->samples_per_step = r->exec_per_step = r->exec_per_sample = NAN;
-    r->conv_per_sample = r->conv_per_step = r->fwd_conv_per_sample = NAN;
-    r->conv_weights = r->parameters = r->memory_bytes = NAN;
-    r->device_peak_flops = r->threads_per_rank = r->kernels_steps = NAN;
-    if (record_read_sim(&c, root, r)) return -1;
-    const record_kind_t *k = record_kind_find(r->benchmark);
-    return k ? k->read(&c, root, r) : read_unlisted(&c, root, r);
+    return blocks_read(&c, root, r);
 }
 
 const char *record_config(const record_t *r, const char *key)

@@ -1,7 +1,9 @@
-/* Records: the collectives kind (docs/collectives.md "The record"): one row
- * per operation, data type, size and placement. */
+/* Block collectives (blk_collectives.h): the collectives record's `results`
+ * (docs/collectives.md "The record"): one row per operation, data type, size
+ * and placement; the rows of bandwidth and latency per size.  The derived
+ * numbers: harness/analysis/analysis_coll.c. */
 #define _GNU_SOURCE
-#include "harness/records/kinds.h"
+#include "harness/blocks/collectives/blk_collectives.h"
 
 /* inplace: true/false, or 0/1 */
 static int read_inplace(const rd_t *c, const ytnode *row, int *out)
@@ -44,9 +46,14 @@ static int read_coll_row(const rd_t *c, const ytnode *row, crow_t *x)
     return 0;
 }
 
-int record_read_coll(const rd_t *c, const ytnode *root, record_t *r)
+const collinfo_t collectives_none = {NULL, 0};
+
+static int read_coll(const rd_t *c, const ytnode *root, record_t *rec)
 {
     const ytnode *rs;
+    collinfo_t *r = rd_alloc(c, sizeof *r);
+    *r = collectives_none;
+    rec->blk[BLOCK_collectives] = r;
     if (rd_list(c, root, "results", &rs)) return -1;
     if (!rs) return 0;
     r->c = rd_alloc(c, (rs->n + 1) * sizeof *r->c);
@@ -57,3 +64,15 @@ int record_read_coll(const rd_t *c, const ytnode *root, record_t *r)
     }
     return 0;
 }
+
+/* per scale and message size (params op, bytes, dtype, inplace) */
+static const metric_info_t rows[] = {
+    {"busbw_GBps", "GB/s", 1, 1, "bus bandwidth, nccl-tests factors (1e9 bytes per GB)"},
+    {"algbw_GBps", "GB/s", 1, 1, "bytes / median time"},
+    {"latency_us", "us", -1, 1, "median time per call"},
+    {"wrong", "", -1, 1, "wrong elements found by validation (must be 0)"},
+    {"busbw_max_GBps", "GB/s", 1, 1, "the largest busbw of an operation over all sizes"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_collectives = {.name = "collectives", .key = "results",
+                                   .read = read_coll, .rows = rows, .section = "collectives"};

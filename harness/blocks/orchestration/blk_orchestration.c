@@ -1,13 +1,19 @@
-/* Records: the orchestration kind (docs/collectives.md "The orchestration
- * benchmark"): one row per mode and grouping. */
+/* Block orchestration (blk_orchestration.h): the orchestration record's
+ * `results` (docs/collectives.md "The orchestration benchmark"): one row per
+ * mode and grouping. */
 #define _GNU_SOURCE
+#include "harness/blocks/orchestration/blk_orchestration.h"
+
 #include <math.h>
 
-#include "harness/records/kinds.h"
+const orchinfo_t orchestration_none = {NULL, 0};
 
-int record_read_orch(const rd_t *c, const ytnode *root, record_t *r)
+static int read_orch(const rd_t *c, const ytnode *root, record_t *rec)
 {
     const ytnode *rs;
+    orchinfo_t *r = rd_alloc(c, sizeof *r);
+    *r = orchestration_none;
+    rec->blk[BLOCK_orchestration] = r;
     if (rd_list(c, root, "results", &rs)) return -1;
     if (!rs) return 0;
     r->o = rd_alloc(c, (rs->n + 1) * sizeof *r->o);
@@ -25,8 +31,16 @@ int record_read_orch(const rd_t *c, const ytnode *root, record_t *r)
             rd_num(c, row, "requests", RD_ANY, &o->requests))
             return -1;
         if (!o->mode) return rd_err(c, row, "results: an orchestration row has no mode");
-        if (o->ranks < 1) o->ranks = r->ranks;
+        if (o->ranks < 1) o->ranks = rec->ranks;
         if (isnan(o->per_cycle_s) && o->cycles > 0) o->per_cycle_s = o->median_s / o->cycles;
     }
     return 0;
 }
+
+/* no rows and no section of its own: what it measures reaches results.yaml and
+ * report.md through the scaling model it feeds */
+const block_t block_orchestration = {
+    .name = "orchestration", .key = "results", .read = read_orch,
+    .no_rows = "its rows are the scaling model's negotiation costs (harness/model/), whose "
+               "rows model_efficiency and model_speedup are the gradient_reduction block's",
+    .no_section = "no table of its own: the gradient_reduction section shows the model it feeds"};

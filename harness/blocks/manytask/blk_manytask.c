@@ -1,10 +1,10 @@
-/* Records: the manytask kind (docs/record.md "manytask", docs/ensembles.md):
- * the launcher and the `tasks` block (rate, latency percentiles, failures
- * and retries). */
+/* Block manytask (blk_manytask.h): the manytask record (docs/record.md
+ * "manytask", docs/ensembles.md): the launcher and the `tasks` block (rate,
+ * latency percentiles, failures and retries). */
 #define _GNU_SOURCE
-#include "harness/records/kinds.h"
+#include "harness/blocks/manytask/blk_manytask.h"
 
-int record_read_manytask(const rd_t *c, const ytnode *root, record_t *r)
+static int read_manytask(const rd_t *c, const ytnode *root, record_t *r)
 {
     const ytnode *cfg, *t;
     if (rd_map(c, root, "config", &cfg) || rd_map(c, root, "tasks", &t)) return -1;
@@ -24,6 +24,16 @@ int record_read_manytask(const rd_t *c, const ytnode *root, record_t *r)
         rd_num(c, t, "latency_p99_s", RD_COUNT, &m->p99_s) ||
         rd_num(c, t, "latency_max_s", RD_COUNT, &m->max_s))
         return -1;
-    r->mt = m;
+    r->blk[BLOCK_manytask] = m;
     return 0;
 }
+
+/* param launcher; docs/ensembles.md */
+static const metric_info_t rows[] = {
+    {"tasks_per_s", "tasks/s", 1, 1, "tasks done / wall time, C at a time through the launcher"},
+    {"task_latency_p50_s", "s", -1, 1, "launch to exit of a successful attempt, median"},
+    {"task_latency_p99_s", "s", -1, 1, "launch to exit of a successful attempt, 99th percentile"},
+    {NULL, NULL, 0, 0, NULL}};
+
+const block_t block_manytask = {.name = "manytask", .key = "tasks, config.launcher",
+                                .read = read_manytask, .rows = rows, .section = "manytask"};

@@ -1,0 +1,25 @@
+/* blk_network: a training record's counts of its network (docs/record.md
+ * "STEMDL": the flops, network and memory keys): FLOPs per step and sample,
+ * weights, parameters, memory; properties of the configuration, not the scale.
+ * defines: nwinfo_t, network_none, rec_network */
+#ifndef EXADL_HARNESS_BLK_NETWORK_H
+#define EXADL_HARNESS_BLK_NETWORK_H
+
+#include "harness/blocks/block.h"
+
+/* the network's counts, per configuration; NaN: not said */
+typedef struct {
+    double exec_per_step, exec_per_sample, conv_per_sample, conv_per_step, fwd_conv_per_sample;
+    double conv_weights, parameters, memory_bytes;
+} nwinfo_t;
+
+/* no network block: every number NaN */
+extern const nwinfo_t network_none;
+
+/* the record's network counts (network_none when it has none) */
+static inline const nwinfo_t *rec_network(const record_t *r)
+{
+    return r->blk[BLOCK_network] ? r->blk[BLOCK_network] : &network_none;
+}
+
+#endif

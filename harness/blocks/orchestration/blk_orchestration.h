@@ -1,0 +1,31 @@
+/* blk_orchestration: the orchestration benchmark's results (docs/collectives.md
+ * "The orchestration benchmark"): one row per mode and grouping.
+ * defines: orow_t, orchinfo_t, orchestration_none, rec_orch */
+#ifndef EXADL_HARNESS_BLK_ORCHESTRATION_H
+#define EXADL_HARNESS_BLK_ORCHESTRATION_H
+
+#include "harness/blocks/block.h"
+
+/* a row: one mode and grouping */
+typedef struct {
+    const char *mode, *grouping;
+    long long groups, ranks, tensors;
+    double cycles, median_s, per_cycle_s;
+    double requests;        /* per step, all ranks together (NaN: not said) */
+} orow_t;
+
+typedef struct {
+    orow_t *o;
+    size_t no;
+} orchinfo_t;
+
+/* no orchestration block: no rows */
+extern const orchinfo_t orchestration_none;
+
+/* the record's orchestration rows (orchestration_none when it has none) */
+static inline const orchinfo_t *rec_orch(const record_t *r)
+{
+    return r->blk[BLOCK_orchestration] ? r->blk[BLOCK_orchestration] : &orchestration_none;
+}
+
+#endif

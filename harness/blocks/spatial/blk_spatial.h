@@ -1,0 +1,26 @@
+/* blk_spatial: cosmoflow's spatial block (docs/record.md "cosmoflow"): the
+ * decomposition, the per-layer geometry, rank 0's halo traffic.
+ * defines: splayer_t, spinfo_t, rec_spatial */
+#ifndef EXADL_HARNESS_BLK_SPATIAL_H
+#define EXADL_HARNESS_BLK_SPATIAL_H
+
+#include "harness/blocks/block.h"
+
+typedef struct {
+    const char *name;
+    double extent, c_in, c_out, fwd_flops;
+} splayer_t;
+
+typedef struct {
+    long long split[3], ranks_per_sample, groups, size, units, halo, kernel;
+    int overlap;
+    long long rank0_units[3];
+    double halo_bytes_per_sample, halo_messages_per_step, gather_bytes_per_sample;
+    splayer_t *l;           /* conv layers, forward order */
+    size_t nl;
+} spinfo_t;
+
+/* the record's spatial block; NULL: none */
+static inline const spinfo_t *rec_spatial(const record_t *r) { return r->blk[BLOCK_spatial]; }
+
+#endif

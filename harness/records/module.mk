@@ -1,2 +1,0 @@
-# harness/records: see docs/architecture.md
-harness_src += $(wildcard harness/records/*.c)
