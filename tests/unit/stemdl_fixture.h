@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 #include "tests/unit/tap.h"
 
 #define FIXTURE_ARENA 512

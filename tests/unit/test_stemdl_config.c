@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[200];

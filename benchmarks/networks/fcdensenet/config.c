@@ -1,11 +1,11 @@
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/count.h"
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/train/keytab.h"
 
 #define F(x) offsetof(cfg_t, x)

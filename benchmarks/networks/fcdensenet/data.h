@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 
 /* Fill input [batch][c_in][h][w] and target [batch][c_out][h][w] with the
  * samples first_sample .. first_sample + batch - 1 of step `step`. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 #include "benchmarks/train/gsync/gsync.h"
 
 enum { PLAN_CONV = 1, PLAN_TCONV = 2 };

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/kern.h"
 #include "benchmarks/train/network.h"
