@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "tests/unit/tap.h"
 
 #define FIXTURE_ARENA 512

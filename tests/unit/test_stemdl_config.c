@@ -13,6 +13,7 @@
 
 #include "benchmarks/networks/fcdensenet/config.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[200];

@@ -13,6 +13,7 @@
 #include "benchmarks/networks/fcdensenet/config.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/networks/fcdensenet/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "benchmarks/train/train.h"
 #include "tests/unit/tap.h"
 
