@@ -34,8 +34,8 @@
  *     the number of groups.
  *
  * defines: network_t, net_facts, net_slice, net_params, net_grad_ready_fn */
-#ifndef TRAIN_NETWORK_H
-#define TRAIN_NETWORK_H
+#ifndef EXADL_TRAIN_NETWORK_H
+#define EXADL_TRAIN_NETWORK_H
 
 #include <stddef.h>
 #include <stdint.h>

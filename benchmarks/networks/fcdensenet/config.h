@@ -9,8 +9,8 @@
  *
  * defines: cfg_t, cfg_preset, cfg_keys, cfg_set, cfg_load_yaml, cfg_write; the
  * whole-configuration check, cfg_validate, is validate.h's */
-#ifndef STEMDL_CONFIG_H
-#define STEMDL_CONFIG_H
+#ifndef EXADL_FCDENSENET_CONFIG_H
+#define EXADL_FCDENSENET_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * Sample g of step t (g = rank * batch + i, the global index) depends only on
  * (seed, t, g): a job of R ranks with batch b sees the same samples as one
  * rank with batch R*b. */
-#ifndef STEMDL_DATA_H
-#define STEMDL_DATA_H
+#ifndef EXADL_FCDENSENET_DATA_H
+#define EXADL_FCDENSENET_DATA_H
 
 #include <stdint.h>
 

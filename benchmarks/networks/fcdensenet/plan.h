@@ -5,8 +5,8 @@
  * gradient engine and the orchestration benchmark.
  *
  * defines: plan_t, plan_layer, plan_build, plan_print, plan_tensors, plan_preset_tensors */
-#ifndef STEMDL_PLAN_H
-#define STEMDL_PLAN_H
+#ifndef EXADL_FCDENSENET_PLAN_H
+#define EXADL_FCDENSENET_PLAN_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
  * Per-call scalar set-up (Adam's bias corrections, a loss's 1/count) counts 0.
  *
  * All counts are for the whole call (n samples), in 64-bit integers. */
-#ifndef STEMDL_FLOPS_H
-#define STEMDL_FLOPS_H
+#ifndef EXADL_TRAIN_FLOPS_H
+#define EXADL_TRAIN_FLOPS_H
 
 #include <stdint.h>
 

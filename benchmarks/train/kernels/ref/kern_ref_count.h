@@ -6,8 +6,8 @@
  * kern_ref_flops, which it checks against the formulas of flops.h.
  *
  * defines: FL */
-#ifndef STEMDL_KERN_REF_COUNT_H
-#define STEMDL_KERN_REF_COUNT_H
+#ifndef EXADL_TRAIN_KERN_REF_COUNT_H
+#define EXADL_TRAIN_KERN_REF_COUNT_H
 
 #include <stdint.h>
 

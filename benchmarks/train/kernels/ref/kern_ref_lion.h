@@ -3,8 +3,8 @@
  * is marked with FL(n) like kern_ref.c's (test_stemdl_lion.c compiles this
  * file with KERN_REF_COUNT and checks flops.h against the count).
  * defines: kern_ref_lion_fill */
-#ifndef STEMDL_KERN_REF_LION_H
-#define STEMDL_KERN_REF_LION_H
+#ifndef EXADL_TRAIN_KERN_REF_LION_H
+#define EXADL_TRAIN_KERN_REF_LION_H
 
 #include "benchmarks/train/kernels/kern.h"
 
