@@ -1,6 +1,6 @@
 /* flops: the FLOP formula of every kernel of kern.h, in one place, shared by the
  * CPU and CUDA paths.  Each formula counts the floating-point operations the
- * reference kernel performs (tests/unit/test_stemdl_flops.c checks each against an
+ * reference kernel performs (tests/unit/test_train_flops.c checks each against an
  * instrumented reference loop that counts its own operations).
  *
  * Counting rule: one FLOP for each add, subtract, multiply, divide, square
