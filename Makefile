@@ -184,9 +184,10 @@ GPU_MODULE_FILES := $(foreach m,$(sort $(GPU_MODULES)),$(BUILD)/lib/libexadl_$(m
 endif
 
 # Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND (common,
-# stemdl, coll: collectives, orch: orchestration, harness, cosmo: cosmoflow,
-# skel: skeleton).
+# train: the training runtime, stemdl, coll: collectives, orch: orchestration,
+# harness, cosmo: cosmoflow, skel: skeleton).
 TEST_LIBS_common  := common
+TEST_LIBS_train   := train comm common
 TEST_LIBS_stemdl  := $(stemdl_libs)
 TEST_LIBS_coll    := $(collectives_libs)
 TEST_LIBS_orch    := $(orchestration_libs)
@@ -194,6 +195,7 @@ TEST_LIBS_harness := $(exadl_libs)
 TEST_LIBS_cosmo   := $(cosmoflow_libs)
 TEST_LIBS_skel    := $(skeleton_libs)
 TEST_LDLIBS_common  := $(HARN_LDLIBS)
+TEST_LDLIBS_train   := $(TRAIN_LDLIBS)
 TEST_LDLIBS_stemdl  := $(TRAIN_LDLIBS)
 TEST_LDLIBS_coll    := $(MPI_LDLIBS)
 TEST_LDLIBS_orch     = $(orchestration_ldlibs)
@@ -207,7 +209,10 @@ $(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(T
 	@mkdir -p $$(@D)
 	$$(LINK) $$(LDFLAGS) $$(MODULE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
 endef
-$(foreach k,common stemdl coll orch harness cosmo skel,$(eval $(call test_rule,$(k))))
+$(foreach k,common train stemdl coll orch harness cosmo skel,$(eval $(call test_rule,$(k))))
+# the CUDA set's whole-step test trains the FC-DenseNet (as the runtime's
+# other users do): its library joins the runtime's for that test alone
+$(BUILD)/tests/test_train_cuda: $(call lib,fcdensenet)
 
 ifeq ($(SAN),1)
 # see tests/support/nodlclose.c; tests/run.sh preloads it where it exists
@@ -288,7 +293,7 @@ $(BUILD)/lib/%.a:
 # project's own files) and its crash regressions (tests/fuzz/regress/NAME/).
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIBS := harness cosmoflow stemdl train comm common
+FUZZ_LIBS := harness cosmoflow stemdl fcdensenet train comm common
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call lib,$(FUZZ_LIBS))
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined,float-cast-overflow $(FUZZ_LDEXTRA) -o $@ \

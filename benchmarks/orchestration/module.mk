@@ -5,5 +5,5 @@ orch_src  += $(filter-out benchmarks/orchestration/main.c,$(wildcard benchmarks/
 
 PROGRAMS             += orchestration
 orchestration_main   := benchmarks/orchestration/main.c
-orchestration_libs   := orch stemdl train comm common
+orchestration_libs   := orch fcdensenet train comm common
 orchestration_ldlibs  = $(MPI_LDLIBS)

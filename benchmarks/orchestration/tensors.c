@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "benchmarks/common/check.h"
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 
 int coll_gb2019_tensors(coll_tensor_t **out, int *nlayers)
 {

@@ -10,8 +10,9 @@ typedef struct {
     int64_t elements;  /* parameters (one gradient element each) */
 } coll_tensor_t;
 
-/* The gb2019 STEMDL FC-DenseNet's gradient tensors (DESIGN.md wiring), as
- * stemdl exports them (plan_preset_tensors, benchmarks/stemdl/model/plan.h):
+/* The gb2019 STEMDL FC-DenseNet's gradient tensors (the wiring of
+ * docs/stemdl.md "The network"), as its plan exports them
+ * (plan_preset_tensors, benchmarks/networks/fcdensenet/plan.h):
  * every layer's conv weights, plus the biases of CONV_INIT and CONV_FIN, in
  * forward order.  Returns the count; *nlayers gets the layers. */
 int coll_gb2019_tensors(coll_tensor_t **out, int *nlayers);

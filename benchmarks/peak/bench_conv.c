@@ -23,8 +23,8 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/peak/conv_blas.h"
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/train/kernels/flops.h"
 #include "benchmarks/train/kernels/kern.h"
 

@@ -6,7 +6,7 @@ peak_cpu_link    = $(CC)
 peak_cpu_ldlibs  = $(SYS_LIBS)
 bench_conv_main := benchmarks/peak/bench_conv.c
 bench_conv_objs := benchmarks/peak/conv_blas.c
-bench_conv_libs := stemdl train comm common
+bench_conv_libs := fcdensenet train comm common
 bench_conv_ldlibs = $(TRAIN_LDLIBS)
 # mpiprobe: the preflight of `exadl run` and `exadl validate` (MPI start-up, hosts)
 PROGRAMS        += mpiprobe

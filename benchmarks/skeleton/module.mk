@@ -6,5 +6,5 @@ skel_src  += $(filter-out benchmarks/skeleton/main.c,$(wildcard benchmarks/skele
 
 PROGRAMS        += skeleton
 skeleton_main   := benchmarks/skeleton/main.c
-skeleton_libs   := skel stemdl train comm common
+skeleton_libs   := skel fcdensenet train comm common
 skeleton_ldlibs  = $(TRAIN_LDLIBS)

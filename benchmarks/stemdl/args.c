@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "benchmarks/networks/fcdensenet/validate.h"
+
 static void usage(FILE *f)
 {
     fprintf(f,

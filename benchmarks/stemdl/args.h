@@ -5,7 +5,7 @@
 #ifndef STEMDL_ARGS_H
 #define STEMDL_ARGS_H
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 #include "benchmarks/train/tprog.h"
 
 typedef struct {

@@ -1,9 +1,9 @@
-# benchmarks/stemdl: the `stemdl` program and the FC-DenseNet (model/)
+# benchmarks/stemdl: the `stemdl` program, the FC-DenseNet
+# (benchmarks/networks/fcdensenet/) trained on the training runtime
 LIBRARIES  += stemdl
-stemdl_src += $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl/*.c)) \
-              $(wildcard benchmarks/stemdl/model/*.c)
+stemdl_src += $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl/*.c))
 
 PROGRAMS      += stemdl
 stemdl_main   := benchmarks/stemdl/main.c
-stemdl_libs   := stemdl train comm common
+stemdl_libs   := stemdl fcdensenet train comm common
 stemdl_ldlibs  = $(TRAIN_LDLIBS)

@@ -1,7 +1,7 @@
 /* backend: picks the kernel set and the gradient transport for a run:
  * cpu/reference, cpu/fast (+ MPI), or cuda (cuDNN kernels + NCCL). */
-#ifndef STEMDL_BACKEND_H
-#define STEMDL_BACKEND_H
+#ifndef EXADL_TRAIN_BACKEND_H
+#define EXADL_TRAIN_BACKEND_H
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * adds its FLOPs (flops.h) and its elapsed time to a row (kernel, layer) of
  * the step's table.  In dry mode nothing runs and only FLOPs are added, which
  * is how --describe knows a step's executed FLOPs without allocating. */
-#ifndef STEMDL_COUNTED_H
-#define STEMDL_COUNTED_H
+#ifndef EXADL_TRAIN_COUNTED_H
+#define EXADL_TRAIN_COUNTED_H
 
 #include <stdint.h>
 

@@ -11,8 +11,8 @@
  *
  * defines: ens_t, ens_round_t, ens_result, ens_open, ens_close, ens_first_sample,
  *   ens_seed, ens_round, ens_gather, ens_write_record, ens_result_free */
-#ifndef TRAIN_ENSEMBLE_H
-#define TRAIN_ENSEMBLE_H
+#ifndef EXADL_TRAIN_ENSEMBLE_H
+#define EXADL_TRAIN_ENSEMBLE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
  * whole, plus the keys the workload handles itself (stemdl: preset, image).
  *
  * defines: kt_key, kt_table, kt_spec, kt_set, kt_load_yaml, kt_write, kt_print_help */
-#ifndef TRAIN_KEYTAB_H
-#define TRAIN_KEYTAB_H
+#ifndef EXADL_TRAIN_KEYTAB_H
+#define EXADL_TRAIN_KEYTAB_H
 
 #include <stddef.h>
 #include <stdio.h>

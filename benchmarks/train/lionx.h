@@ -21,8 +21,8 @@
  * defines: lionx_cfg, lionx_step, lionx_create, lionx_free, lionx_exchange,
  *          lionx_begin, lionx_apply, lionx_momentum_sync, lionx_last,
  *          lionx_take_rows, lionx_bits */
-#ifndef TRAIN_LIONX_H
-#define TRAIN_LIONX_H
+#ifndef EXADL_TRAIN_LIONX_H
+#define EXADL_TRAIN_LIONX_H
 
 #include <stdint.h>
 

@@ -34,8 +34,8 @@
  *     the number of groups.
  *
  * defines: network_t, net_facts, net_slice, net_params, net_grad_ready_fn */
-#ifndef TRAIN_NETWORK_H
-#define TRAIN_NETWORK_H
+#ifndef EXADL_TRAIN_NETWORK_H
+#define EXADL_TRAIN_NETWORK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,7 +54,7 @@ typedef void (*net_grad_ready_fn)(void *user, int layer, void *grad, int64_t cou
 typedef struct {
     int layers;               /* parameter layers (ready ids, kernel-table size) */
     int64_t params;           /* floats of the flat parameter array */
-    int64_t fwd_conv_flops;   /* per sample: forward convolution FLOPs (DESIGN.md) */
+    int64_t fwd_conv_flops;   /* per sample: forward convolution FLOPs (docs/stemdl.md) */
     int64_t convention_flops; /* per sample: the published convention (3 x forward conv) */
     int replica_ranks;        /* ranks sharing each sample (spatial parallelism); 0 or 1:
                                  none.  The runtime zeroes net_facts before facts() */

@@ -9,8 +9,8 @@
  *
  * defines: optim_t, optim_create, optim_step, optim_bytes, optim_create_run,
  *          optim_bytes_run, optim_step_run, optim_moment, optim_slices */
-#ifndef TRAIN_OPTIM_H
-#define TRAIN_OPTIM_H
+#ifndef EXADL_TRAIN_OPTIM_H
+#define EXADL_TRAIN_OPTIM_H
 
 #include <stddef.h>
 #include <stdint.h>

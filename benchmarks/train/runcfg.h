@@ -5,8 +5,8 @@
  * network gets these keys, their checks, --help lines and record entries.
  *
  * defines: runcfg_t, runcfg_keys, RUNCFG_TABLE, runcfg_default, runcfg_validate */
-#ifndef TRAIN_RUNCFG_H
-#define TRAIN_RUNCFG_H
+#ifndef EXADL_TRAIN_RUNCFG_H
+#define EXADL_TRAIN_RUNCFG_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
  *
  * defines: tprog_args, tprog_cli, tprog_args_parse, tprog_is_local,
  *   tprog_start, tprog_print_sysinfo, tprog_run, tprog_run_init, tprog_train */
-#ifndef TRAIN_TPROG_H
-#define TRAIN_TPROG_H
+#ifndef EXADL_TRAIN_TPROG_H
+#define EXADL_TRAIN_TPROG_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
  * and the mean over ranks; the kernel table sums the timed steps.
  *
  * defines: train_job, train_result, train_run, train_dry_flops */
-#ifndef TRAIN_TRAIN_H
-#define TRAIN_TRAIN_H
+#ifndef EXADL_TRAIN_TRAIN_H
+#define EXADL_TRAIN_TRAIN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  *
  * defines: trec_meta_t, trec_write, trec_write_run, trec_write_results,
  *   trec_print_summary, trec_si */
-#ifndef TRAIN_TREC_H
-#define TRAIN_TREC_H
+#ifndef EXADL_TRAIN_TREC_H
+#define EXADL_TRAIN_TREC_H
 
 #include <stddef.h>
 

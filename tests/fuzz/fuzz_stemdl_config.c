@@ -1,11 +1,12 @@
-/* Fuzz stemdl configuration files (benchmarks/stemdl/model): the input over
+/* Fuzz stemdl configuration files (benchmarks/networks/fcdensenet): the input over
  * preset tiny (cfg_load_yaml), the whole-configuration check, and for a
  * configuration it accepts what --describe does: the plan, the dry step that
  * counts every kernel's FLOPs, the layer table. */
 #define _GNU_SOURCE
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/plan.h"
-#include "benchmarks/stemdl/model/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "benchmarks/train/train.h"
 #include "tests/fuzz/fuzz.h"
 

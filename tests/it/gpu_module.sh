@@ -12,7 +12,7 @@
 #     void on purpose);
 #   - a CUDA runtime whose device count fails with a driver present (here
 #     tests/support/fake_cudart.c preloaded: a driver for CUDA 12.8 under a
-#     13.x runtime) makes stemdl, collectives, test_stemdl_cuda and
+#     13.x runtime) makes stemdl, collectives, test_train_cuda and
 #     bench_gpu.sh fail loudly, never SKIP.
 # Parts that need the GPU modules or CUDA's files say SKIP where they are absent.
 set -u
@@ -173,13 +173,13 @@ if [ $rc -eq 1 ] && grep -q 'CUDA cannot start' "$T/dc.err"; then
 else
     echo "FAIL: gpu module: collectives with an old driver: exit $rc: $(head -c 300 "$T/dc.err")"
 fi
-if [ -x "$B/tests/test_stemdl_cuda" ]; then
-    LD_PRELOAD=$pre "$B/tests/test_stemdl_cuda" >"$T/tc.out" 2>&1
+if [ -x "$B/tests/test_train_cuda" ]; then
+    LD_PRELOAD=$pre "$B/tests/test_train_cuda" >"$T/tc.out" 2>&1
     rc=$?
     if [ $rc -ne 0 ] && grep -q '^FAIL: .*CUDA cannot start' "$T/tc.out" && ! grep -q '^SKIP: ' "$T/tc.out"; then
-        echo "PASS: gpu module: test_stemdl_cuda with an old driver FAILs its GPU tests ($(grep -c '^FAIL' "$T/tc.out") FAIL, no SKIP)"
+        echo "PASS: gpu module: test_train_cuda with an old driver FAILs its GPU tests ($(grep -c '^FAIL' "$T/tc.out") FAIL, no SKIP)"
     else
-        echo "FAIL: gpu module: test_stemdl_cuda with an old driver: exit $rc, $(grep -c '^SKIP' "$T/tc.out") SKIP, $(grep -c '^FAIL' "$T/tc.out") FAIL"
+        echo "FAIL: gpu module: test_train_cuda with an old driver: exit $rc, $(grep -c '^SKIP' "$T/tc.out") SKIP, $(grep -c '^FAIL' "$T/tc.out") FAIL"
     fi
 fi
 # bench_gpu.sh where nvidia-smi lists a GPU that CUDA cannot use: an error

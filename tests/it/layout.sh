@@ -24,11 +24,9 @@ def fail(msg):
     fails += 1
     print('FAIL: layout: ' + msg)
 
-# the network libraries, which a benchmark may use: benchmarks/networks/NAME/;
-# 'benchmarks/stemdl/model/' is where the FC-DenseNet is until it moves to
-# benchmarks/networks/ (issue 26 item 5): drop it then (a prefix naming no
-# folder fails below)
-NETWORKS = ['benchmarks/networks/', 'benchmarks/stemdl/model/']
+# the network libraries, which a benchmark may use: benchmarks/networks/NAME/
+# (a prefix naming no folder fails below)
+NETWORKS = ['benchmarks/networks/']
 # the benchmarks: every folder of benchmarks/ whose module.mk declares a program
 progdecl = re.compile(r'^\s*PROGRAMS\s*\+?=\s*(.*)$', re.M)
 programs = {}   # program -> the module.mk declaring it
@@ -147,8 +145,6 @@ NEVER = [(re.compile(r'^harness/([a-z_]+/)*(launch|proctree)\.h$'), 'harness/sui
 # Known violations, reported and not counted until the branch named fixes
 # them; an entry that no longer matches fails, so that it is deleted.
 KNOWN = {
-    'benchmarks/stemdl/model/config <-> benchmarks/stemdl/model/plan':
-        'branch rtname breaks the config/plan circle',
 }
 seen_known = set()
 def violation(key, msg):

@@ -90,7 +90,7 @@ phase_build() {
 }
 
 phase_tests() {
-    step test_stemdl_cuda "$build/tests/test_stemdl_cuda"
+    step test_train_cuda "$build/tests/test_train_cuda"
     step test_cosmo_cuda "$build/tests/test_cosmo_cuda"
     step all-tests tests/run.sh "$build"
     # on a GPU machine a GPU test that says SKIP is a defect (issue 10)

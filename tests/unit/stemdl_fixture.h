@@ -1,33 +1,15 @@
-/* What several STEMDL unit tests share: an arena of float buffers freed
- * together (a failed T_ASSERT jumps out of a test), and the small odd member
- * of the network family that exercises every layer kind. */
+/* What the unit tests that train the FC-DenseNet share: the arena of
+ * train_fixture.h, and the small odd member of the network family that
+ * exercises every layer kind. */
 #ifndef EXADL_STEMDL_FIXTURE_H
 #define EXADL_STEMDL_FIXTURE_H
 
-#include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "tests/unit/tap.h"
-
-#define FIXTURE_ARENA 512
-static float *arena[FIXTURE_ARENA];
-static size_t arena_len[FIXTURE_ARENA];
-static int narena;
-
-static inline float *talloc(size_t n)
-{
-    float *p = calloc(n ? n : 1, sizeof *p);
-    if (!p || narena == FIXTURE_ARENA) abort();
-    arena_len[narena] = n;
-    arena[narena++] = p;
-    return p;
-}
-
-static inline void arena_free(void)
-{
-    while (narena > 0) free(arena[--narena]);
-}
+#include "tests/unit/train_fixture.h"
 
 /* Every layer kind, rectangular images, odd channel counts, a 5x5 CONV_INIT
  * and 3x3 dense kernels, batch 2: fast to differentiate. */

@@ -1,5 +1,5 @@
 /* The FLOP formula of every 3D kernel (flops.h) against the reference loops
- * counting their own operations, as test_stemdl_flops.c does for the 2D
+ * counting their own operations, as test_train_flops.c does for the 2D
  * kernels: kern_ref_3d.c is compiled in with KERN_REF_COUNT, so every FL(n)
  * adds to kern_ref_flops.  Shapes: k = 1, 3, 5; odd extents; batch 1 and 3;
  * channels-last and channels-first strides with padding between samples.

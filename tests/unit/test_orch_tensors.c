@@ -5,8 +5,9 @@
 #include "benchmarks/orchestration/tensors.h"
 #include "tests/unit/tap.h"
 
-/* the orchestration's default tensor list is the gb2019 network of DESIGN.md:
- * REFERENCES.md gives its conv weights, 220,398,848 */
+/* the orchestration's default tensor list is the gb2019 network of
+ * docs/stemdl.md "The network": its published conv weights, 220,398,848
+ * (reference/stemdl-exact.yaml) */
 static void test_gb2019_tensors(void)
 {
     coll_tensor_t *t;

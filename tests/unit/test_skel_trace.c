@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "benchmarks/skeleton/skel.h"
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/plan.h"
-#include "benchmarks/stemdl/model/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/stemdl_network.h"
 #include "benchmarks/train/train.h"
 #include "tests/unit/tap.h"
 

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[200];
@@ -86,7 +87,7 @@ static void test_presets_validate(void)
         for (int j = 0; names[j]; j++) found |= !strcmp(names[j], want[i]);
         T_ASSERT(found, "preset %s missing from cfg_preset_names", want[i]);
     }
-    /* gb2019 is the Gordon Bell network of DESIGN.md */
+    /* gb2019 is the Gordon Bell network (docs/stemdl.md "The network") */
     cfg_t g = preset("gb2019");
     T_ASSERT(g.c_in == 1024 && g.height == 512 && g.width == 512 && g.f0 == 256 && g.k0 == 5 &&
                  g.growth == 256 && g.k == 5 && g.bottleneck == 3 && g.c_out == 1 && g.run.batch == 1,
@@ -387,7 +388,7 @@ static void test_plan_exact(void)
     }
 }
 
-/* tiny worked by hand from DESIGN.md's wiring: C_in 6, 16x16, F0 8, k0 3,
+/* tiny worked by hand from the wiring of docs/stemdl.md: C_in 6, 16x16, F0 8, k0 3,
  * g 5, k 3, down [1,2], b 2, up [2,1], td [9,12], tu [7,6]. */
 static void test_plan_tiny(void)
 {

@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "benchmarks/common/timer.h"
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/plan.h"
-#include "benchmarks/stemdl/model/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/validate.h"
 #include "benchmarks/train/train.h"
 #include "tests/unit/tap.h"
 

@@ -15,8 +15,8 @@
  *
  * Sums are taken here; the division by the number of ranks is folded into the
  * optimizer's grad_scale. */
-#ifndef STEMDL_GSYNC_H
-#define STEMDL_GSYNC_H
+#ifndef EXADL_TRAIN_GSYNC_H
+#define EXADL_TRAIN_GSYNC_H
 
 #include <stdint.h>
 

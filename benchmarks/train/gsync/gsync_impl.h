@@ -1,7 +1,7 @@
 /* The inside of gsync, shared by gsync.c (set-up, the main thread's calls)
  * and gsync_engine.c (the background thread). */
-#ifndef STEMDL_GSYNC_IMPL_H
-#define STEMDL_GSYNC_IMPL_H
+#ifndef EXADL_TRAIN_GSYNC_IMPL_H
+#define EXADL_TRAIN_GSYNC_IMPL_H
 
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 /* flops: the FLOP formula of every kernel of kern.h, in one place, shared by the
  * CPU and CUDA paths.  Each formula counts the floating-point operations the
- * reference kernel performs (tests/unit/test_stemdl_flops.c checks each against an
+ * reference kernel performs (tests/unit/test_train_flops.c checks each against an
  * instrumented reference loop that counts its own operations).
  *
  * Counting rule: one FLOP for each add, subtract, multiply, divide, square
@@ -9,8 +9,8 @@
  * Per-call scalar set-up (Adam's bias corrections, a loss's 1/count) counts 0.
  *
  * All counts are for the whole call (n samples), in 64-bit integers. */
-#ifndef STEMDL_FLOPS_H
-#define STEMDL_FLOPS_H
+#ifndef EXADL_TRAIN_FLOPS_H
+#define EXADL_TRAIN_FLOPS_H
 
 #include <stdint.h>
 

@@ -18,8 +18,8 @@
  *   "="  overwrites the destination;
  *   "+=" accumulates into it (data gradients: a map used by several layers
  *        sums their contributions without a separate add). */
-#ifndef STEMDL_KERN_H
-#define STEMDL_KERN_H
+#ifndef EXADL_TRAIN_KERN_H
+#define EXADL_TRAIN_KERN_H
 
 #include <stddef.h>
 #include <stdint.h>

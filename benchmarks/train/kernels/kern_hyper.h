@@ -4,8 +4,8 @@
  * is tested bit for bit against the reference on Adam and Lion).
  *
  * defines: kern_lion_f32, kern_hyper_lion, kern_adam_f32, kern_hyper_adam */
-#ifndef STEMDL_KERN_HYPER_H
-#define STEMDL_KERN_HYPER_H
+#ifndef EXADL_TRAIN_KERN_HYPER_H
+#define EXADL_TRAIN_KERN_HYPER_H
 
 #include <math.h>
 #include <stdint.h>

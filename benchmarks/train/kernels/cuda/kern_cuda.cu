@@ -1,4 +1,4 @@
-/* kern_cuda.cu: the CUDA kernel set of STEMDL (kern_cuda.h, docs/stemdl-gpu.md):
+/* kern_cuda.cu: the training runtime's CUDA kernel set (kern_cuda.h, docs/stemdl-gpu.md):
  * its context (streams, library handles, small buffers), the kern_ops table,
  * the kernel timers and the end of a step.  The other parts are listed in
  * kern_cuda_impl.h. */

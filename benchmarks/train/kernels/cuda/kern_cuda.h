@@ -1,4 +1,4 @@
-/* kern_cuda: the CUDA kernel set of STEMDL (cuDNN convolutions, own kernels
+/* kern_cuda: the training runtime's CUDA kernel set (cuDNN convolutions, own kernels
  * for everything else), the NCCL gradient transport and the facts about the
  * device, behind a C interface.  Implemented in kern_cuda*.cu (the list is in
  * kern_cuda_impl.h), which form the GPU module libexadl_cuda.so, built where
@@ -10,8 +10,8 @@
  * Errors of the CUDA runtime, cuDNN, cuBLAS and NCCL are fatal (check_fail:
  * the call, file, line, rank and host); the functions that can fail for a
  * reason the user can act on (no GPU, a bad setting) return it instead. */
-#ifndef STEMDL_KERN_CUDA_H
-#define STEMDL_KERN_CUDA_H
+#ifndef EXADL_TRAIN_KERN_CUDA_H
+#define EXADL_TRAIN_KERN_CUDA_H
 
 #include <stddef.h>
 #include <stdint.h>

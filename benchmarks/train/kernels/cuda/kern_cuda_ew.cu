@@ -1,4 +1,4 @@
-/* kern_cuda_ew.cu: the CUDA kernels of STEMDL's own (everything but the
+/* kern_cuda_ew.cu: the CUDA set's own kernels (everything but the
  * convolutions): ReLU, bias, pooling, the L1 loss, Adam, element-wise add,
  * dtype conversions, the fp16 overflow check. */
 #include <algorithm>

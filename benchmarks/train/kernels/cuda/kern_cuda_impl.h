@@ -18,8 +18,8 @@
  * All work is queued on one compute stream; NCCL runs on a second stream.
  * Device code cannot be shared between these files (they are compiled without
  * relocatable device code): a kernel lives in the file that launches it. */
-#ifndef STEMDL_KERN_CUDA_IMPL_H
-#define STEMDL_KERN_CUDA_IMPL_H
+#ifndef EXADL_TRAIN_KERN_CUDA_IMPL_H
+#define EXADL_TRAIN_KERN_CUDA_IMPL_H
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>

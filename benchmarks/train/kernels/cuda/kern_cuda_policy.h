@@ -1,10 +1,10 @@
 /* kern_cuda_policy: rules of the CUDA kernel set that need no GPU to check,
  * in plain C so that a unit test runs them anywhere
- * (tests/unit/test_stemdl_cudapolicy.c): which cuDNN math modes a precision
+ * (tests/unit/test_train_cudapolicy.c): which cuDNN math modes a precision
  * may use, and how a convolution too large for cuDNN's 32-bit element
  * indexing is cut into calls over fewer samples. */
-#ifndef STEMDL_KERN_CUDA_POLICY_H
-#define STEMDL_KERN_CUDA_POLICY_H
+#ifndef EXADL_TRAIN_KERN_CUDA_POLICY_H
+#define EXADL_TRAIN_KERN_CUDA_POLICY_H
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
  * their primitives in the context.  1x1 kernels are kern_fast_gemm.h's.
  *
  * defines: kf_conv_fwd, kf_conv_bwd_data, kf_conv_bwd_weights, kf_conv_cache_free */
-#ifndef STEMDL_KERN_FAST_CONV_H
-#define STEMDL_KERN_FAST_CONV_H
+#ifndef EXADL_TRAIN_KERN_FAST_CONV_H
+#define EXADL_TRAIN_KERN_FAST_CONV_H
 
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/kern.h"

@@ -5,8 +5,8 @@
  *
  * defines: kf_conv3d_fwd, kf_conv3d_bwd_data, kf_conv3d_bwd_weights,
  *          kf_conv3d_cache_free, kf3_copy */
-#ifndef STEMDL_KERN_FAST_CONV3D_H
-#define STEMDL_KERN_FAST_CONV3D_H
+#ifndef EXADL_TRAIN_KERN_FAST_CONV3D_H
+#define EXADL_TRAIN_KERN_FAST_CONV3D_H
 
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/kern.h"

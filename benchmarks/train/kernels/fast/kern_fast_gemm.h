@@ -4,8 +4,8 @@
  *
  * defines: kf_conv1_fwd, kf_conv1_bwd_data, kf_conv1_bwd_weights,
  *          kf_tconv_fwd, kf_tconv_bwd_data, kf_tconv_bwd_weights */
-#ifndef STEMDL_KERN_FAST_GEMM_H
-#define STEMDL_KERN_FAST_GEMM_H
+#ifndef EXADL_TRAIN_KERN_FAST_GEMM_H
+#define EXADL_TRAIN_KERN_FAST_GEMM_H
 
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/kern.h"

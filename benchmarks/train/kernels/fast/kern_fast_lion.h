@@ -3,8 +3,8 @@
  * (bit-identical results), with the signs packed 4 at a time by SSE compare
  * masks where the compiler offers SSE2 (signpack.h: sp_sign_word).
  * defines: kern_fast_lion_fill */
-#ifndef STEMDL_KERN_FAST_LION_H
-#define STEMDL_KERN_FAST_LION_H
+#ifndef EXADL_TRAIN_KERN_FAST_LION_H
+#define EXADL_TRAIN_KERN_FAST_LION_H
 
 #include "benchmarks/train/kernels/kern.h"
 

@@ -18,8 +18,8 @@
  * runtime (OpenMP, as Debian builds oneDNN) serves every kernel.
  *
  * defines: kf_ctx, DNNL_CHECK, KF_WS_LIMIT, kf_workspace, kf_threads, kf_flip_weights */
-#ifndef STEMDL_KF_CTX_H
-#define STEMDL_KF_CTX_H
+#ifndef EXADL_TRAIN_KF_CTX_H
+#define EXADL_TRAIN_KF_CTX_H
 
 #include <stddef.h>
 

@@ -9,8 +9,8 @@
  * defines: kf_dnnl_round64, kf_dnnl_memory, kf_dnnl_reorder, kf_dnnl_conv_pd,
  *          kf_dnnl_conv_pd_destroy, kf_dnnl_exec2, kf_dnnl_cache_find,
  *          kf_dnnl_cache_add, kf_dnnl_cache_release, kf_dnnl_destroy */
-#ifndef STEMDL_KF_DNNL_H
-#define STEMDL_KF_DNNL_H
+#ifndef EXADL_TRAIN_KF_DNNL_H
+#define EXADL_TRAIN_KF_DNNL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * so they favour clarity over speed and accumulate in double.
  *
  * Every floating-point operation is marked with FL(n).  Built normally FL does
- * nothing; tests/unit/test_stemdl_flops.c compiles this file with
+ * nothing; tests/unit/test_train_flops.c compiles this file with
  * KERN_REF_COUNT defined, so that each loop counts its own operations, and
  * checks the counts against the formulas of flops.h.  Zero-padding taps are
  * multiplied like any other, which is what the formulas say. */

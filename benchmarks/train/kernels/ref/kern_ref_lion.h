@@ -1,10 +1,10 @@
 /* kern_ref_lion: the reference kernel set's Lion kernels (kern.h: lion,
  * lion_sign, lion_apply), plain loops whose every floating-point operation
- * is marked with FL(n) like kern_ref.c's (test_stemdl_lion.c compiles this
+ * is marked with FL(n) like kern_ref.c's (test_train_lion.c compiles this
  * file with KERN_REF_COUNT and checks flops.h against the count).
  * defines: kern_ref_lion_fill */
-#ifndef STEMDL_KERN_REF_LION_H
-#define STEMDL_KERN_REF_LION_H
+#ifndef EXADL_TRAIN_KERN_REF_LION_H
+#define EXADL_TRAIN_KERN_REF_LION_H
 
 #include "benchmarks/train/kernels/kern.h"
 

@@ -7,7 +7,7 @@
  * PASS; in a build without the CUDA path (GPU=0, the sanitizer build) one
  * SKIP line says so.  The settings checks run everywhere the path is built.
  *
- * Error norm (as test_stemdl_fast.c): for each output, the normwise relative
+ * Error norm (as test_train_fast.c): for each output, the normwise relative
  * error max |cuda - ref| / max |ref| over the window, below 1e-4 in fp32,
  * 1e-2 in tf32 and 2e-2 in bf16 and fp16; elements outside the window (other
  * channels, other samples) must come back bit for bit.  Inputs are first
@@ -24,7 +24,7 @@
 #if !EXADL_GPU
 int main(void)
 {
-    printf("SKIP: stemdl_cuda: this build has no CUDA path (GPU=0, or nvcc, cuDNN or NCCL not "
+    printf("SKIP: train_cuda: this build has no CUDA path (GPU=0, or nvcc, cuDNN or NCCL not "
            "found): the CUDA kernels are not built, nothing to test\n");
     return 0;
 }
@@ -32,11 +32,11 @@ int main(void)
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/rng.h"
-#include "benchmarks/stemdl/model/config.h"
-#include "benchmarks/stemdl/model/data.h"
-#include "benchmarks/stemdl/model/net.h"
-#include "benchmarks/stemdl/model/plan.h"
-#include "benchmarks/stemdl/model/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/config.h"
+#include "benchmarks/networks/fcdensenet/data.h"
+#include "benchmarks/networks/fcdensenet/net.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/stemdl_network.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 #include "benchmarks/train/kernels/kern.h"
@@ -805,7 +805,7 @@ static void run(const char *name, void (*fn)(void))
 
 int main(void)
 {
-    check_set_program("test_stemdl_cuda");
+    check_set_program("test_train_cuda");
     R = rng_stream(2025, 5, 0, 0);
     tf32_env_at_start = getenv("NVIDIA_TF32_OVERRIDE");
     Rf = kern_ref_ops();

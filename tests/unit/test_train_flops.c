@@ -1,9 +1,9 @@
-/* The FLOP formula of every STEMDL kernel (flops.h) against the reference
+/* The FLOP formula of every kernel of kern.h (flops.h) against the reference
  * loops counting their own operations.
  *
  * kern_ref.c is compiled into this test with KERN_REF_COUNT defined: every
  * FL(n) in its loops then adds n to kern_ref_flops (defined here).  This file
- * therefore defines kern_ref_ops() itself; kern_ref.o of libstemdl.a is never
+ * therefore defines kern_ref_ops() itself; kern_ref.o of libtrain.a is never
  * pulled in because nothing left undefined here names it.
  *
  * Each kernel runs on several shapes (k = 1, 3, 5; odd and even sizes; kernels
@@ -21,7 +21,7 @@
 #include "benchmarks/common/rng.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/flops.h"
-#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/train_fixture.h"
 #include "tests/unit/tap.h"
 
 int64_t kern_ref_flops;

@@ -460,7 +460,7 @@ static void test_tune_pass_changes_nothing(void)
 
 int main(int argc, char **argv)
 {
-    check_set_program("test_stemdl_runtime");
+    check_set_program("test_train_runtime");
     comm_init(&argc, &argv, &comm);
     sysinfo_collect(&si);
     tiny_model_init(&model, 2, 4, 8, 10);

@@ -1,4 +1,4 @@
-#include "benchmarks/stemdl/model/data.h"
+#include "benchmarks/networks/fcdensenet/data.h"
 
 #include <math.h>
 #include <stdlib.h>

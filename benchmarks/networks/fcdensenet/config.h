@@ -7,9 +7,10 @@
  * three sources, the record's `config` block and the --help text, so a
  * parameter cannot be settable in one place and not another.
  *
- * defines: cfg_t, cfg_preset, cfg_keys, cfg_set, cfg_load_yaml, cfg_validate, cfg_write */
-#ifndef STEMDL_CONFIG_H
-#define STEMDL_CONFIG_H
+ * defines: cfg_t, cfg_preset, cfg_keys, cfg_set, cfg_load_yaml, cfg_write; the
+ * whole-configuration check, cfg_validate, is validate.h's */
+#ifndef EXADL_FCDENSENET_CONFIG_H
+#define EXADL_FCDENSENET_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +22,7 @@
 
 #define CFG_MAX_LEVELS 8
 /* Limits that keep every accepted configuration's counts inside their
- * integers and its --describe under a second (cfg_validate). */
+ * integers and its --describe under a second (cfg_validate, validate.h). */
 #define CFG_MAX_LAYERS 1000        /* conv layers of the whole network */
 #define CFG_MAX_CHANNELS (1 << 20) /* c_in, f0, growth, td, tu, c_out */
 #define CFG_MAX_PIXELS (1 << 20)   /* height, width */
@@ -58,11 +59,6 @@ const kt_spec *cfg_keys(void);
  * are the same).  Returns 0; -1 with a message; -2 when the key is unknown
  * (err then suggests the nearest key). */
 int cfg_set(cfg_t *c, const char *key, const char *value, char *err, size_t errlen);
-
-/* Whole-configuration checks (sizes positive, lists agree, image divisible by
- * 2^levels, kernels odd, ..., and runcfg_validate).  0, or -1 with one line
- * in err. */
-int cfg_validate(const cfg_t *c, char *err, size_t errlen);
 
 /* The `config:` block of the record: preset, then every key with the value
  * that ran (network keys, then run keys). */

@@ -7,13 +7,13 @@
  * plus gradients of both.  Parameters live in one flat fp32 array in forward
  * layer order (weights then bias per layer), so that any run of consecutive
  * layers is one contiguous slice: gradient groups need no packing. */
-#ifndef STEMDL_NET_H
-#define STEMDL_NET_H
+#ifndef EXADL_FCDENSENET_NET_H
+#define EXADL_FCDENSENET_NET_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/kern.h"
 #include "benchmarks/train/network.h"

@@ -24,7 +24,7 @@
 #if EXADL_GPU
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 #endif
-#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/train_fixture.h"
 #include "tests/unit/tap.h"
 
 int64_t kern_ref_flops;

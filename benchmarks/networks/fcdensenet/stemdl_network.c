@@ -1,11 +1,11 @@
-#include "benchmarks/stemdl/model/stemdl_network.h"
+#include "benchmarks/networks/fcdensenet/stemdl_network.h"
 
 #include <stdlib.h>
 
 #include "benchmarks/common/check.h"
-#include "benchmarks/stemdl/model/data.h"
-#include "benchmarks/stemdl/model/net.h"
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/data.h"
+#include "benchmarks/networks/fcdensenet/net.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 
 static void facts(const void *model, net_facts *f)
 {

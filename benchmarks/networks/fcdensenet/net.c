@@ -1,4 +1,4 @@
-#include "benchmarks/stemdl/model/net.h"
+#include "benchmarks/networks/fcdensenet/net.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,13 +5,13 @@
  * gradient engine and the orchestration benchmark.
  *
  * defines: plan_t, plan_layer, plan_build, plan_print, plan_tensors, plan_preset_tensors */
-#ifndef STEMDL_PLAN_H
-#define STEMDL_PLAN_H
+#ifndef EXADL_FCDENSENET_PLAN_H
+#define EXADL_FCDENSENET_PLAN_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 #include "benchmarks/train/gsync/gsync.h"
 
 enum { PLAN_CONV = 1, PLAN_TCONV = 2 };

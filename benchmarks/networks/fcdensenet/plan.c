@@ -1,4 +1,4 @@
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

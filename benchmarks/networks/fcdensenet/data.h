@@ -11,12 +11,12 @@
  * Sample g of step t (g = rank * batch + i, the global index) depends only on
  * (seed, t, g): a job of R ranks with batch b sees the same samples as one
  * rank with batch R*b. */
-#ifndef STEMDL_DATA_H
-#define STEMDL_DATA_H
+#ifndef EXADL_FCDENSENET_DATA_H
+#define EXADL_FCDENSENET_DATA_H
 
 #include <stdint.h>
 
-#include "benchmarks/stemdl/model/config.h"
+#include "benchmarks/networks/fcdensenet/config.h"
 
 /* Fill input [batch][c_in][h][w] and target [batch][c_out][h][w] with the
  * samples first_sample .. first_sample + batch - 1 of step `step`. */

@@ -1,7 +1,7 @@
 /* plan_print: the layer table and totals of --describe (apart from plan.c,
  * so that what links the plan alone, the orchestration benchmark, does not
  * link the runtime's record code). */
-#include "benchmarks/stemdl/model/plan.h"
+#include "benchmarks/networks/fcdensenet/plan.h"
 
 #include <stdio.h>
 

@@ -323,7 +323,7 @@ static void child(void)
 
 int main(int argc, char **argv)
 {
-    check_set_program("test_stemdl_gsync");
+    check_set_program("test_train_gsync");
     if (argc > 1 && !strcmp(argv[1], "--child")) {
         child();
         return tap_failed_ ? 1 : 0;

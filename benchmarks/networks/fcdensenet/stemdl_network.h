@@ -3,8 +3,8 @@
  * the configuration; its instance a net_t (net.h).
  *
  * defines: stemdl_network */
-#ifndef STEMDL_STEMDL_NETWORK_H
-#define STEMDL_STEMDL_NETWORK_H
+#ifndef EXADL_FCDENSENET_STEMDL_NETWORK_H
+#define EXADL_FCDENSENET_STEMDL_NETWORK_H
 
 #include "benchmarks/train/network.h"
 

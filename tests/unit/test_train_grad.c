@@ -23,7 +23,7 @@
 
 #include "benchmarks/common/rng.h"
 #include "benchmarks/train/kernels/kern.h"
-#include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/train_fixture.h"
 #include "tests/unit/tap.h"
 
 #define TOL 1e-4
