@@ -57,8 +57,8 @@ void kf_dnnl_cache_add(kf_prim_cache *q, void *e, int first_cap, const char *wha
 /* Frees the array (the entries are the caller's to release first). */
 void kf_dnnl_cache_release(kf_prim_cache *q);
 
-/* Destroys the primitives that were made (NULL: skipped) and the memory
- * objects of one cached entry. */
+/* Destroys the primitives and the memory objects that were made (NULL:
+ * skipped) of one cached entry. */
 void kf_dnnl_destroy(dnnl_primitive_t *prims, size_t nprims, dnnl_memory_t *mems, size_t nmems);
 
 #endif
