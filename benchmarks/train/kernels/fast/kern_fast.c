@@ -95,8 +95,8 @@ int kern_fast_bf16_missing(char *why, size_t len)
     unsigned isa = (unsigned)dnnl_get_effective_cpu_isa(), bf = dnnl_cpu_isa_avx512_core_bf16;
     if ((isa & bf) == bf) return 0;
     snprintf(why, len,
-             "precision bf16 on the cpu backend: this CPU has neither AVX512-BF16 nor AMX "
-             "(oneDNN's cpu isa here: %s; ONEDNN_MAX_CPU_ISA can mask them)",
+             "precision bf16 on the cpu backend needs AVX512-BF16 or AMX: oneDNN finds neither "
+             "here (its cpu isa: %s; ONEDNN_MAX_CPU_ISA may mask them)",
              kern_fast_cpu_isa());
     return -1;
 }
