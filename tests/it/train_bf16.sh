@@ -14,7 +14,9 @@
 #     files compared with cmp and the record's check (stemdl; cosmoflow data-
 #     parallel and spatial 2x1x1);
 #   - the record: cpu_isa, dtype bf16 on the convolution/GEMM rows and fp32
-#     on the others, and the same FLOPs per row as the fp32 run.
+#     on the others, and the same FLOPs per row as the fp32 run;
+# - peak_cpu: its fp32 lines unchanged and first, the bf16 lines after them
+#   (a rate, or "peak_bf16_isa: none"; none under the masked ISA).
 set -u
 T=$EXADL_TMP
 M=${EXADL_MPIRUN:-mpirun}
@@ -37,6 +39,28 @@ for prog in stemdl cosmoflow; do
         echo "PASS: bf16 refusal $prog (ISA masked to AVX2)"
     fi
 done
+
+# peak_cpu: its fp32 lines unchanged and first, then the bf16 lines (no
+# rate is asserted: only that one was measured, or that there is none; on
+# any CPU)
+P=$EXADL_BIN/peak_cpu
+if "$P" --threads 1 --reps 1 --seconds 0.02 --no-bf16 >"$T/p32" 2>&1 &&
+    "$P" --threads 1 --reps 1 --seconds 0.02 >"$T/pbf" 2>&1 &&
+    ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 "$P" --threads 1 --reps 1 --seconds 0.02 >"$T/pmask" 2>&1; then
+    n=$(wc -l <"$T/p32")
+    keys32=$(cut -d: -f1 "$T/p32")
+    if [ "$(head -n "$n" "$T/pbf" | cut -d: -f1)" != "$keys32" ]; then
+        echo "FAIL: peak_cpu bf16: the fp32 lines changed or moved: $(head -n 3 "$T/pbf")"
+    elif ! tail -n +"$((n + 1))" "$T/pbf" | grep -Eq '^(peak_bf16_1thread_flops_per_s: [1-9]|peak_bf16_isa: none$)'; then
+        echo "FAIL: peak_cpu bf16: no bf16 rate (or none) after the fp32 lines: $(tail -n 3 "$T/pbf")"
+    elif ! tail -n +"$((n + 1))" "$T/pmask" | grep -q '^peak_bf16_isa: none$'; then
+        echo "FAIL: peak_cpu bf16 with the ISA masked: $(tail -n 2 "$T/pmask")"
+    else
+        echo "PASS: peak_cpu bf16 lines after the fp32 lines ($(grep '^peak_bf16_isa' "$T/pbf")), none under a masked ISA"
+    fi
+else
+    echo "FAIL: peak_cpu did not run: $(tail -n 2 "$T/pbf" "$T/pmask" 2>/dev/null)"
+fi
 
 # the CPU's own answer, as the programs see it
 if ! "$EXADL_BIN/stemdl" --preset tiny --precision bf16 --steps 1 --warmup 0 >"$T/probe" 2>&1; then
@@ -121,3 +145,4 @@ ranks() { # NAME PROG ARGS...
 ranks stemdl stemdl
 ranks cosmoflow cosmoflow
 ranks cosmo_spatial cosmoflow --spatial 2x1x1
+
