@@ -44,12 +44,6 @@ static const char *isa_name(dnnl_cpu_isa_t isa)
     }
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct {
     double median, min, max;
 } brate_t;
@@ -113,10 +107,14 @@ static brate_t measure(dnnl_engine_t eng, int n, int reps, double seconds)
     DN(dnnl_memory_destroy(mb));
     DN(dnnl_memory_destroy(mc));
     DN(dnnl_primitive_destroy(mm));
-    qsort(r, (size_t)reps, sizeof *r, cmp_d);
-    brate_t out = {reps % 2 ? r[reps / 2] : 0.5 * (r[reps / 2 - 1] + r[reps / 2]), r[0],
-                   r[reps - 1]};
-    return out;
+    /* a few repetitions: insertion sort, then the middle one (two: their mean) */
+    for (int i = 1; i < reps; i++)
+        for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+            double t = r[j];
+            r[j] = r[j - 1], r[j - 1] = t;
+        }
+    int h = reps / 2;
+    return (brate_t){reps % 2 ? r[h] : 0.5 * (r[h - 1] + r[h]), r[0], r[reps - 1]};
 }
 
 void peak_bf16_print(int threads, int reps, double seconds)

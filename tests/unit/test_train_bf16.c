@@ -46,21 +46,17 @@ static void *ctx; /* a fast context in bf16 mode, 1 thread */
 static float *pool_[64];
 static int npool;
 
-static float *vec(size_t n)
+/* n floats: a copy of from, or (from NULL) uniform in [-1, 1) */
+static float *buf(size_t n, const float *from)
 {
     float *p = malloc(n * sizeof *p + 1);
     if (!p || npool == 64) abort();
-    for (size_t i = 0; i < n; i++) p[i] = (float)(2 * rng_uniform(&R) - 1);
     pool_[npool++] = p;
+    for (size_t i = 0; i < n; i++) p[i] = from ? from[i] : (float)(2 * rng_uniform(&R) - 1);
     return p;
 }
-
-static float *vdup(const float *a, size_t n)
-{
-    float *p = vec(n);
-    memcpy(p, a, n * sizeof *p);
-    return p;
-}
+#define vec(n) buf((n), NULL)
+#define vdup(a, n) buf((n), (a))
 
 static void pool_free(void)
 {
@@ -258,28 +254,27 @@ static void test_dtype_names(void)
     kern_fast_release(c);
 }
 
-static void run(const char *name, void (*fn)(void))
-{
-    tap_run_(name, fn);
-    pool_free();
-}
-
 int main(void)
 {
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } tests[] = {
+        {"bf16_dtype_names", test_dtype_names}, {"bf16_conv_k3", test_conv_k3},
+        {"bf16_conv_k5", test_conv_k5},         {"bf16_conv_1x1", test_conv_1x1},
+        {"bf16_conv_bands", test_conv_bands},   {"bf16_tconv", test_tconv},
+        {"bf16_conv3d", test_conv3d},           {"bf16_dense", test_dense},
+        {"bf16_back_to_fp32", test_back_to_fp32},
+    };
     R = rng_stream(2029, 16, 0, 0);
     F = kern_fast_ops();
     Rf = kern_ref_ops();
     ctx = kern_fast_create(1);
     kern_fast_set_bf16(ctx, 1);
-    run("bf16_dtype_names", test_dtype_names);
-    run("bf16_conv_k3", test_conv_k3);
-    run("bf16_conv_k5", test_conv_k5);
-    run("bf16_conv_1x1", test_conv_1x1);
-    run("bf16_conv_bands", test_conv_bands);
-    run("bf16_tconv", test_tconv);
-    run("bf16_conv3d", test_conv3d);
-    run("bf16_dense", test_dense);
-    run("bf16_back_to_fp32", test_back_to_fp32);
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        tap_run_(tests[i].name, tests[i].fn);
+        pool_free(); /* also what a failed assertion left */
+    }
     kern_fast_release(ctx);
     T_DONE();
 }

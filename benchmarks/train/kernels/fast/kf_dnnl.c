@@ -14,8 +14,7 @@ dnnl_memory_t kf_dnnl_memory(kf_ctx *c, const dnnl_memory_desc_t *md)
     return m;
 }
 
-dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
-                                 const dnnl_memory_desc_t *to, int accumulate)
+dnnl_primitive_attr_t kf_dnnl_attr(int accumulate)
 {
     dnnl_primitive_attr_t attr;
     DNNL_CHECK(dnnl_primitive_attr_create(&attr));
@@ -26,6 +25,13 @@ dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
         DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
         DNNL_CHECK(dnnl_post_ops_destroy(po));
     }
+    return attr;
+}
+
+dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
+                                 const dnnl_memory_desc_t *to, int accumulate)
+{
+    dnnl_primitive_attr_t attr = kf_dnnl_attr(accumulate);
     dnnl_primitive_desc_t pd;
     dnnl_primitive_t p;
     DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, from, c->eng, to, c->eng, attr));

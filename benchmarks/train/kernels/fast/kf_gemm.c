@@ -45,15 +45,7 @@ static gprim *gprim_create(kf_ctx *c, const int64_t *key)
     DNNL_CHECK(dnnl_memory_desc_init_by_strides(&mm_a, 2, ad, dnnl_bf16, as));
     DNNL_CHECK(dnnl_memory_desc_init_by_strides(&mm_b, 2, bd, dnnl_bf16, bs));
 
-    dnnl_primitive_attr_t attr;
-    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
-    if (key[8]) {
-        dnnl_post_ops_t po;
-        DNNL_CHECK(dnnl_post_ops_create(&po));
-        DNNL_CHECK(dnnl_post_ops_append_sum(po, 1.0f));
-        DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
-        DNNL_CHECK(dnnl_post_ops_destroy(po));
-    }
+    dnnl_primitive_attr_t attr = kf_dnnl_attr(key[8] != 0); /* beta 1: C += A B */
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
     DNNL_CHECK(dnnl_matmul_desc_init(&md, &mm_a, &mm_b, NULL, &c32));
