@@ -11,13 +11,14 @@
  *                      convolution as GEMMs (kf_gemm) on the views
  *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
  *   kern_fast_conv3d.c k x k x k convolutions on oneDNN primitives (channels-last)
- *   kern_fast_3d.c     the other 3D kernels (OpenMP loops, dense layers on sgemm)
+ *   kern_fast_3d.c     the other 3D kernels (OpenMP loops, dense layers on kf_gemm)
  *   kern_fast.c        the kern_ops table, the element-wise kernels, and
  *                      kern_fast_create/release (context + primitive cache)
  *
- * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_gemm, kf_dnnl -> kf_ctx.  Everything
- * runs on oneDNN (its JIT convolutions and its sgemm), so one threading
- * runtime (OpenMP, as Debian builds oneDNN) serves every kernel.
+ * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_gemm, kf_dnnl ->
+ * kf_ctx.  Everything runs on oneDNN (its JIT convolutions, its sgemm, its
+ * bf16 matmul), so one threading runtime (OpenMP, as Debian builds oneDNN)
+ * serves every kernel.
  *
  * defines: kf_ctx, DNNL_CHECK, KF_WS_LIMIT, kf_workspace, kf_threads, kf_flip_weights */
 #ifndef EXADL_TRAIN_KF_CTX_H
