@@ -2,8 +2,10 @@
 # fast path's convolutions (bench_conv); both run by stemdl/tools/bench_cpu.sh
 PROGRAMS        += peak_cpu bench_conv
 peak_cpu_main   := benchmarks/peak/peak_cpu.c
+# the bf16 peak (peak_bf16.c) is oneDNN's bf16 matmul
+peak_cpu_objs   := benchmarks/peak/peak_bf16.c
 peak_cpu_link    = $(CC)
-peak_cpu_ldlibs  = $(SYS_LIBS)
+peak_cpu_ldlibs  = $(DNNL_LIBS) $(SYS_LIBS)
 bench_conv_main := benchmarks/peak/bench_conv.c
 bench_conv_objs := benchmarks/peak/conv_blas.c
 bench_conv_libs := fcdensenet train comm common

@@ -1,7 +1,7 @@
 /* peak_cpu: this machine's peak fp32 FLOP/s, measured with a loop of
  * independent fused multiply-adds at the widest vector width the CPU has.
  *
- *   peak_cpu [--threads N] [--reps R] [--seconds S] [--isa avx512|avx2|sse]
+ *   peak_cpu [--threads N] [--reps R] [--seconds S] [--isa avx512|avx2|sse] [--no-bf16]
  *
  * The ISA is detected at run time (__builtin_cpu_supports): AVX-512F (16
  * floats per vector), else AVX2 + FMA (8 floats), else SSE (4 floats, a
@@ -21,7 +21,9 @@
  * One run measures 1 thread and N threads (default: every online CPU; one
  * thread per core, pinned where the system allows).
  *
- * Output: YAML lines (key: value), for scripts. */
+ * Output: YAML lines (key: value), for scripts.  After the fp32 lines, the
+ * bf16 peak where oneDNN finds AVX512-BF16 or AMX (peak_bf16.c: oneDNN's
+ * bf16 matmul), or a line saying there is none; --no-bf16 leaves it out. */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <pthread.h>
@@ -32,6 +34,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "benchmarks/peak/peak_bf16.h"
 
 #define MAX_THREADS 1024
 #define MAX_REPS 101
@@ -226,17 +230,19 @@ static rate_t measure(const isa_t *isa, int n, int reps, double seconds)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: peak_cpu [--threads N] [--reps R] [--seconds S] [--isa avx512|avx2|sse]\n"
+    fprintf(f, "usage: peak_cpu [--threads N] [--reps R] [--seconds S] [--isa avx512|avx2|sse] [--no-bf16]\n"
                "  --threads N   threads of the all-cores measurement (default: online CPUs)\n"
                "  --reps R      timed repetitions per measurement, median reported (default 7)\n"
                "  --seconds S   length of one repetition (default 0.2)\n"
-               "  --isa NAME    use a narrower vector ISA than the widest detected\n");
+               "  --isa NAME    use a narrower vector ISA than the widest detected\n"
+               "  --no-bf16     skip the bf16 peak (oneDNN's bf16 matmul, where the CPU has\n"
+               "                AVX512-BF16 or AMX)\n");
 }
 
 int main(int argc, char **argv)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = ncpu > 0 ? (int)ncpu : 1, reps = 7, force = -1;
+    int threads = ncpu > 0 ? (int)ncpu : 1, reps = 7, force = -1, bf16 = 1;
     double seconds = 0.2;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -249,6 +255,8 @@ int main(int argc, char **argv)
             reps = atoi(v), i++;
         } else if (!strcmp(o, "--seconds") && v) {
             seconds = atof(v), i++;
+        } else if (!strcmp(o, "--no-bf16")) {
+            bf16 = 0;
         } else if (!strcmp(o, "--isa") && v) {
             force = !strcmp(v, "avx512") ? 0 : !strcmp(v, "avx2") ? 1 : !strcmp(v, "sse") ? 2 : -2;
             i++;
@@ -293,5 +301,7 @@ int main(int argc, char **argv)
     printf("peak_min_flops_per_s: %.4e\n", all.min);
     printf("peak_max_flops_per_s: %.4e\n", all.max);
     printf("peak_per_thread_flops_per_s: %.4e\n", all.median / threads);
+    fflush(stdout);
+    if (bf16) peak_bf16_print(threads, reps, seconds);
     return 0;
 }

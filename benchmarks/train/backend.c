@@ -170,10 +170,17 @@ int backend_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *si, c
         snprintf(b->library, sizeof b->library, "reference loops (benchmarks/train/kernels/ref/kern_ref.c)");
         b->threads = 1;
     } else {
+        /* bf16 where oneDNN runs it on the CPU's own bf16 instructions only:
+         * emulated bf16 is slower than fp32 and would measure nothing */
+        int bf16 = !strcmp(c->precision, "bf16");
+        if (bf16 && kern_fast_bf16_missing(err, errlen)) return -1;
         b->ops = kern_fast_ops();
         b->ctx = kern_fast_create(b->threads);
         b->close = fast_close;
-        snprintf(b->library, sizeof b->library, "%s", kern_fast_library());
+        b->fast = 1;
+        if (bf16) kern_fast_set_bf16(b->ctx, 1);
+        snprintf(b->library, sizeof b->library, "%s%s", kern_fast_library(),
+                 bf16 ? ", bf16 convolutions and GEMMs (fp32 accumulation)" : "");
     }
     sysinfo_set_version(si, "kernels", b->library);
     return 0;

@@ -20,6 +20,7 @@ typedef struct {
     int threads;       /* CPU threads per rank */
     char library[256]; /* what computes: "reference loops", "OpenBLAS 0.3.21 ...", "cuDNN 9.19" */
     void (*close)(void *ctx);
+    int fast;          /* 1: the fast CPU set (ctx is its context) */
     /* CUDA (cuda = 1, ctx is the kern_cuda context): the device's dense GEMM
      * rate measured at start-up (FLOP/s, 0 where not measured) for the run's
      * precision, and for bf16 and fp16 */

@@ -33,7 +33,8 @@ const kt_key runcfg_keys[] = {
     INT(steps, 1, 1 << 24, "timed training steps"),
     INT(warmup, 0, 1 << 24, "warm-up steps (run, not timed)"),
     {.key = "seed", .type = KT_U64, .off = F(seed), .help = "seed of weights and synthetic data"},
-    CHOICE(precision, precisions, "fp32 | tf32 | bf16 | fp16"),
+    CHOICE(precision, precisions,
+           "fp32 | tf32 | bf16 | fp16 (cpu: fp32, or bf16 on AVX512-BF16/AMX with the fast kernels)"),
     CHOICE(kernels, kernel_sets, "reference | fast"),
     CHOICE(backend, backends, "cpu | cuda"),
     CHOICE(optimizer, optimizers, "adam | lion (docs/lioncub.md)"),
@@ -103,10 +104,19 @@ int runcfg_validate(const runcfg_t *r, char *err, size_t errlen)
 {
     if (r->batch < 1) return snprintf(err, errlen, "batch must be at least 1, not %d", r->batch), -1;
     if (r->steps < 1) return snprintf(err, errlen, "steps must be at least 1"), -1;
-    if (strcmp(r->backend, "cpu") == 0 && strcmp(r->precision, "fp32") != 0)
+    int cpu = strcmp(r->backend, "cpu") == 0, bf16 = strcmp(r->precision, "bf16") == 0;
+    if (cpu && strcmp(r->precision, "fp32") != 0 && !bf16)
         return snprintf(err, errlen,
-                        "precision %s is for the cuda backend; the cpu backend runs fp32",
+                        "precision %s is for the cuda backend; the cpu backend runs fp32 or bf16",
                         r->precision),
+               -1;
+    /* bf16 on the cpu rides on oneDNN's bf16 primitives (backend.c checks
+     * the CPU); the reference loops are the fp32 yardstick */
+    if (cpu && bf16 && strcmp(r->kernels, "fast") != 0)
+        return snprintf(err, errlen,
+                        "precision bf16 on the cpu backend runs on the fast kernels; the %s "
+                        "kernels are fp32 only",
+                        r->kernels),
                -1;
     int lion = !strcmp(r->optimizer, "lion"), compressed = strcmp(r->exchange, "grad") != 0;
     if (compressed && !lion)

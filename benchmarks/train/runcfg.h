@@ -18,7 +18,7 @@ typedef struct {
     int batch;                 /* samples per rank per step */
     int steps, warmup;         /* timed steps; warm-up steps run before them */
     uint64_t seed;             /* weights and synthetic data */
-    char precision[8];         /* fp32 (CPU); tf32, bf16, fp16 on the CUDA backend */
+    char precision[8];         /* fp32, bf16 (CPU, fast kernels); tf32, bf16, fp16 on CUDA */
     char kernels[16];          /* reference | fast */
     char backend[8];           /* cpu | cuda */
     double lr, beta1, beta2, eps; /* Adam (eps), Lion */

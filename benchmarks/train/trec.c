@@ -57,8 +57,12 @@ static void derive(const train_job *j, const train_result *r, derived_t *d)
     d->samples_per_s = d->samples_per_step / d->st.median;
 }
 
-static void write_kernels(rec_t *w, const ktab_t *t)
+/* dtype (docs/record.md): the type each row's kernel computed in, on the
+ * cpu backend (bf16 or fp32: kern_fast_kernel_dtype); the cuda backend's
+ * rows carry none (its precision_detail says what runs in 16 bits) */
+static void write_kernels(rec_t *w, const ktab_t *t, const backend_t *be)
 {
+    int cpu = be && !be->cuda;
     rec_key(w, "kernels");
     rec_seq_begin(w);
     for (int i = 0; i < t->n; i++) {
@@ -69,6 +73,7 @@ static void write_kernels(rec_t *w, const ktab_t *t)
         rec_kv_int(w, "calls", k->calls);
         rec_kv_int(w, "flops", k->flops);
         rec_kv_double(w, "time_s", k->time_s);
+        if (cpu) rec_kv_str(w, "dtype", kern_fast_kernel_dtype(be->fast ? be->ctx : NULL, k->kernel));
         rec_map_end(w);
     }
     rec_seq_end(w);
@@ -240,7 +245,7 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     write_reduction(j, r, w);
     write_update(j, r, w);
     rec_kv_int(w, "kernels_steps", r->steps);
-    write_kernels(w, &r->kernels);
+    write_kernels(w, &r->kernels, j->backend);
 
     rec_key(w, "loss");
     rec_map_begin(w);
@@ -271,6 +276,8 @@ void trec_write_run(const train_job *j, rec_t *w)
 {
     rec_kv_str(w, "kernels_impl", j->run->kernels);
     rec_kv_int(w, "threads_per_rank", j->backend ? j->backend->threads : 0);
+    /* the instruction set oneDNN dispatched the fast set's kernels to */
+    if (j->backend && j->backend->fast) rec_kv_str(w, "cpu_isa", kern_fast_cpu_isa());
     if (j->backend) backend_write_record(j->backend, w);
 }
 

@@ -206,5 +206,19 @@ void *kern_fast_create(int threads);
 void kern_fast_release(void *ctx);
 /* Name and version of the library behind the fast path, for the record. */
 const char *kern_fast_library(void);
+/* The instruction set oneDNN dispatches to here ("avx512_core_bf16", ...). */
+const char *kern_fast_cpu_isa(void);
+/* 0 when oneDNN runs bf16 on this CPU's own instructions (AVX512-BF16 or
+ * AMX); else -1 with one line naming what is missing. */
+int kern_fast_bf16_missing(char *why, size_t len);
+/* bf16 mode of a fast-set context (--precision bf16): convolutions and GEMMs
+ * round their inputs to bf16 and accumulate in fp32 into fp32 outputs;
+ * activations, weights, gradients and optimizer state stay fp32
+ * (docs/stemdl-cpu-kernels.md "bf16").  Call kern_fast_bf16_missing first. */
+void kern_fast_set_bf16(void *ctx, int on);
+/* "bf16" or "fp32": the type a kernel (a counted row's name: conv_fwd,
+ * dense_bwd_data, relu_fwd, ...) computes in under the context ctx (NULL:
+ * fp32). */
+const char *kern_fast_kernel_dtype(const void *ctx, const char *kernel);
 
 #endif

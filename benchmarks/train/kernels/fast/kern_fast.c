@@ -20,6 +20,7 @@
 #include "benchmarks/train/kernels/fast/kern_fast_gemm.h"
 #include "benchmarks/train/kernels/fast/kern_fast_lion.h"
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
+#include "benchmarks/train/kernels/fast/kf_gemm.h"
 #include "benchmarks/train/kernels/kern.h"
 #include "benchmarks/train/kernels/kern_hyper.h"
 
@@ -34,6 +35,7 @@ void kern_fast_release(void *ctx)
     if (!c) return;
     kf_conv_cache_free(c);
     kf_conv3d_cache_free(c);
+    kf_gemm_cache_free(c);
     kf_ctx_release(c);
 }
 
@@ -57,8 +59,9 @@ static void fast_conv_bwd_weights(void *ctx, const tview *x, const tview *dy, in
     else kf_conv_bwd_weights(ctx, x, dy, k, dw);
 }
 
-/* The instruction set oneDNN's JIT uses on this CPU. */
-static const char *isa_name(void)
+/* The instruction set oneDNN's JIT uses on this CPU (ONEDNN_MAX_CPU_ISA or
+ * DNNL_MAX_CPU_ISA lower it). */
+const char *kern_fast_cpu_isa(void)
 {
     switch (dnnl_get_effective_cpu_isa()) {
     case dnnl_cpu_isa_sse41: return "sse4.1";
@@ -81,8 +84,34 @@ const char *kern_fast_library(void)
     const dnnl_version_t *v = dnnl_version();
     int hash = v->hash && v->hash[0] && strcmp(v->hash, "N/A");
     snprintf(buf, sizeof buf, "oneDNN %d.%d.%d (%s%.12s%sOpenMP, cpu isa %s)", v->major, v->minor,
-             v->patch, hash ? "git " : "", hash ? v->hash : "", hash ? ", " : "", isa_name());
+             v->patch, hash ? "git " : "", hash ? v->hash : "", hash ? ", " : "", kern_fast_cpu_isa());
     return buf;
+}
+
+int kern_fast_bf16_missing(char *why, size_t len)
+{
+    /* the ISA values are bit sets: avx512_core_bf16's bits are in AMX's too
+     * (avx2_vnni, a larger number, has none of bf16's) */
+    unsigned isa = (unsigned)dnnl_get_effective_cpu_isa(), bf = dnnl_cpu_isa_avx512_core_bf16;
+    if ((isa & bf) == bf) return 0;
+    snprintf(why, len,
+             "precision bf16 on the cpu backend needs AVX512-BF16 or AMX: oneDNN finds neither "
+             "here (its cpu isa: %s; ONEDNN_MAX_CPU_ISA may mask them)",
+             kern_fast_cpu_isa());
+    return -1;
+}
+
+void kern_fast_set_bf16(void *ctx, int on) { ((kf_ctx *)ctx)->bf16 = on != 0; }
+
+const char *kern_fast_kernel_dtype(const void *ctx, const char *kernel)
+{
+    /* the kernels on oneDNN's convolutions and GEMMs (kern_fast_conv*.c,
+     * kern_fast_gemm.c, the dense layers); everything else runs in fp32 */
+    static const char *const matrix[] = {"conv_", "tconv_", "conv3d_", "dense_"};
+    if (!ctx || !((const kf_ctx *)ctx)->bf16) return "fp32";
+    for (size_t i = 0; i < sizeof matrix / sizeof *matrix; i++)
+        if (!strncmp(kernel, matrix[i], strlen(matrix[i]))) return "bf16";
+    return "fp32";
 }
 
 static void fast_bias_fwd(void *ctx, const tview *y, const void *bv)

@@ -2,7 +2,8 @@
  * (kern_fast_conv3d.c): pooling, leaky ReLU, bias, copies as loops over the
  * views shared out over OpenMP threads (this file is compiled with -fopenmp:
  * the same OpenMP runtime and thread count as oneDNN's kernels), dense
- * layers on oneDNN's sgemm; the loss is the reference set's own loops.
+ * layers on kf_gemm (oneDNN's sgemm, or its bf16 matmul in bf16 mode); the
+ * loss is the reference set's own loops.
  *
  * The loops run channels innermost: on the channels-last views cosmoflow
  * keeps, that is the contiguous direction, so they vectorise.  They compute
@@ -15,6 +16,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/train/kernels/fast/kern_fast_conv3d.h"
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
+#include "benchmarks/train/kernels/fast/kf_gemm.h"
 #include "benchmarks/train/kernels/kern.h"
 
 static inline float *row(const t3view *t, int i, int z, int y)
@@ -308,26 +310,26 @@ static void fast_bias3d_bwd(void *ctx, const t3view *dy, void *dbv)
     free(part);
 }
 
-/* Dense layers: row-major GEMMs on oneDNN's sgemm. */
+/* Dense layers: row-major GEMMs (kf_gemm). */
 static void fast_dense_fwd(void *ctx, const void *x, const void *w, int n, int in, int out,
                            void *y)
 {
     kf_threads(ctx);
-    DNNL_CHECK(dnnl_sgemm('N', 'T', n, out, in, 1.0f, x, in, w, in, 0.0f, y, out));
+    kf_gemm(ctx, 'N', 'T', n, out, in, x, in, w, in, 0.0f, y, out);
 }
 
 static void fast_dense_bwd_data(void *ctx, const void *dy, const void *w, int n, int in, int out,
                                 void *dx)
 {
     kf_threads(ctx);
-    DNNL_CHECK(dnnl_sgemm('N', 'N', n, in, out, 1.0f, dy, out, w, in, 0.0f, dx, in));
+    kf_gemm(ctx, 'N', 'N', n, in, out, dy, out, w, in, 0.0f, dx, in);
 }
 
 static void fast_dense_bwd_weights(void *ctx, const void *x, const void *dy, int n, int in,
                                    int out, void *dw)
 {
     kf_threads(ctx);
-    DNNL_CHECK(dnnl_sgemm('T', 'N', out, in, n, 1.0f, dy, out, x, in, 0.0f, dw, in));
+    kf_gemm(ctx, 'T', 'N', out, in, n, dy, out, x, in, 0.0f, dw, in);
 }
 
 void kern_fast_fill_3d(kern_ops *o)

@@ -31,7 +31,12 @@
  * input rows [r0 - p, r1 + p) clipped to the image, and the clipped rows
  * become explicit zero padding of that band's primitive.  Each distinct
  * band shape gets its own primitive (first, middle, last band: at most four
- * per layer), created once and kept in the context's cache. */
+ * per layer), created once and kept in the context's cache.
+ *
+ * bf16 mode (kf_ctx.bf16): the same reorders write the blocked copies of
+ * the pass's inputs in bf16 (x, w; dy, w; x, dy), so rounding to bf16 costs
+ * no extra memory pass, and the primitive accumulates in fp32 into an fp32
+ * output (y, dx, dw), which reorders back as in fp32. */
 #include "benchmarks/train/kernels/fast/kern_fast_conv.h"
 
 #include <stdint.h>
@@ -42,7 +47,7 @@
 #include "benchmarks/train/kernels/fast/kf_dnnl.h"
 
 enum { KF_FWD = 1, KF_FWD_ACC = 2, KF_BWDW = 3, KF_BWDD = 4 };
-enum { NKEY = 14 };
+enum { NKEY = 15 };
 
 /* a cached convolution with its reorders; the key first (kf_prim_cache) */
 typedef struct {
@@ -53,7 +58,7 @@ typedef struct {
 } kf_prim;
 
 /* key: kind, ns, ci, co, k, W, Hs, Hb, pt, pb, src sstride, src channel
- * stride, dst sstride, dst channel stride */
+ * stride, dst sstride, dst channel stride, bf16 */
 static kf_prim *prim_create(kf_ctx *c, const int64_t *key)
 {
     int kind = (int)key[0];
@@ -73,10 +78,15 @@ static kf_prim *prim_create(kf_ctx *c, const int64_t *key)
     int bwdd = kind == KF_BWDD;
     dnnl_dims_t cs = {ns, bwdd ? co : ci, bwdd ? Hb : Hs, W}, cd = {ns, bwdd ? ci : co, bwdd ? Hs : Hb, W};
     dnnl_dims_t wd = {bwdd ? ci : co, bwdd ? co : ci, k, k};
+    /* bf16 mode: the pass's inputs are bf16 (the reorders into the blocked
+     * copies round them), its output (y, dx or dw) stays fp32 */
+    dnnl_data_type_t in = key[14] ? dnnl_bf16 : dnnl_f32;
+    dnnl_data_type_t st = bwdd ? dnnl_f32 : in, wt = kind == KF_BWDW ? dnnl_f32 : in;
+    dnnl_data_type_t dt = kind == KF_BWDW || bwdd ? in : dnnl_f32;
     dnnl_memory_desc_t any_src, any_wei, any_dst;
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any_src, 4, cs, dnnl_f32, dnnl_format_tag_any));
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any_dst, 4, cd, dnnl_f32, dnnl_format_tag_any));
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any_wei, 4, wd, dnnl_f32, dnnl_format_tag_any));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any_src, 4, cs, st, dnnl_format_tag_any));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any_dst, 4, cd, dt, dnnl_format_tag_any));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any_wei, 4, wd, wt, dnnl_format_tag_any));
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 4, wd, dnnl_f32, dnnl_oihw));
 
     dnnl_dims_t stride = {1, 1}, pl = {key[8], k / 2}, pr = {key[9], k / 2};
@@ -184,7 +194,7 @@ static void run(kf_ctx *c, int kind, const tview *src, const tview *dst, float *
             int64_t key[NKEY] = {kind,          nn, ci, co, k, W, in1 - in0, r1 - r0,
                                  in0 - (r0 - p), (r1 + p) - in1, src->sstride,
                                  (int64_t)src->h * src->w, dst->sstride,
-                                 (int64_t)dst->h * dst->w};
+                                 (int64_t)dst->h * dst->w, c->bf16};
             kf_prim *e = prim_get(c, key);
             char *ws = kf_workspace(c, e->total);
             float *sp = (float *)src->p + (int64_t)s0 * src->sstride + (int64_t)in0 * W;

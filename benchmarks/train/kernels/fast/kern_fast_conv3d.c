@@ -23,7 +23,13 @@
  *           samples that are not one dense batch run one by one, the
  *           weights reorder adding into dw after the first
  * Weights go plain -> blocked (and back for BWDW) through a reorder per call,
- * in the context's workspace with oneDNN's scratchpad. */
+ * in the context's workspace with oneDNN's scratchpad.
+ *
+ * bf16 mode (kf_ctx.bf16): the pass's activation inputs (x; dy) are rounded
+ * to bf16 by a reorder into channels-last copies in the workspace (one more
+ * memory pass each, half the bytes of the fp32 view), the weights by their
+ * plain -> blocked reorder; the primitive accumulates in fp32 into the fp32
+ * output view (y, dx) or the fp32 weight gradient. */
 #include "benchmarks/train/kernels/fast/kern_fast_conv3d.h"
 
 #include <stdint.h>
@@ -34,13 +40,18 @@
 #include "benchmarks/train/kernels/fast/kf_dnnl.h"
 
 enum { C3_FWD = 1, C3_BWDW = 2 };
-enum { C3_NKEY = 8 };
+enum { C3_NKEY = 9 };
 
 typedef struct {
-    int64_t key[C3_NKEY]; /* first (kf_prim_cache): kind, n, ci, co, k, out d, h, w */
+    int64_t key[C3_NKEY]; /* first (kf_prim_cache): kind, n, ci, co, k, out d, h, w, bf16 */
     dnnl_primitive_t conv, r_wei, r_wei_acc;
     dnnl_memory_t src, dst, wei_plain, wei_blk, scratch;
-    size_t off_scr, total; /* workspace: blocked weights, then the scratchpad */
+    /* bf16 mode: the fp32 views of the inputs and their reorders into the
+     * bf16 copies src (and dst for BWDW); NULL in fp32 */
+    dnnl_primitive_t r_src, r_dst;
+    dnnl_memory_t src_in, dst_in;
+    /* workspace: blocked weights, the scratchpad, the bf16 copies */
+    size_t off_scr, off_src, off_dst, total;
 } c3prim;
 
 struct kf3_cache {
@@ -58,10 +69,15 @@ static c3prim *prim_create(kf_ctx *c, const int64_t *key)
     dnnl_dims_t sd = {n, ci, key[5] + k - 1, key[6] + k - 1, key[7] + k - 1};
     dnnl_dims_t dd = {n, co, key[5], key[6], key[7]};
     dnnl_dims_t wd = {co, ci, k, k, k};
-    dnnl_memory_desc_t src, dst, wany, wplain;
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&src, 5, sd, dnnl_f32, dnnl_ndhwc));
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dst, 5, dd, dnnl_f32, dnnl_ndhwc));
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 5, wd, dnnl_f32, dnnl_format_tag_any));
+    int bf = key[8] != 0, bwdw = kind == C3_BWDW;
+    dnnl_data_type_t in = bf ? dnnl_bf16 : dnnl_f32;
+    dnnl_memory_desc_t src, dst, wany, wplain, src32, dst32;
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&src, 5, sd, in, dnnl_ndhwc));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dst, 5, dd, bwdw ? in : dnnl_f32, dnnl_ndhwc));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&src32, 5, sd, dnnl_f32, dnnl_ndhwc));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dst32, 5, dd, dnnl_f32, dnnl_ndhwc));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 5, wd, bwdw ? dnnl_f32 : in,
+                                            dnnl_format_tag_any));
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wplain, 5, wd, dnnl_f32, dnnl_oidhw));
     dnnl_dims_t stride = {1, 1, 1}, pad = {0, 0, 0};
     int pass = kind == C3_BWDW ? KF_DNNL_BWD_WEIGHTS : KF_DNNL_FWD;
@@ -83,7 +99,19 @@ static c3prim *prim_create(kf_ctx *c, const int64_t *key)
         e->r_wei = kf_dnnl_reorder(c, &wplain, wblk, 0);
     }
     e->off_scr = kf_dnnl_round64(dnnl_memory_desc_get_size(wblk));
-    e->total = e->off_scr + kf_dnnl_round64(dnnl_memory_desc_get_size(scr));
+    e->off_src = e->off_scr + kf_dnnl_round64(dnnl_memory_desc_get_size(scr));
+    e->off_dst = e->off_src;
+    if (bf) {
+        e->src_in = kf_dnnl_memory(c, &src32);
+        e->r_src = kf_dnnl_reorder(c, &src32, &src, 0);
+        e->off_dst += kf_dnnl_round64(dnnl_memory_desc_get_size(&src));
+    }
+    e->total = e->off_dst;
+    if (bf && bwdw) {
+        e->dst_in = kf_dnnl_memory(c, &dst32);
+        e->r_dst = kf_dnnl_reorder(c, &dst32, &dst, 0);
+        e->total += kf_dnnl_round64(dnnl_memory_desc_get_size(&dst));
+    }
     kf_dnnl_conv_pd_destroy(pd, fpd);
     return e;
 }
@@ -111,8 +139,9 @@ void kf_conv3d_cache_free(kf_ctx *c)
     if (!q) return;
     for (int i = 0; i < q->prims.n; i++) {
         c3prim *e = q->prims.e[i];
-        dnnl_primitive_t prims[] = {e->conv, e->r_wei, e->r_wei_acc};
-        dnnl_memory_t mems[] = {e->src, e->dst, e->wei_plain, e->wei_blk, e->scratch};
+        dnnl_primitive_t prims[] = {e->conv, e->r_wei, e->r_wei_acc, e->r_src, e->r_dst};
+        dnnl_memory_t mems[] = {e->src,     e->dst,     e->wei_plain, e->wei_blk,
+                                e->scratch, e->src_in, e->dst_in};
         kf_dnnl_destroy(prims, sizeof prims / sizeof *prims, mems, sizeof mems / sizeof *mems);
         free(e);
     }
@@ -149,11 +178,23 @@ static t3view dense_like(const t3view *v, float *p)
 static void call(kf_ctx *c, int kind, int n, int ci, int co, int k, const t3view *out, float *sp,
                  float *dp, float *wplain, int accumulate)
 {
-    int64_t key[C3_NKEY] = {kind, n, ci, co, k, out->d, out->h, out->w};
+    int64_t key[C3_NKEY] = {kind, n, ci, co, k, out->d, out->h, out->w, c->bf16};
     c3prim *e = prim_get(c, key);
     char *ws = kf_workspace(c, e->total);
-    DNNL_CHECK(dnnl_memory_set_data_handle(e->src, sp));
-    DNNL_CHECK(dnnl_memory_set_data_handle(e->dst, dp));
+    if (e->r_src) { /* bf16: the primitive reads the rounded copies */
+        DNNL_CHECK(dnnl_memory_set_data_handle(e->src_in, sp));
+        DNNL_CHECK(dnnl_memory_set_data_handle(e->src, ws + e->off_src));
+        kf_dnnl_exec2(c, e->r_src, DNNL_ARG_FROM, e->src_in, DNNL_ARG_TO, e->src);
+    } else {
+        DNNL_CHECK(dnnl_memory_set_data_handle(e->src, sp));
+    }
+    if (e->r_dst) {
+        DNNL_CHECK(dnnl_memory_set_data_handle(e->dst_in, dp));
+        DNNL_CHECK(dnnl_memory_set_data_handle(e->dst, ws + e->off_dst));
+        kf_dnnl_exec2(c, e->r_dst, DNNL_ARG_FROM, e->dst_in, DNNL_ARG_TO, e->dst);
+    } else {
+        DNNL_CHECK(dnnl_memory_set_data_handle(e->dst, dp));
+    }
     DNNL_CHECK(dnnl_memory_set_data_handle(e->wei_plain, wplain));
     DNNL_CHECK(dnnl_memory_set_data_handle(e->wei_blk, ws));
     DNNL_CHECK(dnnl_memory_set_data_handle(e->scratch, ws + e->off_scr));

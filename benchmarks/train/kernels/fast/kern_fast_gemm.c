@@ -1,5 +1,6 @@
 /* 1x1 convolutions and the 1x1 stride-2 transposed convolution of the fast
- * CPU path, as GEMMs (oneDNN's dnnl_sgemm, row-major) straight on the views.
+ * CPU path, as GEMMs (kf_gemm.c: oneDNN's dnnl_sgemm, or its bf16 matmul in
+ * bf16 mode, row-major) straight on the views.
  *
  * A sample of a view is a [c x h*w] row-major matrix with leading dimension
  * h*w (channel stride h*w, rows contiguous), so a 1x1 convolution needs no
@@ -14,15 +15,9 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/train/kernels/fast/kf_gemm.h"
 
 static float *sample(const tview *t, int n) { return (float *)t->p + (int64_t)n * t->sstride; }
-
-static void gemm(char ta, char tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                 const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
-{
-    if (M == 0 || N == 0) return;
-    DNNL_CHECK(dnnl_sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc));
-}
 
 /* y[co x HW] = W[co x ci] x[ci x HW] */
 void kf_conv1_fwd(kf_ctx *c, const tview *x, const float *w, const tview *y)
@@ -30,7 +25,7 @@ void kf_conv1_fwd(kf_ctx *c, const tview *x, const float *w, const tview *y)
     kf_threads(c);
     int64_t hw = (int64_t)y->h * y->w;
     for (int n = 0; n < y->n; n++)
-        gemm('N', 'N', y->c, hw, x->c, w, x->c, sample(x, n), hw, 0.0f, sample(y, n), hw);
+        kf_gemm(c, 'N', 'N', y->c, hw, x->c, w, x->c, sample(x, n), hw, 0.0f, sample(y, n), hw);
 }
 
 /* dx[ci x HW] += W^T dy[co x HW] */
@@ -39,7 +34,7 @@ void kf_conv1_bwd_data(kf_ctx *c, const tview *dy, const float *w, const tview *
     kf_threads(c);
     int64_t hw = (int64_t)dx->h * dx->w;
     for (int n = 0; n < dx->n; n++)
-        gemm('T', 'N', dx->c, hw, dy->c, w, dx->c, sample(dy, n), hw, 1.0f, sample(dx, n), hw);
+        kf_gemm(c, 'T', 'N', dx->c, hw, dy->c, w, dx->c, sample(dy, n), hw, 1.0f, sample(dx, n), hw);
 }
 
 /* dw[co x ci] = sum over samples of dy[co x HW] x^T */
@@ -49,7 +44,7 @@ void kf_conv1_bwd_weights(kf_ctx *c, const tview *x, const tview *dy, float *dw)
     int64_t hw = (int64_t)dy->h * dy->w;
     if (x->n == 0) memset(dw, 0, (size_t)x->c * dy->c * sizeof *dw);
     for (int n = 0; n < x->n; n++)
-        gemm('N', 'T', dy->c, x->c, hw, sample(dy, n), hw, sample(x, n), hw, n ? 1.0f : 0.0f, dw,
+        kf_gemm(c, 'N', 'T', dy->c, x->c, hw, sample(dy, n), hw, sample(x, n), hw, n ? 1.0f : 0.0f, dw,
              x->c);
 }
 
@@ -98,7 +93,7 @@ void kf_tconv_fwd(void *ctx, const tview *x, const void *wv, const tview *y)
         for (int r0 = 0; r0 < x->h; r0 += rows) {
             int nr = x->h - r0 < rows ? x->h - r0 : rows;
             int64_t np = (int64_t)nr * x->w;
-            gemm('T', 'N', y->c, np, x->c, w, y->c, sample(x, n) + (int64_t)r0 * x->w, hw, 0.0f,
+            kf_gemm(c, 'T', 'N', y->c, np, x->c, w, y->c, sample(x, n) + (int64_t)r0 * x->w, hw, 0.0f,
                  tmp, np);
             even_pixels(y, n, r0, nr, tmp, 1);
         }
@@ -118,7 +113,7 @@ void kf_tconv_bwd_data(void *ctx, const tview *dy, const void *wv, const tview *
             int nr = dx->h - r0 < rows ? dx->h - r0 : rows;
             int64_t np = (int64_t)nr * dx->w;
             even_pixels(dy, n, r0, nr, tmp, 0);
-            gemm('N', 'N', dx->c, np, dy->c, w, dy->c, tmp, np, 1.0f,
+            kf_gemm(c, 'N', 'N', dx->c, np, dy->c, w, dy->c, tmp, np, 1.0f,
                  sample(dx, n) + (int64_t)r0 * dx->w, hw);
         }
 }
@@ -137,7 +132,7 @@ void kf_tconv_bwd_weights(void *ctx, const tview *x, const tview *dy, void *dwv)
             int nr = x->h - r0 < rows ? x->h - r0 : rows;
             int64_t np = (int64_t)nr * x->w;
             even_pixels(dy, n, r0, nr, tmp, 0);
-            gemm('N', 'T', x->c, dy->c, np, sample(x, n) + (int64_t)r0 * x->w, hw, tmp, np, 1.0f,
+            kf_gemm(c, 'N', 'T', x->c, dy->c, np, sample(x, n) + (int64_t)r0 * x->w, hw, tmp, np, 1.0f,
                  dw, dy->c);
         }
 }

@@ -1,5 +1,5 @@
 /* kern_fast_gemm: the 1x1 convolutions and the 1x1 stride-2 transposed
- * convolution of the fast CPU kernel set, as GEMMs (dnnl_sgemm) straight on
+ * convolution of the fast CPU kernel set, as GEMMs (kf_gemm.h) straight on
  * the views.
  *
  * defines: kf_conv1_fwd, kf_conv1_bwd_data, kf_conv1_bwd_weights,

@@ -5,17 +5,20 @@
  *                      workspace, threads (depends on nothing of the set)
  *   kf_dnnl.c          the oneDNN plumbing of both convolution files
  *                      (memories, reorders, primitive descriptors)
+ *   kf_gemm.c          the set's GEMMs: dnnl_sgemm, or in bf16 mode a
+ *                      cached oneDNN bf16 matmul (fp32 accumulation)
  *   kern_fast_gemm.c   1x1 convolutions and the 1x1 stride-2 transposed
- *                      convolution as GEMMs (dnnl_sgemm) on the views
+ *                      convolution as GEMMs (kf_gemm) on the views
  *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
  *   kern_fast_conv3d.c k x k x k convolutions on oneDNN primitives (channels-last)
- *   kern_fast_3d.c     the other 3D kernels (OpenMP loops, dense layers on sgemm)
+ *   kern_fast_3d.c     the other 3D kernels (OpenMP loops, dense layers on kf_gemm)
  *   kern_fast.c        the kern_ops table, the element-wise kernels, and
  *                      kern_fast_create/release (context + primitive cache)
  *
- * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_dnnl -> kf_ctx.  Everything
- * runs on oneDNN (its JIT convolutions and its sgemm), so one threading
- * runtime (OpenMP, as Debian builds oneDNN) serves every kernel.
+ * Dependencies run one way: kern_fast.c -> conv, gemm -> kf_gemm, kf_dnnl ->
+ * kf_ctx.  Everything runs on oneDNN (its JIT convolutions, its sgemm, its
+ * bf16 matmul), so one threading runtime (OpenMP, as Debian builds oneDNN)
+ * serves every kernel.
  *
  * defines: kf_ctx, DNNL_CHECK, KF_WS_LIMIT, kf_workspace, kf_threads, kf_flip_weights */
 #ifndef EXADL_TRAIN_KF_CTX_H
@@ -52,6 +55,13 @@ typedef struct {
     size_t wtmp_n;
     kf_prim_cache cache;  /* the 2D convolutions' primitives (kern_fast_conv.c) */
     struct kf3_cache *cache3; /* the 3D convolutions' primitives (kern_fast_conv3d.c) */
+    /* bf16 mode (--precision bf16, kern_fast_set_bf16): the convolutions and
+     * GEMMs take bf16 inputs (rounded from the fp32 views at the kernel's
+     * boundary) and accumulate in fp32 into fp32 outputs; 0: all fp32 */
+    int bf16;
+    kf_prim_cache gcache; /* the bf16 GEMMs' matmuls (kf_gemm.c) */
+    void *gbuf;           /* their bf16 operand copies */
+    size_t gbuf_bytes;
 } kf_ctx;
 
 /* Bound on the blocked copies of the activations of one band (bytes); the

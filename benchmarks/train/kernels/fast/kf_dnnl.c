@@ -14,8 +14,7 @@ dnnl_memory_t kf_dnnl_memory(kf_ctx *c, const dnnl_memory_desc_t *md)
     return m;
 }
 
-dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
-                                 const dnnl_memory_desc_t *to, int accumulate)
+dnnl_primitive_attr_t kf_dnnl_attr(int accumulate)
 {
     dnnl_primitive_attr_t attr;
     DNNL_CHECK(dnnl_primitive_attr_create(&attr));
@@ -26,6 +25,13 @@ dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
         DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
         DNNL_CHECK(dnnl_post_ops_destroy(po));
     }
+    return attr;
+}
+
+dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
+                                 const dnnl_memory_desc_t *to, int accumulate)
+{
+    dnnl_primitive_attr_t attr = kf_dnnl_attr(accumulate);
     dnnl_primitive_desc_t pd;
     dnnl_primitive_t p;
     DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, from, c->eng, to, c->eng, attr));
@@ -47,9 +53,15 @@ dnnl_primitive_desc_t kf_dnnl_conv_pd(kf_ctx *c, int pass, const dnnl_memory_des
     DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
     dnnl_convolution_desc_t fd, bd;
     dnnl_primitive_desc_t pd;
+    /* a backward pass's hint is a forward convolution whose inputs have the
+     * type of the gradient dst (bf16 mode: bf16; the pass's own output, diff
+     * src or diff weights, stays fp32, which a forward one cannot take as an
+     * input); in fp32 every type is already f32 */
+    dnnl_memory_desc_t hsrc = *src, hwei = *wei;
+    if (pass != KF_DNNL_FWD) hsrc.data_type = hwei.data_type = dst->data_type;
     DNNL_CHECK(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training,
-                                                  dnnl_convolution_direct, src, wei, NULL, dst,
-                                                  stride, pad_l, pad_r));
+                                                  dnnl_convolution_direct, &hsrc, &hwei, NULL,
+                                                  dst, stride, pad_l, pad_r));
     DNNL_CHECK(dnnl_primitive_desc_create(fwd, &fd, attr, c->eng, NULL));
     pd = *fwd;
     if (pass == KF_DNNL_BWD_WEIGHTS) {
@@ -108,5 +120,6 @@ void kf_dnnl_destroy(dnnl_primitive_t *prims, size_t nprims, dnnl_memory_t *mems
 {
     for (size_t j = 0; j < nprims; j++)
         if (prims[j]) DNNL_CHECK(dnnl_primitive_destroy(prims[j]));
-    for (size_t j = 0; j < nmems; j++) DNNL_CHECK(dnnl_memory_destroy(mems[j]));
+    for (size_t j = 0; j < nmems; j++)
+        if (mems[j]) DNNL_CHECK(dnnl_memory_destroy(mems[j]));
 }

@@ -6,7 +6,7 @@
  * release of a cached primitive's objects.  Written once here so that the two files keep the same rules
  * (user scratchpad, 64-byte workspace slots, sum post-op for "+=").
  *
- * defines: kf_dnnl_round64, kf_dnnl_memory, kf_dnnl_reorder, kf_dnnl_conv_pd,
+ * defines: kf_dnnl_round64, kf_dnnl_memory, kf_dnnl_attr, kf_dnnl_reorder, kf_dnnl_conv_pd,
  *          kf_dnnl_conv_pd_destroy, kf_dnnl_exec2, kf_dnnl_cache_find,
  *          kf_dnnl_cache_add, kf_dnnl_cache_release, kf_dnnl_destroy */
 #ifndef EXADL_TRAIN_KF_DNNL_H
@@ -26,6 +26,10 @@ size_t kf_dnnl_round64(size_t bytes);
 /* A memory object of md on the context's engine, with no data yet
  * (dnnl_memory_set_data_handle binds it before each call). */
 dnnl_memory_t kf_dnnl_memory(kf_ctx *c, const dnnl_memory_desc_t *md);
+
+/* Primitive attributes, with a sum post-op (dst += result) where accumulate;
+ * the caller destroys them. */
+dnnl_primitive_attr_t kf_dnnl_attr(int accumulate);
 
 /* A reorder from -> to; accumulate: to += from (a sum post-op), else to = from. */
 dnnl_primitive_t kf_dnnl_reorder(kf_ctx *c, const dnnl_memory_desc_t *from,
@@ -57,8 +61,8 @@ void kf_dnnl_cache_add(kf_prim_cache *q, void *e, int first_cap, const char *wha
 /* Frees the array (the entries are the caller's to release first). */
 void kf_dnnl_cache_release(kf_prim_cache *q);
 
-/* Destroys the primitives that were made (NULL: skipped) and the memory
- * objects of one cached entry. */
+/* Destroys the primitives and the memory objects that were made (NULL:
+ * skipped) of one cached entry. */
 void kf_dnnl_destroy(dnnl_primitive_t *prims, size_t nprims, dnnl_memory_t *mems, size_t nmems);
 
 #endif
