@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "harness/analysis/metrics.h"
 
-#include <math.h>
 #include <string.h>
 
 const metric_info_t *metric_catalog(void) { return blocks_catalog(); }

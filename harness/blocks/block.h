@@ -78,7 +78,7 @@ const block_t *block_named(const char *name);
 /* A block's accessor that never gives NULL: `const T *acc(const record_t *)`,
  * the record's block n, or n##_none (no rows, NaN numbers; the block's .c
  * defines it) when the record has none, so that callers need no NULL check. */
-#define BLOCK_ACCESSOR(T, n, acc)                                                        \
+#define BLOCK_ACCESSOR(T, n, acc)                                                              \
     extern const T n##_none;                                                                   \
     static inline const T *acc(const record_t *r)                                              \
     {                                                                                          \

@@ -33,6 +33,13 @@ void blocks_analyze(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
     blocks_rows(c, t);
 }
 
+kv_t *blocks_param(arena_t *a, const char *key, const char *value)
+{
+    kv_t *p = ar_alloc(a, sizeof *p);
+    *p = (kv_t){key, value};
+    return p;
+}
+
 void blocks_put(arena_t *a, mtable_t *t, const bres_t *b, int scale, const char *name, double v,
                 double lo, double hi, double n, kv_t *params, size_t np)
 {

@@ -6,7 +6,8 @@
  * block_t.rows_at puts them.  Level: above the analysis and the model (a
  * block's numbers may be the model's), below the report, whose sections read
  * them (runctx_t.d).
- * defines: blkctx_t, blocks_derive, blocks_rows, blocks_analyze, blocks_put */
+ * defines: blkctx_t, blocks_derive, blocks_rows, blocks_analyze, blocks_param,
+ *          blocks_put */
 #ifndef EXADL_HARNESS_DERIVE_H
 #define EXADL_HARNESS_DERIVE_H
 
@@ -35,6 +36,8 @@ void blocks_rows(const blkctx_t *c, mtable_t *t);
 void blocks_analyze(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
                     const analysis_t *an, blkctx_t *c, mtable_t *t);
 
+/* A row's one parameter key: value (in a), for blocks_put. */
+kv_t *blocks_param(arena_t *a, const char *key, const char *value);
 /* Add the row `name` of entry b at scale (0: not per scale) to t when v is
  * finite: value v, 95% CI lo..hi (NaN: none), n samples (NaN: n/a), the
  * params; unit and direction from the catalog. */

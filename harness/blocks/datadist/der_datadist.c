@@ -42,10 +42,8 @@ void datadist_rows(const blkctx_t *c, const void *self, size_t entry, mtable_t *
 {
     (void)entry;
     const ddrun_t *D = self;
-    for (size_t i = 0; i < D->n; i++) {
-        const ddres_t *r = &D->r[i];
-        kv_t *p = ar_alloc(c->a, sizeof *p);
-        p[0] = (kv_t){"strategy", r->d->strategy};
+    for (const ddres_t *r = D->r; r && r < D->r + D->n; r++) { /* r: NULL when none */
+        kv_t *p = blocks_param(c->a, "strategy", r->d->strategy);
         blocks_put(c->a, t, r->b, r->scale, "datadist_file_GBps", r->d->file_GBps,
                    r->file_lo_GBps, r->file_hi_GBps, NAN, p, 1);
         blocks_put(c->a, t, r->b, r->scale, "datadist_first_batch_s", r->first_max_s, NAN, NAN,

@@ -96,8 +96,7 @@ void *ensemble_derive(const blkctx_t *c)
 static void add(const blkctx_t *c, mtable_t *t, const enrow_t *r, const char *name, double v,
                 double lo, double hi)
 {
-    kv_t *p = ar_alloc(c->a, 2 * sizeof *p);
-    p[0] = (kv_t){"trainers", ar_printf(c->a, "%lld", r->en->trainers)};
+    kv_t *p = blocks_param(c->a, "trainers", ar_printf(c->a, "%lld", r->en->trainers));
     blocks_put(c->a, t, r->b, r->s->scale, name, v, lo, hi, (double)r->en->t[0].nstep, p, 1);
 }
 

@@ -25,8 +25,7 @@ void gradient_reduction_rows(const blkctx_t *c, const void *self, size_t entry, 
     if (!ab->active) return;
     for (size_t i = 0; i < ab->n; i++) {
         const abrow_t *r = &ab->r[i];
-        kv_t *p = ar_alloc(c->a, 2 * sizeof *p);
-        p[0] = (kv_t){"mode", r->mode_name};
+        kv_t *p = blocks_param(c->a, "mode", r->mode_name);
         const char *names[3] = {"exposed_comm_s", "negotiation_s", "model_efficiency"};
         double v[3] = {r->exposed_s, r->negotiation_s, r->have_pred ? r->pred.efficiency : NAN};
         for (int k = 0; k < 3; k++) {

@@ -33,8 +33,7 @@ void manytask_rows(const blkctx_t *c, const void *self, size_t entry, mtable_t *
     const mtrun_t *M = self;
     for (size_t i = 0; i < M->nr; i++) {
         const mtrow_t *r = &M->r[i];
-        kv_t *p = ar_alloc(c->a, sizeof *p);
-        p[0] = (kv_t){"launcher", r->m->launcher ? r->m->launcher : "?"};
+        kv_t *p = blocks_param(c->a, "launcher", r->m->launcher ? r->m->launcher : "?");
         const char *names[] = {"tasks_per_s", "task_latency_p50_s", "task_latency_p99_s"};
         double v[] = {r->m->tasks_per_s, r->m->p50_s, r->m->p99_s};
         for (int j = 0; j < 3; j++)

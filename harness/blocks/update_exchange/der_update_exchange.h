@@ -13,9 +13,9 @@
 #include "harness/blocks/update_exchange/blk_update_exchange.h"
 
 typedef struct {
+    const uxinfo_t *ux;        /* the first record's block at entry b, scale s */
     const bres_t *b;
     const sres_t *s;
-    const uxinfo_t *ux;
     const char *rate;          /* EXADL_NET_RATE of the entry, or NULL */
     stats_summary_t exch;      /* exchange time per step */
     double exposed, collective, wire, sync, disagree, loss;
