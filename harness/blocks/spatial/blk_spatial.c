@@ -71,9 +71,7 @@ static const metric_info_t catalog[] = {
 
 const block_t block_spatial = {.name = "spatial", .key = "spatial",
                                .read = read_spatial, .catalog = catalog, .section = "spatial",
-                               .no_derive = "its numbers are the spatial model's predictions, "
-                                            "which its per-entry section computes from the "
-                                            "entry's analysis (harness/model/spatial_input.h)",
+                               .derive = spatial_derive,
                                .no_rows = "its catalog rows are counts the program's "
                                           "--describe answers for the exact reference checks "
                                           "(workloads/registry.c), no run's numbers"};
