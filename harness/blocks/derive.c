@@ -6,7 +6,8 @@
 
 void blocks_derive(blkctx_t *c)
 {
-    for (int i = 0; i < BLOCK_N; i++) c->derived[i] = blocks[i]->derive ? blocks[i]->derive(c) : NULL;
+    for (int i = 0; i < BLOCK_N; i++)
+        c->derived[i] = blocks[i]->derive ? blocks[i]->derive(c) : NULL;
 }
 
 static void rows_at(const blkctx_t *c, block_rows_at at, size_t entry, mtable_t *t)

@@ -42,8 +42,8 @@ static void test_every_block(void)
         T_ASSERT(block_named(b->name) == b, "%s: its name finds another block", b->name);
         T_ASSERT(b->key && *b->key, "%s: no record key", b->name);
         T_ASSERT(b->read != NULL, "%s: no reader", b->name);
-        T_ASSERT(!b->catalog != !b->no_catalog, "%s: catalog rows and a reason for none, or neither",
-                 b->name);
+        T_ASSERT(!b->catalog != !b->no_catalog,
+                 "%s: catalog rows and a reason for none, or neither", b->name);
         T_ASSERT(b->catalog ? b->catalog[0].name != NULL : *b->no_catalog != 0,
                  "%s: an empty row list or an empty reason", b->name);
         /* the derived half: its numbers and the rows it adds, or why not */

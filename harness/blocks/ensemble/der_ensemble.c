@@ -19,7 +19,8 @@ static int same_work(const bres_t *ba, const record_t *a, const bres_t *bb, cons
            training_same_work(a, b, also);
 }
 
-static const sres_t *single(const blkctx_t *c, const bres_t *b, const record_t *rec, long long ranks)
+static const sres_t *single(const blkctx_t *c, const bres_t *b, const record_t *rec,
+                            long long ranks)
 {
     for (size_t i = 0; i < c->an->nb; i++)
         for (size_t k = 0; k < c->an->b[i].ns; k++) {
