@@ -1,7 +1,8 @@
 /* metrics: the flat table of every derived number of a run, one row per
  * (benchmark, scale, metric[, collective row]); what results.yaml lists and
- * what `exadl check`, `compare` and `history` work on.  The catalogue of
- * metric names (the blocks' rows) is what reference files may use. */
+ * what `exadl check`, `compare` and `history` work on; each record block
+ * adds its rows (harness/blocks/derive.h).  The catalogue of metric names
+ * (the blocks' rows) is what reference files may use. */
 #ifndef EXADL_HARNESS_METRICS_H
 #define EXADL_HARNESS_METRICS_H
 
@@ -30,14 +31,12 @@ typedef struct {
     size_t nlaunch;
 } metric_t;
 
-typedef struct {
+typedef struct mtable { /* the tag: block.h names it without this header */
     metric_t *m;
     size_t n, cap;
 } mtable_t;
 
 void mtable_add(arena_t *a, mtable_t *t, const metric_t *m);
-/* Every metric of an analysis. */
-void mtable_from_analysis(arena_t *a, const analysis_t *an, mtable_t *t);
 /* A parameter of a row ("op", "preset", ...); NULL when absent. */
 const char *metric_param(const metric_t *m, const char *key);
 /* "stemdl n=2" / "collectives n=2 allreduce 1048576 B" */

@@ -60,7 +60,7 @@ const metric_info_t *blocks_catalog(void)
     if (!cat[0].name) {
         size_t n = 0;
         for (int i = 0; i < BLOCK_N; i++)
-            for (const metric_info_t *m = blocks[i]->rows; m && m->name && n < CATALOG_MAX; m++)
+            for (const metric_info_t *m = blocks[i]->catalog; m && m->name && n < CATALOG_MAX; m++)
                 cat[n++] = *m;
     }
     return cat;

@@ -154,8 +154,9 @@ static int stage_peak(run_t *r)
     return 0;
 }
 
-/* the numbers of DESIGN.md "Metrics", and the metric table: the analysis's
- * rows, then each report section's */
+/* the analysis (the launches grouped by entry and scale, docs/harness.md
+ * "Metric names"), then every record block's derived numbers and its rows of
+ * the metric table (harness/blocks/derive.h) */
 static int stage_analysis(run_t *r)
 {
     runctx_t *c = &r->c;
@@ -164,8 +165,7 @@ static int stage_analysis(run_t *r)
     if (r->peak_per_core)
         analysis_run_core_peak(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &c->an);
     else analysis_run(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &c->an);
-    mtable_from_analysis(c->a, &c->an, &c->t);
-    report_build(c);
+    blocks_analyze(c->a, &c->s, c->ri.o, c->ri.no, &c->an, &c->d, &c->t);
     return 0;
 }
 

@@ -153,25 +153,3 @@ void ablation_build(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
         out->model_note = ar_printf(a, "no %s record with a gradient_reduction block",
                                     workload_trainer() ? workload_trainer()->name : "training");
 }
-
-void ablation_metrics(arena_t *a, const ablation_t *ab, mtable_t *t)
-{
-    if (!ab->active) return;
-    for (size_t i = 0; i < ab->n; i++) {
-        const abrow_t *r = &ab->r[i];
-        kv_t *p = ar_alloc(a, 2 * sizeof *p);
-        p[0] = (kv_t){"mode", r->mode_name};
-        const char *names[3] = {"exposed_comm_s", "negotiation_s", "model_efficiency"};
-        double v[3] = {r->exposed_s, r->negotiation_s, r->have_pred ? r->pred.efficiency : NAN};
-        for (int k = 0; k < 3; k++) {
-            if (!isfinite(v[k])) continue;
-            const metric_info_t *mi = metric_info(names[k]);
-            const workload_t *w = workload_of_kind(r->kind);
-            metric_t m = {.bench = r->bench, .program = w ? w->program : r->kind, .kind = r->kind,
-                          .scale = r->scale, .metric = names[k], .value = v[k], .lo = NAN,
-                          .hi = NAN, .n = NAN, .unit = mi ? mi->unit : "",
-                          .better = mi ? mi->better : 0, .params = p, .nparams = 1};
-            mtable_add(a, t, &m);
-        }
-    }
-}

@@ -37,11 +37,12 @@ typedef struct {
     mpred_t ext;             /* each entry's mode at the run's and the suite's model scales */
 } ablation_t;
 
+/* The gradient_reduction block's derived numbers (its derive,
+ * harness/blocks/gradient_reduction/der_gradient_reduction.c, which also adds
+ * their rows exposed_comm_s, negotiation_s and model_efficiency); its report
+ * section (plots, Markdown, model.yaml) is
+ * harness/report/sections/gradient_reduction.c. */
 void ablation_build(arena_t *a, const suite_t *s, const outcome_t *o, size_t n,
                     const analysis_t *an, ablation_t *out);
-/* Rows exposed_comm_s, negotiation_s and model_efficiency for results.yaml.
- * The report's section (plots, Markdown, model.yaml) is
- * harness/report/sections/gradient_reduction.c. */
-void ablation_metrics(arena_t *a, const ablation_t *ab, mtable_t *t);
 
 #endif

@@ -25,34 +25,33 @@ void report_plot_link(sb_t *o, const plots_t *pl, const char *name)
         }
 }
 
-void report_build(runctx_t *c)
+/* the derived numbers of the block whose report half section s is (NULL: none) */
+static const void *self_of(const runctx_t *c, const section_t *s)
 {
-    for (size_t i = 0; report_sections[i]; i++) {
-        const section_t *s = report_sections[i];
-        c->section[i] = s->build ? s->build(c) : NULL;
-        if (s->metrics) s->metrics(c, c->section[i], &c->t);
-    }
+    for (int i = 0; i < BLOCK_N; i++)
+        if (blocks[i]->section && !strcmp(blocks[i]->section, s->name)) return c->d.derived[i];
+    return NULL;
 }
 
 void report_plots(runctx_t *c, const char *dir)
 {
     if (plots_begin(c->a, dir, &c->pl)) return;
-    for (size_t i = 0; report_sections[i]; i++)
-        if (report_sections[i]->plots) report_sections[i]->plots(c, c->section[i], dir, &c->pl);
+    for (const section_t *const *s = report_sections; *s; s++)
+        if ((*s)->plots) (*s)->plots(c, self_of(c, *s), dir, &c->pl);
     plots_draw(c->a, dir, &c->pl);
 }
 
 void report_files(const runctx_t *c)
 {
-    for (size_t i = 0; report_sections[i]; i++)
-        if (report_sections[i]->files) report_sections[i]->files(c, c->section[i]);
+    for (const section_t *const *s = report_sections; *s; s++)
+        if ((*s)->files) (*s)->files(c, self_of(c, *s));
 }
 
 int report_write(const runctx_t *c, const char *path, char *err, size_t errlen)
 {
     sb_t o = {0};
-    for (size_t i = 0; report_sections[i]; i++)
-        if (report_sections[i]->md) report_sections[i]->md(&o, c, c->section[i]);
+    for (const section_t *const *s = report_sections; *s; s++)
+        if ((*s)->md) (*s)->md(&o, c, self_of(c, *s));
     int rc = fileio_write_atomic(path, sb_str(&o), o.len, err, errlen);
     sb_free(&o);
     return rc;

@@ -4,15 +4,13 @@
  * kernel breakdown or the collectives table, the gradient-reduction modes side
  * by side, reference checks (published numbers side by side), and every
  * launch with the log tail of those that failed.  The same loop gives the
- * sections their turn at the metric table, the plots and the run folder. */
+ * sections their turn at the plots and the run folder; a record block's
+ * section reads that block's derived numbers (c->d, harness/blocks/derive.h). */
 #ifndef EXADL_HARNESS_REPORT_H
 #define EXADL_HARNESS_REPORT_H
 
 #include "harness/report/runctx.h"
 
-/* After the analysis, before the checks: each section's own numbers
- * (c->section[]) and the metric rows it adds to c->t. */
-void report_build(runctx_t *c);
 /* Every section's figures into dir, drawn in one gnuplot pass (c->pl; its
  * note says why some are missing). */
 void report_plots(runctx_t *c, const char *dir);

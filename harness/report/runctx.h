@@ -2,11 +2,12 @@
  * the report, results.yaml and the sections read it: the suite and its
  * reference files, the plan, the run folder with its times and outcomes
  * (runinfo_t: results.yaml's run and harness_cost blocks), the analysis, the
- * metric table, the checks, the plots, and each report section's numbers.
+ * record blocks' derived numbers, the metric table, the checks, the plots.
  * defines: skipped_t, runinfo_t, runctx_t */
 #ifndef EXADL_HARNESS_RUNCTX_H
 #define EXADL_HARNESS_RUNCTX_H
 
+#include "harness/blocks/derive.h"
 #include "harness/checks/refcheck.h"
 #include "harness/report/section.h"
 #include "harness/run/launchplan.h"
@@ -52,10 +53,10 @@ struct runctx {
     launchplan_t plan;
     runinfo_t ri;
     analysis_t an;
-    mtable_t t;                /* analysis metrics, then the sections' rows */
+    blkctx_t d;                /* the record blocks' derived numbers (sections read them) */
+    mtable_t t;                /* the blocks' rows */
     checks_t ck;
     plots_t pl;
-    const void *section[REPORT_NSECTIONS]; /* section_t.build's, in report_sections order */
 };
 
 #endif

@@ -1,9 +1,11 @@
 /* section: the report's sections, each one file in harness/report/sections/,
  * listed once in REPORT_SECTIONS in the order report.md shows them.  A section
- * may compute numbers of its own after the analysis (build), add rows to the
- * metric table before the checks (metrics), add figures to the run's one
- * gnuplot pass (plots), write its Markdown (md) and write files of its own
- * into the run folder (files); each member may be NULL.
+ * may add figures to the run's one gnuplot pass (plots), write its Markdown
+ * (md) and write files of its own into the run folder (files); each member
+ * may be NULL.  The section of a record block (block_t.section) is its report
+ * half: `self` is that block's derived numbers (block_t.derive, NULL for the
+ * others); its numbers and metric rows are the block's
+ * (harness/blocks/<name>/der_<name>.c).
  * The benchmarks section repeats, per suite entry, the per-benchmark sections
  * of BENCH_SECTIONS that the entry's workload names (workload.h; all of them,
  * each showing only what it finds, for a record kind the table lacks).
@@ -22,8 +24,6 @@ typedef struct runctx runctx_t; /* report/runctx.h */
 
 typedef struct {
     const char *name;
-    void *(*build)(const runctx_t *c);                        /* its numbers (NULL: none) */
-    void (*metrics)(const runctx_t *c, const void *self, mtable_t *t);
     void (*plots)(const runctx_t *c, const void *self, const char *dir, plots_t *pl);
     void (*md)(sb_t *o, const runctx_t *c, const void *self);
     void (*files)(const runctx_t *c, const void *self);         /* model.yaml ... */

@@ -118,8 +118,11 @@ else:
 # one level, separated by spaces: they may include each other).  proc: process
 # starts (spawn, signals, the process tree); blocks: the data half of the
 # record blocks, on the level of records (the record reader fills a record's
-# blocks, each block reads through it); a folder not made yet is skipped, a
-# folder not listed fails.  records sits below run (an outcome holds its
+# blocks, each block reads through it); blocks-derive: not a folder but the
+# derived half of the record blocks (harness/blocks/derive.[ch] and each
+# block's der_<name>.[ch]), above the analysis and the model whose numbers it
+# reads and below the report whose sections show it; a folder not made yet is
+# skipped, a folder not listed fails.  records sits below run (an outcome holds its
 # launch's record), plots below model and report (both draw), workloads just
 # above util (the suite, checks, model and report look programs up in it).
 HARNESS_ORDER = [
@@ -134,6 +137,7 @@ HARNESS_ORDER = [
     'checks',
     'plots',
     'model',
+    'blocks-derive',
     'report',
     'cli',
 ]
@@ -157,7 +161,10 @@ def violation(key, msg):
 level = {}
 for i, line in enumerate(HARNESS_ORDER):
     for d in line.split(): level[d] = i
-hfolders = sorted({f.split('/')[1] for f in files if f.startswith('harness/') and f.count('/') >= 2})
+DERIVED = re.compile(r'^harness/blocks/(\w+/)?(der_\w+|derive)\.[ch]$')
+def part(f):  # a harness file's entry of HARNESS_ORDER: its folder, or blocks-derive
+    return 'blocks-derive' if DERIVED.match(f) else f.split('/')[1]
+hfolders = sorted({part(f) for f in files if f.startswith('harness/') and f.count('/') >= 2})
 order_fails = fails
 for d in hfolders:
     if d not in level: fail('harness/%s/ is not in HARNESS_ORDER of tests/it/layout.sh: give it its level' % d)
@@ -167,7 +174,7 @@ for f in sorted(graph):
             if pat.match(f) and name.startswith(pre):
                 violation('%s -> %s' % (f, name), '%s: includes %s: %s' % (f, name, why))
         if not (f.startswith('harness/') and name.startswith('harness/')): continue
-        a, b = f.split('/')[1], name.split('/')[1]
+        a, b = part(f), part(name)
         if a in level and b in level and level[b] > level[a]:
             violation('%s -> %s' % (f, name), '%s: includes %s, above it (harness/%s/ is below '
                       'harness/%s/ in HARNESS_ORDER)' % (f, name, a, b))
@@ -255,8 +262,10 @@ else: print('PASS: layout: every C file of benchmarks/ and harness/ is built')
 
 # record blocks (docs/architecture.md "A record block"): every folder under
 # harness/blocks/ is a line BLOCK(name) of blocks.def and every line a folder,
-# whose files are named blk_<name>.*; a block includes no other block but the
-# training block (the network block derives per-step counts from it)
+# whose files are named blk_<name>.* (the data half) and der_<name>.* (the
+# derived half); a block includes no other block but the training block (the
+# network block derives per-step counts from it, the ensemble and
+# update_exchange blocks compare its training work)
 blocks_def = open('harness/blocks/blocks.def', encoding='utf-8').read()
 listed = re.findall(r'^BLOCK\((\w+)\)', blocks_def, re.M)
 folders = sorted(d for d in os.listdir('harness/blocks') if os.path.isdir(os.path.join('harness/blocks', d)))
@@ -264,7 +273,8 @@ bfails = fails
 for d in folders:
     if d not in listed: fail('harness/blocks/%s/ is not a line of harness/blocks/blocks.def' % d)
     for f in os.listdir(os.path.join('harness/blocks', d)):
-        if not f.startswith('blk_%s.' % d): fail('harness/blocks/%s/%s: a block\'s files are blk_%s.*' % (d, f, d))
+        if not f.startswith(('blk_%s.' % d, 'der_%s.' % d)):
+            fail('harness/blocks/%s/%s: a block\'s files are blk_%s.* and der_%s.*' % (d, f, d, d))
 for n in listed:
     if n not in folders: fail('blocks.def lists %s, which has no folder harness/blocks/%s/' % (n, n))
 if len(set(listed)) != len(listed): fail('blocks.def lists a block twice')

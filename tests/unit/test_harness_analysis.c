@@ -8,6 +8,7 @@
 
 #include "benchmarks/common/stats.h"
 #include "harness/analysis/metrics.h"
+#include "harness/blocks/derive.h"
 #include "harness/analysis/peak.h"
 #include "tests/unit/tap.h"
 
@@ -100,7 +101,8 @@ static void test_weak(void)
              "per step: %g calls %g FLOPs %g s", s1->kinds[0].calls, s1->kinds[0].flops,
              s1->kinds[0].time_s);
     mtable_t t = {0};
-    mtable_from_analysis(a, &an, &t);
+    blkctx_t d;
+    blocks_analyze(a, NULL, NULL, 0, &an, &d, &t); /* the rows of the grouping only */
     int seen = 0;
     for (size_t i = 0; i < t.n; i++) {
         const metric_t *m = &t.m[i];
@@ -163,7 +165,8 @@ static void test_collectives(void)
              "allreduce 1 KiB");
     T_ASSERT(g->factor == 0.5 && r1->factor == 1 && r2->factor == 1, "factors of the record");
     mtable_t t = {0};
-    mtable_from_analysis(a, &an, &t);
+    blkctx_t d;
+    blocks_analyze(a, NULL, o, 1, &an, &d, &t);
     int ok = 0;
     for (size_t i = 0; i < t.n; i++)
         if (!strcmp(t.m[i].metric, "busbw_max_GBps") && !strcmp(metric_param(&t.m[i], "op"), "allreduce"))

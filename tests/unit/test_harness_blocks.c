@@ -1,14 +1,21 @@
 /* The record-block tables (harness/blocks/): every block of blocks.def has
  * its name, the record keys it reads and a reader; catalog rows or a reason
- * why it has none; a report section that exists or a reason why none; every
- * metric name belongs to exactly one block and the catalog is their union in
- * table order; every record kind lists blocks that exist, each once, and
- * every workload's record kind is one of them. */
+ * why it has none; a derive or a reason why none; rows (where it has catalog
+ * rows) or a reason why none; a report section that exists or a reason why
+ * none; every metric name belongs to exactly one block and the catalog is
+ * their union in table order; every row a block adds for a run of the
+ * fixtures is one of its own catalog's; every record kind lists blocks that
+ * exist, each once, and every workload's record kind is one of them. */
 #define _GNU_SOURCE
 #include <string.h>
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "harness/analysis/metrics.h"
 #include "harness/blocks/block.h"
+#include "harness/blocks/derive.h"
 #include "harness/report/section.h"
 #include "harness/workloads/workload.h"
 #include "tests/unit/tap.h"
@@ -35,9 +42,24 @@ static void test_every_block(void)
         T_ASSERT(block_named(b->name) == b, "%s: its name finds another block", b->name);
         T_ASSERT(b->key && *b->key, "%s: no record key", b->name);
         T_ASSERT(b->read != NULL, "%s: no reader", b->name);
-        T_ASSERT(!b->rows != !b->no_rows, "%s: rows and a reason for none, or neither", b->name);
-        T_ASSERT(b->rows ? b->rows[0].name != NULL : *b->no_rows != 0,
+        T_ASSERT(!b->catalog != !b->no_catalog,
+                 "%s: catalog rows and a reason for none, or neither", b->name);
+        T_ASSERT(b->catalog ? b->catalog[0].name != NULL : *b->no_catalog != 0,
                  "%s: an empty row list or an empty reason", b->name);
+        /* the derived half: its numbers and the rows it adds, or why not */
+        T_ASSERT(!b->derive != !b->no_derive, "%s: a derive and a reason for none, or neither",
+                 b->name);
+        T_ASSERT(b->derive || *b->no_derive, "%s: an empty reason for no derive", b->name);
+        if (b->catalog)
+            T_ASSERT(!b->rows != !b->no_rows && (b->rows || *b->no_rows),
+                     "%s: catalog rows but no rows fn and no reason, or both", b->name);
+        else
+            T_ASSERT(!b->rows && !b->no_rows, "%s: rows but no catalog rows to name them", b->name);
+        T_ASSERT(b->rows_at == BLOCK_ROWS_RUN || b->rows_at == BLOCK_ROWS_CONFIG ||
+                     b->rows_at == BLOCK_ROWS_ENTRY, "%s: rows_at %d", b->name, (int)b->rows_at);
+        /* numbers nobody reads: a derive feeds its rows or its section */
+        if (b->derive)
+            T_ASSERT(b->rows || b->section, "%s: a derive with neither rows nor section", b->name);
         T_ASSERT(!b->section != !b->no_section, "%s: a section and a reason for none, or neither",
                  b->name);
         if (b->section)
@@ -54,7 +76,7 @@ static void test_catalog_is_the_union(void)
     const metric_info_t *cat = metric_catalog();
     size_t n = 0;
     for (int i = 0; i < BLOCK_N; i++)
-        for (const metric_info_t *m = blocks[i]->rows; m && m->name; m++, n++) {
+        for (const metric_info_t *m = blocks[i]->catalog; m && m->name; m++, n++) {
             T_ASSERT(cat[n].name && !strcmp(cat[n].name, m->name),
                      "catalog row %zu is %s, block %s's row %s", n, cat[n].name ? cat[n].name : "-",
                      blocks[i]->name, m->name);
@@ -63,7 +85,7 @@ static void test_catalog_is_the_union(void)
             /* in exactly one block: no other row of any block has the name */
             int seen = 0;
             for (int j = 0; j < BLOCK_N; j++)
-                for (const metric_info_t *x = blocks[j]->rows; x && x->name; x++)
+                for (const metric_info_t *x = blocks[j]->catalog; x && x->name; x++)
                     seen += !strcmp(x->name, m->name);
             T_ASSERT(seen == 1, "%s: in %d blocks' rows", m->name, seen);
         }
@@ -106,10 +128,79 @@ static void test_every_kind(void)
     }
 }
 
+static const char *root(void)
+{
+    const char *r = getenv("EXADL_ROOT");
+    return r ? r : ".";
+}
+
+static int in_catalog(const block_t *b, const char *metric)
+{
+    for (const metric_info_t *m = b->catalog; m && m->name; m++)
+        if (!strcmp(m->name, metric)) return 1;
+    return 0;
+}
+
+/* A run of every fixture kind (training at two scales, an ensemble and its
+ * lone trainer, collectives, datadist, manytask) derived: every block with
+ * rows adds only rows of its own catalog, each block the fixtures carry adds
+ * some, and the one loop adds them all. */
+static void test_rows_are_the_blocks(void)
+{
+    static const struct {
+        const char *bench, *file;
+        int scale;
+    } fx[] = {{"stemdl", "stemdl-n1-r1.yaml", 1}, {"stemdl", "stemdl-n2-r1.yaml", 2},
+              {"ens", "stemdl-ens-n2.yaml", 2},   {"one", "stemdl-ens-alone-n1.yaml", 1},
+              {"coll", "coll-n2.yaml", 2},        {"dd", "datadist-n2.yaml", 2},
+              {"mt", "manytask-n1.yaml", 1}};
+    enum { NF = sizeof fx / sizeof *fx };
+    arena_t *a = ar_new();
+    outcome_t o[NF];
+    memset(o, 0, sizeof o);
+    char err[1024];
+    for (size_t i = 0; i < NF; i++) {
+        o[i].bench = fx[i].bench, o[i].program = "stemdl", o[i].scale = fx[i].scale;
+        o[i].status = LS_OK;
+        o[i].rec = ar_alloc(a, sizeof *o[i].rec);
+        char p[1024];
+        snprintf(p, sizeof p, "%s/tests/fixtures/harness/%s", root(), fx[i].file);
+        if (record_load(a, p, o[i].rec, err, sizeof err)) T_SKIP("fixture: %s", err);
+    }
+    analysis_t an;
+    analysis_run(a, o, NF, NAN, NULL, &an);
+    blkctx_t c = {.a = a, .o = o, .n = NF, .an = &an};
+    blocks_derive(&c);
+    size_t total = 0;
+    for (int i = 0; i < BLOCK_N; i++) {
+        const block_t *b = blocks[i];
+        if (!b->rows) continue;
+        mtable_t t = {0};
+        if (b->rows_at == BLOCK_ROWS_RUN) b->rows(&c, c.derived[i], an.nb, &t);
+        else
+            for (size_t e = 0; e < an.nb; e++) b->rows(&c, c.derived[i], e, &t);
+        for (size_t k = 0; k < t.n; k++)
+            T_ASSERT(in_catalog(b, t.m[k].metric), "block %s added row %s, not in its catalog",
+                     b->name, t.m[k].metric);
+        /* the blocks the fixtures carry (gradient_reduction's rows need a suite
+         * with `model:` or two modes, update_exchange's the Lion optimizer) */
+        if (i == BLOCK_training || i == BLOCK_network || i == BLOCK_collectives ||
+            i == BLOCK_ensemble || i == BLOCK_datadist || i == BLOCK_manytask)
+            T_ASSERT(t.n > 0, "block %s added no rows for the fixtures", b->name);
+        total += t.n;
+    }
+    /* the one loop adds the same rows */
+    mtable_t all = {0};
+    blocks_rows(&c, &all);
+    T_ASSERT(all.n == total, "blocks_rows added %zu rows, the blocks one by one %zu", all.n, total);
+    ar_free(a);
+}
+
 int main(void)
 {
     T_RUN(test_every_block);
     T_RUN(test_catalog_is_the_union);
     T_RUN(test_every_kind);
+    T_RUN(test_rows_are_the_blocks);
     T_DONE();
 }

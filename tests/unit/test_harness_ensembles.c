@@ -151,8 +151,7 @@ static void test_section_efficiency(void)
     ri->o = o, ri->no = 2, ri->name = "run", ri->suite = "t", ri->host = "h", ri->dir = ".";
     ri->started_utc = ri->finished_utc = "now", ri->command = "exadl run t.yaml";
     analysis_run(a, o, 2, NAN, NULL, &c->an);
-    mtable_from_analysis(a, &c->an, &c->t);
-    report_build(c);
+    blocks_analyze(a, &c->s, o, 2, &c->an, &c->d, &c->t);
     const eninfo_t *e = rec_ensemble(o[0].rec);
     double agg = 0;
     for (int t = 0; t < 2; t++) {

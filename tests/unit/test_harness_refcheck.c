@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/blocks/derive.h"
 #include "harness/checks/refcheck.h"
 #include "tests/unit/tap.h"
 
@@ -51,7 +52,8 @@ static void table(arena_t *a, mtable_t *t)
     analysis_t an;
     analysis_run(a, o, 2, NAN, NULL, &an);
     memset(t, 0, sizeof *t);
-    mtable_from_analysis(a, &an, t);
+    blkctx_t d;
+    blocks_analyze(a, NULL, o, 2, &an, &d, t);
 }
 
 static void test_shipped_references(void)

@@ -121,8 +121,7 @@ static char *report_of(arena_t *a, const char *stem_kind)
     ri->started_utc = ri->finished_utc = "now", ri->command = "exadl run t.yaml";
     ri->dir = ".";
     analysis_run(a, o, 5, NAN, NULL, &c->an);
-    mtable_from_analysis(a, &c->an, &c->t);
-    report_build(c);
+    blocks_analyze(a, &c->s, o, 5, &c->an, &c->d, &c->t);
     char path[] = "/tmp/exadl-report-XXXXXX";
     int fd = mkstemp(path);
     T_ASSERT(fd >= 0, "mkstemp");

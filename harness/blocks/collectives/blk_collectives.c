@@ -66,7 +66,7 @@ static int read_coll(const rd_t *c, const ytnode *root, record_t *rec)
 }
 
 /* per scale and message size (params op, bytes, dtype, inplace) */
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"busbw_GBps", "GB/s", 1, 1, "bus bandwidth, nccl-tests factors (1e9 bytes per GB)"},
     {"algbw_GBps", "GB/s", 1, 1, "bytes / median time"},
     {"latency_us", "us", -1, 1, "median time per call"},
@@ -75,4 +75,8 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_collectives = {.name = "collectives", .key = "results",
-                                   .read = read_coll, .rows = rows, .section = "collectives"};
+                                   .read = read_coll, .catalog = catalog, .section = "collectives",
+                                   .no_derive = "its rows pooled over launches are the "
+                                                "analysis' (cres_t, harness/analysis/"
+                                                "analysis_coll.c), made with the grouping",
+                                   .rows = collectives_rows, .rows_at = BLOCK_ROWS_ENTRY};

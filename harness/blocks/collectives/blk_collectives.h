@@ -24,13 +24,10 @@ typedef struct {
     size_t nc;
 } collinfo_t;
 
-/* no collectives block: no rows */
-extern const collinfo_t collectives_none;
+/* the record's collective rows (collectives_none when it has none: no rows) */
+BLOCK_ACCESSOR(collinfo_t, collectives, rec_coll)
 
-/* the record's collective rows (collectives_none when it has none) */
-static inline const collinfo_t *rec_coll(const record_t *r)
-{
-    return r->blk[BLOCK_collectives] ? r->blk[BLOCK_collectives] : &collectives_none;
-}
+/* its derived half (der_collectives.c): the rows per collective */
+block_rows_fn collectives_rows;
 
 #endif

@@ -38,10 +38,12 @@ static int read_datadist(const rd_t *c, const ytnode *root, record_t *rec)
 }
 
 /* per scale (param strategy; docs/ensembles.md) */
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"datadist_file_GBps", "GB/s", 1, 1, "dataset file bytes / median time to deliver it"},
     {"datadist_first_batch_s", "s", -1, 1, "time until the slowest rank holds its first chunk"},
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_datadist = {.name = "datadist", .key = "strategies, config.bytes",
-                                .read = read_datadist, .rows = rows, .section = "datadist"};
+                                .read = read_datadist, .catalog = catalog, .section = "datadist",
+                                .derive = datadist_derive, .rows = datadist_rows,
+                                .rows_at = BLOCK_ROWS_RUN};

@@ -21,13 +21,11 @@ typedef struct {
     size_t ndd;
 } ddinfo_t;
 
-/* no datadist block: no rows */
-extern const ddinfo_t datadist_none;
+/* the record's strategies (datadist_none when it has none: no rows) */
+BLOCK_ACCESSOR(ddinfo_t, datadist, rec_datadist)
 
-/* the record's strategies (datadist_none when it has none) */
-static inline const ddinfo_t *rec_datadist(const record_t *r)
-{
-    return r->blk[BLOCK_datadist] ? r->blk[BLOCK_datadist] : &datadist_none;
-}
+/* its derived half (der_datadist.h) */
+block_derive_fn datadist_derive;
+block_rows_fn datadist_rows;
 
 #endif

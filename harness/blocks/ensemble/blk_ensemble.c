@@ -78,7 +78,7 @@ static int read_ens(const rd_t *c, const ytnode *root, record_t *r)
 }
 
 /* per scale (param trainers; docs/ensembles.md) */
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"ensemble_aggregate_samples_per_s", "samples/s", 1, 1,
      "the sum of the trainers' rates (samples per step / median step time)"},
     {"ensemble_efficiency", "", 1, 1, "aggregate rate / (K x one trainer's rate alone at P ranks)"},
@@ -87,4 +87,6 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_ensemble = {.name = "ensemble", .key = "ensemble",
-                                .read = read_ens, .rows = rows, .section = "ensembles"};
+                                .read = read_ens, .catalog = catalog, .section = "ensembles",
+                                .derive = ensemble_derive, .rows = ensemble_rows,
+                                .rows_at = BLOCK_ROWS_RUN};

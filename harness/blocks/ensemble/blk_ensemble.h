@@ -24,4 +24,8 @@ typedef struct {
 /* the record's ensemble block; NULL: one trainer, no ensemble block */
 static inline const eninfo_t *rec_ensemble(const record_t *r) { return r->blk[BLOCK_ensemble]; }
 
+/* its derived half (der_ensemble.h) */
+block_derive_fn ensemble_derive;
+block_rows_fn ensemble_rows;
+
 #endif

@@ -110,7 +110,7 @@ static int read_gr(const rd_t *c, const ytnode *root, record_t *r)
     return 0;
 }
 
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"exposed_comm_s", "s", -1, 1, "gradient reduction not hidden behind backward: median per "
                                    "timed step (max over ranks)"},
     {"negotiation_s", "s", -1, 1, "engine time in orchestration cycles: median per timed step"},
@@ -121,5 +121,6 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_gradient_reduction = {
-    .name = "gradient_reduction", .key = "gradient_reduction", .read = read_gr, .rows = rows,
-    .section = "gradient_reduction"};
+    .name = "gradient_reduction", .key = "gradient_reduction", .read = read_gr, .catalog = catalog,
+    .section = "gradient_reduction", .derive = gradient_reduction_derive,
+    .rows = gradient_reduction_rows, .rows_at = BLOCK_ROWS_RUN};

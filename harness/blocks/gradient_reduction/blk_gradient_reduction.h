@@ -29,4 +29,9 @@ typedef struct {
 /* the record's gradient_reduction block; NULL: none */
 static inline const grinfo_t *rec_gr(const record_t *r) { return r->blk[BLOCK_gradient_reduction]; }
 
+/* its derived half (der_gradient_reduction.c): the modes side by side
+ * (ablation_t, harness/model/ablation.h) and their rows */
+block_derive_fn gradient_reduction_derive;
+block_rows_fn gradient_reduction_rows;
+
 #endif

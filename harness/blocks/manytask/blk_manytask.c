@@ -29,11 +29,13 @@ static int read_manytask(const rd_t *c, const ytnode *root, record_t *r)
 }
 
 /* param launcher; docs/ensembles.md */
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"tasks_per_s", "tasks/s", 1, 1, "tasks done / wall time, C at a time through the launcher"},
     {"task_latency_p50_s", "s", -1, 1, "launch to exit of a successful attempt, median"},
     {"task_latency_p99_s", "s", -1, 1, "launch to exit of a successful attempt, 99th percentile"},
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_manytask = {.name = "manytask", .key = "tasks, config.launcher",
-                                .read = read_manytask, .rows = rows, .section = "manytask"};
+                                .read = read_manytask, .catalog = catalog, .section = "manytask",
+                                .derive = manytask_derive, .rows = manytask_rows,
+                                .rows_at = BLOCK_ROWS_RUN};

@@ -15,4 +15,8 @@ typedef struct {
 /* the record's tasks block; NULL: none */
 static inline const mtinfo_t *rec_manytask(const record_t *r) { return r->blk[BLOCK_manytask]; }
 
+/* its derived half (der_manytask.h) */
+block_derive_fn manytask_derive;
+block_rows_fn manytask_rows;
+
 #endif

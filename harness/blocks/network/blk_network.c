@@ -1,7 +1,7 @@
 /* Block network (blk_network.h): a training record's flops, network and
  * memory keys (docs/record.md "STEMDL"), with the counts the record leaves
  * out derived from the others; the per-configuration rows of the catalog
- * (harness/analysis/metrics.c adds them, analysis.c takes them from the
+ * (der_network.c adds them, analysis.c takes them from the
  * first ok record of a benchmark). */
 #define _GNU_SOURCE
 #include "harness/blocks/network/blk_network.h"
@@ -43,7 +43,7 @@ static int read_network(const rd_t *c, const ytnode *root, record_t *rec)
     return 0;
 }
 
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"executed_flops_per_sample", "FLOP", 0, 0, "every kernel of one step / samples per step"},
     {"convention_flops_per_sample", "FLOP", 0, 0, "3 x forward conv FLOPs per sample"},
     {"forward_conv_flops_per_sample", "FLOP", 0, 0, "forward conv FLOPs per sample"},
@@ -53,4 +53,7 @@ static const metric_info_t rows[] = {
 
 /* the training section shows it (its "Network" line) */
 const block_t block_network = {.name = "network", .key = "flops, network, memory",
-                               .read = read_network, .rows = rows, .section = "training"};
+                               .read = read_network, .catalog = catalog, .section = "training",
+                               .no_derive = "its numbers per sample are the analysis' (bres_t), "
+                                            "taken from the entry's first ok record",
+                               .rows = network_rows, .rows_at = BLOCK_ROWS_CONFIG};

@@ -13,13 +13,10 @@ typedef struct {
     double conv_weights, parameters, memory_bytes;
 } nwinfo_t;
 
-/* no network block: every number NaN */
-extern const nwinfo_t network_none;
+/* the record's network counts (network_none when it has none: every number NaN) */
+BLOCK_ACCESSOR(nwinfo_t, network, rec_network)
 
-/* the record's network counts (network_none when it has none) */
-static inline const nwinfo_t *rec_network(const record_t *r)
-{
-    return r->blk[BLOCK_network] ? r->blk[BLOCK_network] : &network_none;
-}
+/* its derived half (der_network.c): the per-configuration rows */
+block_rows_fn network_rows;
 
 #endif

@@ -41,6 +41,7 @@ static int read_orch(const rd_t *c, const ytnode *root, record_t *rec)
  * report.md through the scaling model it feeds */
 const block_t block_orchestration = {
     .name = "orchestration", .key = "results", .read = read_orch,
-    .no_rows = "its rows are the scaling model's negotiation costs (harness/model/), whose "
+    .no_catalog = "its rows are the scaling model's negotiation costs (harness/model/), whose "
                "rows model_efficiency and model_speedup are the gradient_reduction block's",
+    .no_derive = "the scaling model reads its rows as they are (harness/model/model_measured.c)",
     .no_section = "no table of its own: the gradient_reduction section shows the model it feeds"};

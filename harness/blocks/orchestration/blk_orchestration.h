@@ -19,13 +19,7 @@ typedef struct {
     size_t no;
 } orchinfo_t;
 
-/* no orchestration block: no rows */
-extern const orchinfo_t orchestration_none;
-
-/* the record's orchestration rows (orchestration_none when it has none) */
-static inline const orchinfo_t *rec_orch(const record_t *r)
-{
-    return r->blk[BLOCK_orchestration] ? r->blk[BLOCK_orchestration] : &orchestration_none;
-}
+/* the record's orchestration rows (orchestration_none when it has none: no rows) */
+BLOCK_ACCESSOR(orchinfo_t, orchestration, rec_orch)
 
 #endif

@@ -38,6 +38,9 @@ int record_simulated(const record_t *r) { return r && rec_sim(r) && rec_sim(r)->
 
 const block_t block_simulation = {.name = "simulation", .key = "simulation", .read = read_sim,
                                   .section = "simulation",
-                                  .no_rows = "it says how the record's times were made: simulated "
+                                  .no_derive = "its section reads the launches' simulation "
+                                               "blocks as they are, and the model's rows of the "
+                                               "gradient_reduction block",
+                                  .no_catalog = "it says how the record's times were made: simulated "
                                              "launches become the benchmark \"NAME (simulated)\" "
                                              "(analysis_split_simulated), no number of its own"};

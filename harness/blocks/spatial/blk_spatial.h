@@ -23,4 +23,7 @@ typedef struct {
 /* the record's spatial block; NULL: none */
 static inline const spinfo_t *rec_spatial(const record_t *r) { return r->blk[BLOCK_spatial]; }
 
+/* its derived half (der_spatial.h): the spatial model beside each scale */
+block_derive_fn spatial_derive;
+
 #endif

@@ -95,7 +95,7 @@ int training_same_work(const record_t *a, const record_t *b, const char *const *
     return 1;
 }
 
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"step_time_s", "s", -1, 1, "median time of a timed training step (max over ranks), "
                                 "timed steps of all repetitions pooled"},
     {"throughput_samples_per_s", "samples/s", 1, 1, "samples per step / median step time"},
@@ -119,4 +119,7 @@ static const metric_info_t rows[] = {
 const block_t block_training = {
     .name = "training",
     .key = "timing, kernels, kernels_steps, device_peak_flops, threads_per_rank, loss",
-    .read = read_training, .rows = rows, .section = "training"};
+    .read = read_training, .catalog = catalog, .section = "training",
+    .no_derive = "its numbers are the analysis' grouping by entry and scale (sres_t, "
+                 "harness/analysis/analysis_train.c), which every block's derive reads",
+    .rows = training_rows, .rows_at = BLOCK_ROWS_ENTRY};

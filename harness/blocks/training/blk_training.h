@@ -30,14 +30,8 @@ typedef struct {
     size_t nloss;
 } trinfo_t;
 
-/* no training block: no steps, every number NaN */
-extern const trinfo_t training_none;
-
-/* the record's training block (training_none when it has none) */
-static inline const trinfo_t *rec_training(const record_t *r)
-{
-    return r->blk[BLOCK_training] ? r->blk[BLOCK_training] : &training_none;
-}
+/* the record's training block (training_none when it has none: no steps, every number NaN) */
+BLOCK_ACCESSOR(trinfo_t, training, rec_training)
 
 /* The loss after the record's last timed step (NaN: none recorded). */
 double training_final_loss(const record_t *r);
@@ -46,5 +40,8 @@ double training_final_loss(const record_t *r);
  * image, batch (config keys preset, image, height, width, batch) and the
  * same value of each config key of also (NULL-terminated; NULL: none). */
 int training_same_work(const record_t *a, const record_t *b, const char *const *also);
+
+/* its derived half (der_training.c): the per-scale rows */
+block_rows_fn training_rows;
 
 #endif

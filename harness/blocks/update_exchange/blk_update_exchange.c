@@ -52,7 +52,7 @@ static int read_ux(const rd_t *c, const ytnode *root, record_t *r)
 }
 
 /* per scale (params exchange, rate; docs/lioncub.md) */
-static const metric_info_t rows[] = {
+static const metric_info_t catalog[] = {
     {"exchange_s", "s", -1, 1, "the gradient engine's time in the update exchange (or the "
                                "gradient allreduce): median per timed step (max over ranks)"},
     {"wire_bytes_per_step", "B", -1, 1, "bytes each rank sends per step in the exchange "
@@ -63,4 +63,6 @@ static const metric_info_t rows[] = {
     {NULL, NULL, 0, 0, NULL}};
 
 const block_t block_update_exchange = {.name = "update_exchange", .key = "update_exchange",
-                                       .read = read_ux, .rows = rows, .section = "lioncub"};
+                                       .read = read_ux, .catalog = catalog, .section = "lioncub",
+                                       .derive = update_exchange_derive,
+                                       .rows = update_exchange_rows, .rows_at = BLOCK_ROWS_RUN};

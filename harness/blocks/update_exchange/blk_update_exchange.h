@@ -21,4 +21,8 @@ typedef struct {
 /* the record's update_exchange block; NULL: none */
 static inline const uxinfo_t *rec_ux(const record_t *r) { return r->blk[BLOCK_update_exchange]; }
 
+/* its derived half (der_update_exchange.h) */
+block_derive_fn update_exchange_derive;
+block_rows_fn update_exchange_rows;
+
 #endif

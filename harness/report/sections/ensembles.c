@@ -14,144 +14,16 @@
  * and the tournament: rounds, median exchange time and bytes, adoptions,
  * best final loss of the trainers against the same-size trainer's.
  * Metrics ensemble_aggregate_samples_per_s, ensemble_efficiency,
- * ensemble_vs_one_trainer, tournament_exchange_s. */
+ * ensemble_vs_one_trainer, tournament_exchange_s.  The numbers are the
+ * ensemble block's (harness/blocks/ensemble/). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/common/stats.h"
-#include "harness/blocks/ensemble/blk_ensemble.h"
+#include "harness/blocks/ensemble/der_ensemble.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/report/runctx.h"
-
-typedef struct {
-    const bres_t *b;
-    const sres_t *s;
-    const eninfo_t *en;
-    double agg, agg_lo, agg_hi;     /* samples/s */
-    double slowest_med;             /* the slowest trainer's median step */
-    const sres_t *alone, *whole;    /* one trainer of P ranks; one of K x P ranks */
-    double eff, eff_lo, eff_hi, ratio, ratio_lo, ratio_hi, interference;
-    double exch, bytes, best_loss;
-    int adopted;
-} enrow_t;
-
-typedef struct {
-    enrow_t *r;
-    size_t n;
-} ensembles_t;
-
-static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
-
-/* the same training work: program, network, image, batch, steps, kernels */
-static int same_work(const bres_t *ba, const record_t *a, const bres_t *bb, const record_t *b)
-{
-    static const char *const also[] = {"kernels", "optimizer", "size", "split", NULL};
-    return same(ba->program, bb->program) && same(a->backend, b->backend) &&
-           training_same_work(a, b, also);
-}
-
-static const sres_t *single(const runctx_t *c, const bres_t *b, const record_t *rec, long long ranks)
-{
-    for (size_t i = 0; i < c->an.nb; i++)
-        for (size_t k = 0; k < c->an.b[i].ns; k++) {
-            const sres_t *s = &c->an.b[i].s[k];
-            if (s->rec && !rec_ensemble(s->rec) && s->scale == ranks && isfinite(s->thr) &&
-                same_work(b, rec, &c->an.b[i], s->rec))
-                return s;
-        }
-    return NULL;
-}
-
-static void fill(const runctx_t *c, enrow_t *r)
-{
-    const eninfo_t *e = r->en;
-    double per = e->samples_per_trainer_step;
-    r->agg = r->agg_lo = r->agg_hi = 0;
-    r->slowest_med = 0;
-    r->best_loss = NAN;
-    for (long long t = 0; t < e->trainers; t++) {
-        stats_summary_t st;
-        stats_summarize(e->t[t].step_s, e->t[t].nstep, &st);
-        r->agg += per / st.median;
-        r->agg_lo += per / st.ci_hi;
-        r->agg_hi += per / st.ci_lo;
-        if (st.median > r->slowest_med) r->slowest_med = st.median;
-        double l = e->t[t].final_loss;
-        if (isfinite(l) && !(l >= r->best_loss)) r->best_loss = l;
-    }
-    r->eff = r->eff_lo = r->eff_hi = r->ratio = r->ratio_lo = r->ratio_hi = r->interference = NAN;
-    r->alone = single(c, r->b, r->s->rec, e->ranks_per_trainer);
-    r->whole = single(c, r->b, r->s->rec, e->trainers * e->ranks_per_trainer);
-    double K = (double)e->trainers;
-    if (r->alone) {
-        const sres_t *a = r->alone;
-        r->eff = r->agg / (K * a->thr);
-        r->eff_lo = r->agg_lo / (K * a->thr_hi);
-        r->eff_hi = r->agg_hi / (K * a->thr_lo);
-        r->interference = r->slowest_med / a->st.median;
-    }
-    if (r->whole) {
-        const sres_t *w = r->whole;
-        r->ratio = r->agg / w->thr;
-        r->ratio_lo = r->agg_lo / w->thr_hi;
-        r->ratio_hi = r->agg_hi / w->thr_lo;
-    }
-    double *x = malloc((e->nrounds + 1) * sizeof *x);
-    r->exch = r->bytes = NAN;
-    r->adopted = 0;
-    if (e->nrounds) {
-        memcpy(x, e->exchange_s, e->nrounds * sizeof *x);
-        r->exch = stats_median(x, e->nrounds);
-        r->bytes = e->exchange_bytes[0];
-        for (size_t i = 0; i < e->nrounds; i++) r->adopted += (int)e->adopted[i];
-    }
-    free(x);
-}
-
-static void *build(const runctx_t *c)
-{
-    ensembles_t *E = ar_alloc(c->a, sizeof *E);
-    size_t cap = 0;
-    for (size_t i = 0; i < c->an.nb; i++) cap += c->an.b[i].ns;
-    E->r = ar_alloc(c->a, (cap + 1) * sizeof *E->r);
-    for (size_t i = 0; i < c->an.nb; i++)
-        for (size_t k = 0; k < c->an.b[i].ns; k++) {
-            const sres_t *s = &c->an.b[i].s[k];
-            if (!s->rec || !rec_ensemble(s->rec)) continue;
-            enrow_t *r = &E->r[E->n++];
-            r->b = &c->an.b[i], r->s = s, r->en = rec_ensemble(s->rec);
-            fill(c, r);
-        }
-    return E;
-}
-
-static void add(const runctx_t *c, mtable_t *t, const enrow_t *r, const char *name, double v,
-                double lo, double hi)
-{
-    if (!isfinite(v)) return;
-    kv_t *p = ar_alloc(c->a, 2 * sizeof *p);
-    p[0] = (kv_t){"trainers", ar_printf(c->a, "%lld", r->en->trainers)};
-    const metric_info_t *mi = metric_info(name);
-    metric_t m = {.bench = r->b->name, .program = r->b->program, .kind = r->b->kind,
-                  .scale = r->s->scale, .metric = name, .value = v, .lo = lo, .hi = hi,
-                  .n = (double)r->en->t[0].nstep, .unit = mi ? mi->unit : "",
-                  .better = mi ? mi->better : 0, .params = p, .nparams = 1};
-    mtable_add(c->a, t, &m);
-}
-
-static void metrics(const runctx_t *c, const void *self, mtable_t *t)
-{
-    const ensembles_t *E = self;
-    for (size_t i = 0; i < E->n; i++) {
-        const enrow_t *r = &E->r[i];
-        add(c, t, r, "ensemble_aggregate_samples_per_s", r->agg, r->agg_lo, r->agg_hi);
-        add(c, t, r, "ensemble_efficiency", r->eff, r->eff_lo, r->eff_hi);
-        add(c, t, r, "ensemble_vs_one_trainer", r->ratio, r->ratio_lo, r->ratio_hi);
-        add(c, t, r, "tournament_exchange_s", r->exch, NAN, NAN);
-    }
-}
 
 static void num(sb_t *o, double v, const char *fmt)
 {
@@ -213,4 +85,4 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         }
 }
 
-const section_t section_ensembles = {.name = "ensembles", .build = build, .metrics = metrics, .md = md};
+const section_t section_ensembles = {.name = "ensembles", .md = md};

@@ -1,8 +1,9 @@
 /* Report section: the gradient-reduction modes side by side (docs/ablation.md):
  * per entry with a gradient_reduction block and scale, the measured engine
- * numbers beside the scaling model's prediction (harness/model/ablation.c
- * builds the rows and their metrics exposed_comm_s, negotiation_s,
- * model_efficiency); the figures ablation_efficiency, ablation_modes and
+ * numbers beside the scaling model's prediction (the gradient_reduction
+ * block's, harness/blocks/gradient_reduction/: harness/model/ablation.c
+ * builds the rows, its der_gradient_reduction.c adds their metrics
+ * exposed_comm_s, negotiation_s, model_efficiency); the figures ablation_efficiency, ablation_modes and
  * model_efficiency; model.yaml in the run folder. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -216,21 +217,7 @@ static void files(const runctx_t *c, const void *self)
         fprintf(stderr, "exadl: warning: model.yaml: %s\n", err);
 }
 
-static void *build(const runctx_t *c)
-{
-    ablation_t *ab = ar_alloc(c->a, sizeof *ab);
-    ablation_build(c->a, &c->s, c->ri.o, c->ri.no, &c->an, ab);
-    return ab;
-}
-
-static void metrics(const runctx_t *c, const void *self, mtable_t *t)
-{
-    ablation_metrics(c->a, self, t);
-}
-
 const section_t section_gradient_reduction = {.name = "gradient_reduction",
-                                              .build = build,
-                                              .metrics = metrics,
                                               .plots = plots,
                                               .md = md,
                                               .files = files};

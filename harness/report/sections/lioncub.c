@@ -9,142 +9,16 @@
  * step, and the share of weights whose local sign differs from the agreed
  * one.  Metrics exchange_s, wire_bytes_per_step, speedup_over_grad,
  * final_loss; plots lioncub_speedup (every entry at the largest scale) and
- * lioncub_loss (the loss per step of the longest runs there). */
+ * lioncub_loss (the loss per step of the longest runs there).  The numbers
+ * are the update_exchange block's (harness/blocks/update_exchange/). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/common/stats.h"
 #include "harness/blocks/training/blk_training.h"
-#include "harness/blocks/update_exchange/blk_update_exchange.h"
+#include "harness/blocks/update_exchange/der_update_exchange.h"
 #include "harness/report/runctx.h"
-#include "harness/workloads/workload.h"
-
-typedef struct {
-    const bres_t *b;
-    const sres_t *s;
-    const uxinfo_t *ux;
-    const char *rate;          /* EXADL_NET_RATE of the entry, or NULL */
-    stats_summary_t exch;      /* exchange time per step */
-    double exposed, collective, wire, sync, disagree, loss;
-    double speedup, sp_lo, sp_hi; /* over exchange grad at the same rate and scale */
-} lcrow_t;
-
-typedef struct {
-    lcrow_t *r;
-    size_t n;
-} lioncub_t;
-
-static const char *rate_of(const suite_t *s, const char *bench)
-{
-    for (size_t i = 0; i < s->nbench; i++) {
-        if (strcmp(s->bench[i].name, bench)) continue;
-        for (size_t k = s->bench[i].nenv; k-- > 0;) /* the benchmark's own env comes last */
-            if (!strcmp(s->bench[i].env[k].key, "EXADL_NET_RATE")) return s->bench[i].env[k].value;
-    }
-    return NULL;
-}
-
-static double med(const double *x, size_t n)
-{
-    size_t k = 0;
-    double *y = malloc((n ? n : 1) * sizeof *y);
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i])) y[k++] = x[i];
-    double m = k ? stats_median(y, k) : NAN;
-    free(y);
-    return m;
-}
-
-static double mean(const double *x, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i];
-    return n ? s / (double)n : NAN;
-}
-
-static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
-
-/* the same training work: network, image, batch and steps (the exchange may differ) */
-static int same_work(const record_t *a, const record_t *b)
-{
-    static const char *const also[] = {"steps", NULL};
-    return training_same_work(a, b, also);
-}
-
-static void *build(const runctx_t *c)
-{
-    lioncub_t *L = ar_alloc(c->a, sizeof *L);
-    size_t cap = 0;
-    for (size_t i = 0; i < c->an.nb; i++) cap += c->an.b[i].ns;
-    L->r = ar_alloc(c->a, (cap + 1) * sizeof *L->r);
-    for (size_t i = 0; i < c->an.nb; i++) {
-        const bres_t *b = &c->an.b[i];
-        for (size_t k = 0; k < b->ns; k++) {
-            const sres_t *s = &b->s[k];
-            const uxinfo_t *u = s->rec ? rec_ux(s->rec) : NULL;
-            if (!u || strcmp(u->optimizer, "lion")) continue;
-            lcrow_t *r = &L->r[L->n++];
-            r->b = b, r->s = s, r->ux = u;
-            r->rate = rate_of(&c->s, b->name);
-            stats_summarize(u->exchange_s, u->nsteps, &r->exch);
-            r->exposed = med(u->exposed_s, u->nsteps);
-            r->collective = med(u->collective_s, u->nsteps);
-            r->wire = med(u->wire_bytes, u->nsteps);
-            r->sync = mean(u->sync_bytes, u->nsteps);
-            r->disagree = med(u->disagreement, u->nsteps);
-            r->loss = training_final_loss(s->rec);
-            r->speedup = r->sp_lo = r->sp_hi = NAN;
-        }
-    }
-    /* the speedup over exchange grad at the same rate and scale: the ratio of
-     * the median step times, bounded by the two 95% CIs (joint coverage of
-     * both intervals at least 90%) */
-    for (size_t i = 0; i < L->n; i++) {
-        lcrow_t *r = &L->r[i];
-        for (size_t j = 0; j < L->n; j++) {
-            const lcrow_t *g = &L->r[j];
-            if (strcmp(g->ux->exchange, "grad") || g->s->scale != r->s->scale ||
-                !same(g->rate, r->rate) || !same_work(g->s->rec, r->s->rec))
-                continue;
-            r->speedup = g->s->st.median / r->s->st.median;
-            r->sp_lo = g->s->st.ci_lo / r->s->st.ci_hi;
-            r->sp_hi = g->s->st.ci_hi / r->s->st.ci_lo;
-            break;
-        }
-    }
-    return L;
-}
-
-static void add(arena_t *a, mtable_t *t, const lcrow_t *r, const char *name, double v, double lo,
-                double hi, double n)
-{
-    if (!isfinite(v)) return;
-    kv_t *p = ar_alloc(a, 3 * sizeof *p);
-    p[0] = (kv_t){"exchange", r->ux->exchange};
-    p[1] = (kv_t){"rate", r->rate ? r->rate : "none"};
-    const metric_info_t *mi = metric_info(name);
-    metric_t m = {.bench = r->b->name, .program = r->b->program, .kind = r->b->kind,
-                  .scale = r->s->scale, .metric = name, .value = v, .lo = lo, .hi = hi, .n = n,
-                  .unit = mi ? mi->unit : "", .better = mi ? mi->better : 0, .params = p,
-                  .nparams = 2};
-    mtable_add(a, t, &m);
-}
-
-static void metrics(const runctx_t *c, const void *self, mtable_t *t)
-{
-    const lioncub_t *L = self;
-    for (size_t i = 0; i < L->n; i++) {
-        const lcrow_t *r = &L->r[i];
-        add(c->a, t, r, "exchange_s", r->exch.median, r->exch.ci_lo, r->exch.ci_hi,
-            (double)r->exch.n);
-        add(c->a, t, r, "wire_bytes_per_step", r->wire, NAN, NAN, (double)r->ux->nsteps);
-        if (strcmp(r->ux->exchange, "grad"))
-            add(c->a, t, r, "speedup_over_grad", r->speedup, r->sp_lo, r->sp_hi, NAN);
-        add(c->a, t, r, "final_loss", r->loss, NAN, NAN, NAN);
-    }
-}
 
 static const char *mode_of(arena_t *a, const lcrow_t *r)
 {
@@ -267,5 +141,4 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     report_plot_link(o, &c->pl, "lioncub_loss");
 }
 
-const section_t section_lioncub = {
-    .name = "lioncub", .build = build, .metrics = metrics, .plots = plots, .md = md};
+const section_t section_lioncub = {.name = "lioncub", .plots = plots, .md = md};

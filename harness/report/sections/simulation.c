@@ -125,12 +125,11 @@ static void row(sb_t *o, const outcome_t *x, const char *point)
     sb_puts(o, " |\n");
 }
 
-/* the ablation the gradient_reduction section built (NULL: none) */
+/* the modes side by side the gradient_reduction block derived (NULL: none),
+ * for the model's rows at the points simulated */
 static const ablation_t *ablation_of(const runctx_t *c)
 {
-    for (size_t i = 0; report_sections[i]; i++)
-        if (report_sections[i] == &section_gradient_reduction) return c->section[i];
-    return NULL;
+    return c->d.derived[BLOCK_gradient_reduction];
 }
 
 /* the model's rows at the benchmarks and scales simulated; the count */
