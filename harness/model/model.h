@@ -22,7 +22,7 @@ const char *ar_algo_name(ar_algo_t a);
 /* "auto", "ring", "tree", "rd": 0, or -1 when unknown. */
 int ar_algo_parse(const char *s, ar_algo_t *out);
 
-/* Flat allreduce of n bytes over p ranks (REFERENCES.md):
+/* Flat allreduce of n bytes over p ranks (docs/model.md "Formulas"):
  *   ring          2(p-1) a + 2 (p-1)/p n b + (p-1)/p n g
  *   tree          2 lg p a + 2 (p-1)/p n b + (p-1)/p n g   (Rabenseifner)
  *   rd            lg p (a + n b + n g)                      (recursive doubling)
