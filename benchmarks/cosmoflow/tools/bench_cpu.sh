@@ -36,6 +36,8 @@
 #                 each MET or MISSED and by how much.  Where peak_cpu says
 #                 peak_bf16_isa: none the bf16 runs and lines are skipped and
 #                 say so.  uptime before and after.
+#                 peak_bf16_over_peak_fp32: the ratio of the two peaks, the
+#                 most bf16 can gain over fp32 on this CPU.
 # Run it on an otherwise idle machine: the load average is printed first and
 # last; on a shared machine the numbers are not the code's.
 set -euo pipefail

@@ -36,6 +36,8 @@
 #                  much.  Where peak_cpu says peak_bf16_isa: none the bf16
 #                  runs and lines are skipped and say so.  uptime before
 #                  and after.
+#                  peak_bf16_over_peak_fp32: the ratio of the two peaks, the
+#                  most bf16 can gain over fp32 on this CPU.
 # Run it on an otherwise idle machine: the multi-thread numbers of a shared
 # machine are meaningless (the load average is printed first).
 set -euo pipefail

@@ -123,6 +123,9 @@ bench_cpu_ratios() { # THREADS EXADL_FP32 EXADL_BF16 TORCH_FP32 TORCH_BF16 TORCH
         echo "    torch_bf16_best: \"$6\""
         echo "    exadl_bf16_over_torch_bf16: $(bench_target "$3" "$5" 1.2)"
         echo "    exadl_bf16_over_exadl_fp32: $(bench_target "$3" "$2" 3)"
+        # the most bf16 can gain where the convolutions are the step: >= 3 needs a
+        # matrix unit (AMX), not AVX512-BF16's ~2x
+        echo "    peak_bf16_over_peak_fp32: $(awk -v a="${10}" -v b="$8" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.3f", a / b; else print "n/a" }')"
         echo "    bf16_conv_flops_per_s: $9"
         echo "    bf16_conv_over_bf16_peak: $(bench_target "$9" "${10}" 0.50)"
     fi
