@@ -4,13 +4,28 @@
 # no record.  On a GPU: the small preset trains in fp32 and bf16 with finite
 # losses and the record's device block; a 2-rank spatial split where two GPUs
 # exist.  Where there is none these print SKIP, never PASS, and
-# tools/bench_gpu.sh must say SKIPPED.
+# tools/bench_gpu.sh must say SKIPPED.  Everywhere with torch: the PyTorch
+# peer's CPU bf16 bench runs on tiny (a smoke; no time is checked).
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
 M=${EXADL_MPIRUN:-mpirun}
 gpus=0
 command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# the PyTorch peer's CPU bf16 bench (what bench_cpu.sh runs), as a smoke on tiny:
+# it runs, names the faster variant, says which variants this torch cannot run
+py=${PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import torch' 2>/dev/null; then
+    echo "SKIP: cosmoflow_torch.py --precision bf16 on the CPU: $py cannot import torch"
+elif "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --bench --preset tiny --steps 1 --warmup 0 \
+    --precision bf16 >"$T/torch-bf16.out" 2>&1 &&
+    [[ "$(awk '$1 == "best_bf16:" { print $2 }' "$T/torch-bf16.out")" =~ ^(autocast|bf16_model)$ ]] &&
+    grep -q "^$(awk '$1 == "best_bf16:" { b = $2 } $1 == "best_layout:" { l = $2 } END { print b "_" l }' "$T/torch-bf16.out")_median_s: " "$T/torch-bf16.out" &&
+    awk '$1 == "samples_per_s:" { ok = $2 > 0 } END { exit !ok }' "$T/torch-bf16.out"; then
+    echo "PASS: cosmoflow_torch.py --precision bf16 on the CPU runs tiny (faster: $(awk '$1 == "best_bf16:" { b = $2 } $1 == "best_layout:" { l = $2 } END { print b, l }' "$T/torch-bf16.out"); $(grep -c ': failed (' "$T/torch-bf16.out") variant(s) this torch cannot run, said so)"
+else
+    echo "FAIL: cosmoflow_torch.py --precision bf16 on the CPU: $(grep -E 'FAIL|rror' "$T/torch-bf16.out" | head -n 3)"
+fi
 if [ "$gpus" -eq 0 ]; then
     "$C" --preset tiny --backend cuda --steps 1 --warmup 0 --record "$T/none.yaml" >"$T/none.out" 2>&1
     rc=$?

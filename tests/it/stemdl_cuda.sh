@@ -7,7 +7,9 @@
 # 2, no crash and no record; the PyTorch model of benchmarks/stemdl counts the
 # same forward conv FLOPs as stemdl (17,169,802,854,400 for gb2019); the
 # Makefile links cuDNN and NCCL from a Python-wheel layout (only libcudnn.so.9
-# and libnccl.so.2); bench_gpu.sh says SKIPPED where there is no GPU.
+# and libnccl.so.2); bench_gpu.sh says SKIPPED where there is no GPU; with
+# torch, the PyTorch peer's CPU bench runs tiny in fp32 and bf16 (a smoke, no
+# time checked) and refuses fp16 on the CPU.
 # On a GPU: tiny trains in fp32, bf16 and fp16 (the loss falls, the record has
 # the device block), and two ranks stay in sync where two GPUs exist.  Where
 # there is none these print SKIP, never PASS.
@@ -89,6 +91,34 @@ else
             echo "FAIL: torch model FLOP count $preset: $(grep -E 'FAIL|rror' "$T/torch-$preset.out" | head -n 3)"
         fi
     done
+fi
+
+# ---- the PyTorch peer's CPU bench runs fp32 and bf16 (smoke, tiny; nothing timed is checked) ----
+if [ -z "$py" ] || ! "$py" -c 'import torch' 2>/dev/null; then
+    echo "SKIP: stemdl_torch.py --bench --device cpu: no python3 with torch here"
+else
+    for prec in fp32 bf16; do
+        o=$T/torch-cpu-$prec.out
+        if ! "$py" benchmarks/stemdl/tools/stemdl_torch.py --bench --device cpu --preset tiny --threads 1 \
+            --steps 1 --warmup 0 --precision "$prec" >"$o" 2>&1; then
+            echo "FAIL: stemdl_torch.py --device cpu --precision $prec: $(grep -E 'FAIL|rror' "$o" | head -n 3)"
+            continue
+        fi
+        best=$(awk '$1 == "torch_best:" { print $2 }' "$o")
+        want='^(contiguous|channels_last)$'
+        [ "$prec" = bf16 ] && want='^(autocast|bf16_model)_(contiguous|channels_last)$'
+        if grep -q "^torch_precision: $prec\$" "$o" && [[ "$best" =~ $want ]] && grep -q "^${best}_median_s: " "$o" &&
+            awk '$1 == "torch_samples_per_s:" { ok = $2 > 0 } END { exit !ok }' "$o"; then
+            echo "PASS: stemdl_torch.py --device cpu --precision $prec runs tiny (faster variant $best$(grep -q ': failed (' "$o" && echo "; $(grep -c ': failed (' "$o") variant(s) this torch cannot run, said so"))"
+        else
+            echo "FAIL: stemdl_torch.py --device cpu --precision $prec: output $(head -c 300 "$o" | tr '\n' ' ')"
+        fi
+    done
+    if "$py" benchmarks/stemdl/tools/stemdl_torch.py --bench --device cpu --preset tiny --precision fp16 >"$T/torch-cpu-fp16.out" 2>&1; then
+        echo "FAIL: stemdl_torch.py --device cpu accepted --precision fp16"
+    else
+        echo "PASS: stemdl_torch.py --device cpu refuses --precision fp16 ($(tail -n 1 "$T/torch-cpu-fp16.out"))"
+    fi
 fi
 
 # ---- the Makefile finds cuDNN and NCCL in a Python-wheel layout -----------------------------

@@ -23,6 +23,21 @@
 #                 each, --spatial auto): efficiency T(1) / (2 T(2)), and the
 #                 spatial model's prediction for 2 ranks learnt from the
 #                 1-rank run and an MPI allreduce sweep (exadl model --spatial).
+#   (e) ratios:   issue 29's targets, side by side in this run, on 1 and
+#                 THREADS threads: cosmoflow fp32 (the runs of (b)),
+#                 cosmoflow bf16 (`--precision bf16`, same steps), PyTorch
+#                 fp32 (the runs of (c)) and bf16 (cosmoflow_torch.py
+#                 --precision bf16: the fastest of CPU autocast and the model
+#                 cast to bf16, in either layout, named) in samples/s;
+#                 cosmoflow bf16 / PyTorch bf16 (target >= 1.2), cosmoflow
+#                 bf16 / cosmoflow fp32 (>= 3), the 3D convolutions of the
+#                 bf16 run / the bf16 peak (peak_cpu's peak_bf16 lines,
+#                 >= 0.50) and of the fp32 run / the fp32 peak (>= 0.80),
+#                 each MET or MISSED and by how much.  Where peak_cpu says
+#                 peak_bf16_isa: none the bf16 runs and lines are skipped and
+#                 say so.  uptime before and after.
+#                 peak_bf16_over_peak_fp32: the ratio of the two peaks, the
+#                 most bf16 can gain over fp32 on this CPU.
 # Run it on an otherwise idle machine: the load average is printed first and
 # last; on a shared machine the numbers are not the code's.
 set -euo pipefail
@@ -88,7 +103,6 @@ for t in "${ths[@]}"; do
 done
 
 # ---- (c) against PyTorch, same threads ----------------------------------------------------------
-samples_per_s() { awk '/^summary:/ { s = 1 } s && $1 == "samples_per_s:" { print $2; exit }' "$1"; }
 echo "torch:"
 if [ "${SKIP_TORCH:-0}" = 1 ]; then
     echo "  skipped: SKIP_TORCH=1"
@@ -103,7 +117,7 @@ else
         "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --preset "$preset" --bench --threads "$t" \
             --steps "$tsteps" --warmup 1 >"$tmp/torch$t.txt"
         tx=$(bench_val samples_per_s "$tmp/torch$t.txt")
-        fx=$(samples_per_s "$rec")
+        fx=$(bench_samples_per_s "$rec")
         r=$(ratio "$fx" "$tx")
         echo "  - threads: $t"
         echo "    torch: $(bench_val torch "$tmp/torch$t.txt")"
@@ -147,3 +161,31 @@ else
     echo "  model_links: \"$(sed -n 's/^links: //p' "$tmp/model/spatial_model.yaml" | tr -d "'\"" | cut -c1-200)\""
 fi
 echo "  loadavg_after: $(cut -d' ' -f1 /proc/loadavg)"
+
+# ---- (e) issue 29's ratios: cosmoflow and PyTorch, fp32 and bf16, same run -----------
+echo "ratios:"
+echo "  uptime_before: \"$(uptime)\""
+bench_cpu_bf16_peak "$tmp"
+for t in "${ths[@]}"; do
+    [ "$t" = 1 ] && { rec=$tmp/fast1.yaml; pk=$p1; pkb=$b1; } || { rec=$tmp/fastn.yaml; pk=$pn; pkb=$bn; }
+    exbf=n/a convbf=n/a t32=n/a tbf=n/a tbest=n/a
+    if [ "$bisa" != none ]; then
+        run_cosmo "$tmp/bf16-$t.yaml" 1 "$t" --precision bf16
+        exbf=$(bench_samples_per_s "$tmp/bf16-$t.yaml")
+        convbf=$(rec_rate conv3d_all "$tmp/bf16-$t.yaml")
+    fi
+    if [ -f "$tmp/torch$t.txt" ]; then   # (c) ran PyTorch fp32
+        t32=$(bench_val samples_per_s "$tmp/torch$t.txt")
+        if [ "$bisa" != none ]; then
+            "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --preset "$preset" --bench --threads "$t" \
+                --steps "$tsteps" --warmup 1 --precision bf16 >"$tmp/torchbf16-$t.txt"
+            tbf=$(bench_val samples_per_s "$tmp/torchbf16-$t.txt")
+            tbest="$(bench_val best_bf16 "$tmp/torchbf16-$t.txt") $(bench_val best_layout "$tmp/torchbf16-$t.txt")"
+            failed=$(awk '/: failed \(/ { sub(/:.*/, ""); printf "%s%s", n++ ? ", " : "", $0 }' "$tmp/torchbf16-$t.txt")
+            [ -n "$failed" ] && tbest="$tbest (failed in this torch: $failed)"
+        fi
+    fi
+    bench_cpu_ratios "$t" "$(bench_samples_per_s "$rec")" "$exbf" "$t32" "$tbf" "$tbest" \
+        "$(rec_rate conv3d_all "$rec")" "$pk" "$convbf" "$pkb"
+done
+echo "  uptime_after: \"$(uptime)\""

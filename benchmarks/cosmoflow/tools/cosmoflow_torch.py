@@ -12,7 +12,12 @@ wiring of docs/cosmoflow.md, for two jobs:
             MSE), in the default layout and channels_last_3d; the better of
             the two is PyTorch's number: median step time and samples/s.
             --device cpu (the default): torch.set_num_threads(--threads),
-            fp32 only (channels_last_3d is oneDNN's preferred layout).
+            --precision fp32 (channels_last_3d is oneDNN's preferred layout)
+            or bf16: CPU autocast (fp32 weights) and the model and input
+            cast to bf16 (oneDNN's bf16 path, Adam on bf16 weights), each in
+            both layouts, the fastest of the four is PyTorch's number
+            (best_bf16 and best_layout name it); a variant this PyTorch
+            cannot run prints "<variant>: failed (...)" and is left out.
             --device cuda: one GPU, --precision fp32 (no TF32), tf32, bf16 or
             fp16 (autocast, fp32 weights; fp16 with GradScaler),
             cudnn.benchmark, fused Adam where the version has it, the batch
@@ -90,9 +95,10 @@ def count(torch, c):
 LR = {"cosmo128": 1e-4, "cosmo256": 1e-4, "cosmo512": 1e-4}
 
 
-def bench(torch, c, a, layout):
+def bench(torch, c, a, layout, mode=None):
     """Time a.warmup + a.steps training steps in one layout; returns (step
-    times of the timed steps, last loss, 'fused' or 'default' Adam)."""
+    times of the timed steps, last loss, 'fused' or 'default' Adam).  mode
+    'bf16_model' (CPU bf16): the model cast to bf16 instead of autocast."""
     cuda = a.device == "cuda"
     dev = torch.device(a.device)
     amp = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.precision)
@@ -112,6 +118,8 @@ def bench(torch, c, a, layout):
         x = x.contiguous(memory_format=torch.channels_last_3d)
     if amp is not None:  # the input already in the compute type, as cosmoflow's
         x = x.to(dtype=amp)
+    if mode == "bf16_model":
+        model = model.to(dtype=amp)
     lr = LR.get(a.preset, 1e-3)
     adam = "default"
     opt = None
@@ -133,7 +141,8 @@ def bench(torch, c, a, layout):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        with torch.autocast(a.device, dtype=amp) if amp is not None else contextlib.nullcontext():
+        with torch.autocast(a.device, dtype=amp) if amp is not None and mode != "bf16_model" \
+                else contextlib.nullcontext():
             y = model(x)
         loss = loss_fn(y.float(), t)
         if scaler:
@@ -172,14 +181,15 @@ def main():
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16", "fp16"],
-                    help="fp32 only on the CPU; on cuda tf32 allows TF32, bf16/fp16 are autocast")
+                    help="cpu: fp32 or bf16 (autocast and the model cast); on cuda tf32 allows TF32, "
+                         "bf16/fp16 are autocast")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--flops-per-sample", type=int, help="executed FLOPs per sample (cosmoflow's count)")
     a = ap.parse_args()
     if not (a.count or a.bench):
         ap.error("give --count and/or --bench")
-    if a.device == "cpu" and a.precision != "fp32":
-        ap.error("--precision %s needs --device cuda (the CPU benchmark is fp32)" % a.precision)
+    if a.device == "cpu" and a.precision not in ("fp32", "bf16"):
+        ap.error("--precision %s needs --device cuda (the CPU benchmark is fp32 or bf16)" % a.precision)
     if a.steps < 1 or a.warmup < 0 or a.batch < 1 or a.threads < 1:
         ap.error("--steps, --batch and --threads must be >= 1, --warmup >= 0")
     try:
@@ -217,19 +227,34 @@ def main():
         print(f"precision: {a.precision}")
         print(f"batch: {a.batch}")
         best = None
-        for layout in ("contiguous", "channels_last_3d"):
-            ts, loss, adam = bench(torch, c, a, layout)
-            med = statistics.median(ts)
-            print(f"{layout}_step_s: [{', '.join(f'{x:.4g}' for x in ts)}]")
-            print(f"{layout}_median_s: {med:.5g}")
-            print(f"{layout}_samples_per_s: {a.batch / med:.5g}")
-            print(f"{layout}_loss_last: {loss:.5g}")
-            if best is None or med < best[1]:
-                best = (layout, med)
+        cpu_bf16 = a.device == "cpu" and a.precision == "bf16"
+        for mode in ("autocast", "bf16_model") if cpu_bf16 else (None,):
+            for layout in ("contiguous", "channels_last_3d"):
+                name = layout if mode is None else f"{mode}_{layout}"
+                try:
+                    ts, loss, adam = bench(torch, c, a, layout, mode)
+                except RuntimeError as e:
+                    if not cpu_bf16:
+                        raise
+                    msg = str(e).splitlines()[0].replace('"', "'")
+                    print(f"{name}: failed (\"{msg}\")")
+                    continue
+                med = statistics.median(ts)
+                print(f"{name}_step_s: [{', '.join(f'{x:.4g}' for x in ts)}]")
+                print(f"{name}_median_s: {med:.5g}")
+                print(f"{name}_samples_per_s: {a.batch / med:.5g}")
+                print(f"{name}_loss_last: {loss:.5g}")
+                if best is None or med < best[1]:
+                    best = (layout, med, mode)
+        if best is None:
+            print("FAIL: no variant ran")
+            return 1
         if a.device == "cuda":
             amp = "autocast " + a.precision if a.precision in ("bf16", "fp16") else "no autocast"
             print(f"setup: \"{amp}, cudnn.benchmark, {adam} Adam\"")
             print(f"peak_memory_bytes: {torch.cuda.max_memory_allocated()}")
+        if cpu_bf16:
+            print(f"best_bf16: {best[2]}")
         print(f"best_layout: {best[0]}")
         print(f"median_s: {best[1]:.5g}")
         print(f"samples_per_s: {a.batch / best[1]:.5g}")

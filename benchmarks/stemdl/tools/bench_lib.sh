@@ -15,6 +15,17 @@
 #   bench_cpu_peak BIN THREADS TMP [vector_bits]  the measured peak FP32
 #                               FLOP/s (peak_cpu) on 1 and THREADS threads,
 #                               printed and set in p1 and pn
+#   bench_samples_per_s RECORD  the samples/s of the record's summary
+#   bench_cpu_bf16_peak TMP     after bench_cpu_peak: peak_cpu's bf16 lines,
+#                               printed and set in bisa, b1 and bn (bisa
+#                               "none" where the CPU has no bf16)
+#   bench_cpu_ratios THREADS EXADL_FP32 EXADL_BF16 TORCH_FP32 TORCH_BF16
+#                    TORCH_BF16_BEST CONV_FP32 PEAK_FP32 CONV_BF16 PEAK_BF16
+#                               the issue-29 ratios of one thread count (rates
+#                               in samples/s and FLOP/s, "n/a" where absent),
+#                               each with its target, MET or MISSED and by how
+#                               much; the bf16 lines say "skipped" where bisa
+#                               is none
 #   bench_gpu_find TMP          the GPUs nvidia-smi lists; without one, prints
 #                               "SKIPPED: ..." and exits 0
 #   bench_gpu_build BUILD PROGRAM TMP  CUDA, cuDNN and NCCL (gpu_env.sh), then
@@ -75,6 +86,51 @@ bench_cpu_peak() { # BIN THREADS TMP [vector_bits]
     echo "  peak_1thread_flops_per_s: $p1"
     echo "  threads: $2"
     echo "  peak_flops_per_s: $pn"
+}
+
+bench_samples_per_s() { awk '/^summary:/ { s = 1 } s && $1 == "samples_per_s:" { print $2; exit }' "$1"; }
+
+bench_cpu_bf16_peak() { # TMP
+    bisa=$(bench_val peak_bf16_isa "$1/peak.txt")
+    bisa=${bisa:-none}
+    b1=$(bench_val peak_bf16_1thread_flops_per_s "$1/peak.txt")
+    bn=$(bench_val peak_bf16_flops_per_s "$1/peak.txt")
+    echo "  peak_bf16_isa: $bisa"
+    if [ "$bisa" != none ]; then
+        echo "  peak_bf16_1thread_flops_per_s: $b1"
+        echo "  peak_bf16_flops_per_s: $bn"
+    fi
+}
+
+# {ratio: A/B, target: T, verdict: MET|MISSED, by: ratio - target}
+bench_target() { # A B TARGET
+    awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+        if (a == "n/a" || b == "n/a" || a == "" || b == "" || b + 0 <= 0) {
+            printf "{ratio: n/a, target: %s, verdict: n/a}\n", t; exit }
+        r = a / b
+        printf "{ratio: %.3f, target: %s, verdict: %s, by: %+.3f}\n", r, t, (r >= t) ? "MET" : "MISSED", r - t }'
+}
+
+bench_cpu_ratios() { # THREADS EXADL_FP32 EXADL_BF16 TORCH_FP32 TORCH_BF16 TORCH_BF16_BEST CONV_FP32 PEAK_FP32 CONV_BF16 PEAK_BF16
+    local skip="skipped (peak_bf16_isa: none, this CPU has no bf16)"
+    echo "  - threads: $1"
+    echo "    samples_per_s: {exadl_fp32: $2, exadl_bf16: $3, torch_fp32: $4, torch_bf16: $5}"
+    if [ "$bisa" = none ]; then
+        echo "    exadl_bf16_over_torch_bf16: $skip"
+        echo "    exadl_bf16_over_exadl_fp32: $skip"
+        echo "    bf16_conv_over_bf16_peak: $skip"
+    else
+        echo "    torch_bf16_best: \"$6\""
+        echo "    exadl_bf16_over_torch_bf16: $(bench_target "$3" "$5" 1.2)"
+        echo "    exadl_bf16_over_exadl_fp32: $(bench_target "$3" "$2" 3)"
+        # the most bf16 can gain where the convolutions are the step: >= 3 needs a
+        # matrix unit (AMX), not AVX512-BF16's ~2x
+        echo "    peak_bf16_over_peak_fp32: $(awk -v a="${10}" -v b="$8" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.3f", a / b; else print "n/a" }')"
+        echo "    bf16_conv_flops_per_s: $9"
+        echo "    bf16_conv_over_bf16_peak: $(bench_target "$9" "${10}" 0.50)"
+    fi
+    echo "    fp32_conv_flops_per_s: $7"
+    echo "    fp32_conv_over_fp32_peak: $(bench_target "$7" "$8" 0.80)"
 }
 
 bench_gpu_find() { # TMP

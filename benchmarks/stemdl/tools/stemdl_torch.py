@@ -13,9 +13,18 @@ of docs/stemdl.md, for two jobs:
                torch.backends.cudnn.benchmark, fused Adam, L1 loss; prints
                step times, samples/s and TFLOP/s (with the executed FLOPs
                per sample that stemdl counts, --flops-per-sample).
+               --device cpu: the same model on the CPU, torch.set_num_threads
+               (--threads), the batch built once (as on the GPU), --precision
+               fp32 (contiguous and channels_last) or bf16: CPU autocast
+               (fp32 weights) and the model and batch cast to bf16 (oneDNN's
+               bf16 convolutions, Adam on bf16 weights), each in both
+               layouts; every variant is timed, the faster is PyTorch's
+               number (torch_best names it).  A variant this PyTorch cannot
+               run says so ("<variant>: failed (...)") and is left out.
 
 Output: "key: value" lines.  Exit status 0, 1 when a count disagrees, 2 on
-bad arguments, 77 with "SKIPPED: ..." when --bench finds no CUDA GPU.
+bad arguments, 77 with "SKIPPED: ..." when --bench finds no CUDA GPU (or,
+--device cpu, no torch).
 
 Wiring (every number a parameter; presets as stemdl's):
   CONV_INIT k0 x k0 conv c_in -> f0 with bias, ReLU.  Down level i: dense
@@ -275,12 +284,85 @@ def cmd_count(args, c):
     return 1 if bad else 0
 
 
+def cpu_variant(torch, c, args, bf16, layout):
+    """Time args.warmup + args.steps CPU training steps of one variant: bf16
+    None (fp32), 'autocast' or 'bf16_model'; returns (timed step times, last loss)."""
+    F = torch.nn.functional
+    torch.manual_seed(args.seed)
+    model = build(torch, c)
+    x = torch.randn(args.batch, c["c_in"], c["height"], c["width"])
+    t = torch.randn(args.batch, c["c_out"], c["height"], c["width"])
+    if layout == "channels_last":
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
+    if bf16 is not None:  # the batch already in the compute type, as on the GPU
+        x = x.to(dtype=torch.bfloat16)
+    if bf16 == "bf16_model":
+        model = model.to(dtype=torch.bfloat16)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
+
+    def step():
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16 == "autocast"):
+            y = model(x)
+            loss = F.l1_loss(y.float(), t)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+
+    times = []
+    for i in range(args.warmup + args.steps):
+        t0 = time.perf_counter()
+        loss = step()
+        if i >= args.warmup:
+            times.append(time.perf_counter() - t0)
+    return times, float(loss)
+
+
+def cmd_bench_cpu(torch, args, c):
+    if args.precision not in ("fp32", "bf16"):
+        usage_error("--device cpu takes --precision fp32 or bf16")
+    torch.set_num_threads(args.threads)
+    modes = ["autocast", "bf16_model"] if args.precision == "bf16" else [None]
+    print("torch: %s" % torch.__version__)
+    print("torch_device: cpu")
+    print("torch_threads: %d" % torch.get_num_threads())
+    print("torch_precision: %s" % args.precision)
+    print("torch_batch: %d" % args.batch)
+    best = None
+    for mode in modes:
+        for layout in ("contiguous", "channels_last"):
+            name = layout if mode is None else mode + "_" + layout
+            try:
+                times, loss = cpu_variant(torch, c, args, mode, layout)
+            except RuntimeError as e:
+                print('%s: failed ("%s")' % (name, str(e).splitlines()[0].replace('"', "'")))
+                continue
+            med = statistics.median(times)
+            print("%s_step_s: [%s]" % (name, ", ".join("%.6g" % s for s in times)))
+            print("%s_median_s: %.6g" % (name, med))
+            print("%s_loss_last: %.6g" % (name, loss))
+            if best is None or med < best[1]:
+                best = (name, med)
+    if best is None:
+        print("FAIL: no variant ran")
+        return 1
+    print("torch_best: %s" % best[0])
+    print("torch_step_s_median: %.6g" % best[1])
+    print("torch_samples_per_s: %.6g" % (args.batch / best[1]))
+    if args.flops_per_sample:
+        print("torch_executed_tflops: %.6g" % (args.flops_per_sample * args.batch / best[1] / 1e12))
+    return 0
+
+
 def cmd_bench(args, c):
     try:
         import torch
     except ImportError:
         print("SKIPPED: PyTorch is not importable here")
         return 77
+    if args.device == "cpu":
+        return cmd_bench_cpu(torch, args, c)
     if not torch.cuda.is_available():
         print("SKIPPED: no CUDA GPU visible to PyTorch (torch %s)" % torch.__version__)
         return 77
@@ -351,7 +433,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--count", action="store_true", help="count forward conv FLOPs and weights")
-    mode.add_argument("--bench", action="store_true", help="time training steps on a CUDA GPU")
+    mode.add_argument("--bench", action="store_true", help="time training steps (--device)")
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--threads", type=int, default=1, help="--device cpu: torch.set_num_threads")
     p.add_argument("--preset", default="gb2019", choices=sorted(PRESETS))
     for key in ("c_in", "height", "width", "image", "f0", "k0", "growth", "k", "bottleneck", "c_out"):
         p.add_argument("--" + key.replace("_", "-"), dest=key, type=int)
