@@ -44,7 +44,9 @@ double peak_parse_bf16(const char *out)
     return per > 0 ? per : NAN;
 }
 
-/* the ISA word after "peak_bf16_isa:" (NULL: no such line) */
+/* the ISA word after "peak_bf16_isa:" (NULL: no such line, or not a word of
+ * letters, digits and "_.+-": the folder may come from anywhere, and the word
+ * goes into report.md as it is) */
 static const char *bf16_isa(arena_t *a, const char *out)
 {
     const char *key = "peak_bf16_isa:";
@@ -53,8 +55,9 @@ static const char *bf16_isa(arena_t *a, const char *out)
         if (p != out && p[-1] != '\n') continue;
         p += l;
         p += strspn(p, " \t");
-        size_t w = strcspn(p, " \t\r\n");
-        return w ? ar_printf(a, "%.*s", (int)(w > 64 ? 64 : w), p) : NULL;
+        size_t w = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-");
+        if (!w || w > 64 || !strchr(" \t\r\n", p[w])) return NULL; /* p[w] == 0: the end */
+        return ar_printf(a, "%.*s", (int)w, p);
     }
     return NULL;
 }
@@ -71,8 +74,8 @@ double peak_find_bf16(arena_t *a, const probe_t *probe, int per_core, const char
     const char *out = probe && probe->has_peak ? probe->peak.output : NULL;
     const char *name = out ? bf16_isa(a, out) : NULL;
     if (!name) {
-        *source = "not measured: the recorded peak_cpu answer has no peak_bf16_isa line (a "
-                  "probe.yaml from before peak_cpu measured bf16)";
+        *source = "not measured: the recorded peak_cpu answer has no readable peak_bf16_isa line "
+                  "(a probe.yaml from before peak_cpu measured bf16)";
         return NAN;
     }
     if (!strcmp(name, "none")) {

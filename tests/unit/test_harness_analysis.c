@@ -320,13 +320,14 @@ static void test_bf16_peak(void)
     /* peak_cpu found no bf16 unit; an older probe.yaml; bad lines: absent, with why */
     struct { const char *out, *why; } no[] = {
         {"peak_bf16_isa: none\npeak_bf16: none, oneDNN finds neither\n", "peak_bf16_isa: none"},
-        {fp32, "no peak_bf16_isa line"},
+        {fp32, "no readable peak_bf16_isa line"},
         {"peak_bf16_isa: amx\npeak_bf16_1thread_flops_per_s: garbage\n", "no usable"},
         {"peak_bf16_isa: amx\npeak_bf16_1thread_flops_per_s: -4e12\n"
          "peak_bf16_per_thread_flops_per_s: -1\n", "no usable"},
         {"peak_bf16_isa: amx\npeak_bf16_1thread_flops_per_s: 1e999\n"
          "peak_bf16_per_thread_flops_per_s: nan\n", "no usable"},
-        {"peak_bf16_isa:\npeak_bf16_1thread_flops_per_s: 1e12\n", "no peak_bf16_isa line"}};
+        {"peak_bf16_isa:\npeak_bf16_1thread_flops_per_s: 1e12\n", "no readable"},
+        {"peak_bf16_isa: <b>|x\npeak_bf16_1thread_flops_per_s: 1e12\n", "no readable"}};
     for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
         src = bf16_probe(a, no[i].out, &pk.per_core, &pk.isa);
         pk.source = src;
