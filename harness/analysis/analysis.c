@@ -47,9 +47,12 @@ static void add_params(arena_t *a, bres_t *b, const record_t *r)
 }
 
 static void run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
-                const char *peak_source, int per_core, analysis_t *an)
+                const char *peak_source, int per_core, const bf16_peak_t *bf16, analysis_t *an)
 {
     memset(an, 0, sizeof *an);
+    an->bf16 = bf16 ? *bf16
+                    : (bf16_peak_t){NAN, NULL, "not used: the device peak applies to every entry"};
+    if (!(an->bf16.per_core > 0) || !per_core) an->bf16.per_core = NAN;
     an->peak_per_core = per_core;
     an->device_peak = device_peak > 0 ? device_peak : NAN;
     an->peak_source = peak_source ? peak_source : "unknown";
@@ -72,6 +75,9 @@ static void run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
             b->exec_per_sample = rec_network(r)->exec_per_sample;
             b->conv_weights = rec_network(r)->conv_weights;
             b->parameters = rec_network(r)->parameters;
+            b->precision = r->precision;
+            b->cpu_bf16 = r->gpus == 0 && r->precision && !strcmp(r->precision, "bf16");
+            an->any_cpu_bf16 |= b->cpu_bf16;
         }
     }
     for (size_t bi = 0; bi < an->nb; bi++) {
@@ -96,7 +102,7 @@ static void run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
             b->s[j].scale = sc[j];
             b->s[j].devices = sc[j];
             analysis_train_scale(a, &b->s[j], o, n, b->name, an->device_peak,
-                                 an->peak_per_core);
+                                 an->bf16.per_core, an->peak_per_core);
         }
         analysis_train_efficiency(b);
         analysis_coll_rows(a, b, o, n);
@@ -127,11 +133,11 @@ size_t analysis_split_simulated(arena_t *a, outcome_t *o, size_t n)
 void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
                   const char *peak_source, analysis_t *an)
 {
-    run(a, o, n, device_peak, peak_source, 0, an);
+    run(a, o, n, device_peak, peak_source, 0, NULL, an);
 }
 
 void analysis_run_core_peak(arena_t *a, const outcome_t *o, size_t n, double core_peak,
-                            const char *peak_source, analysis_t *an)
+                            const char *peak_source, const bf16_peak_t *bf16, analysis_t *an)
 {
-    run(a, o, n, core_peak, peak_source, 1, an);
+    run(a, o, n, core_peak, peak_source, 1, bf16, an);
 }

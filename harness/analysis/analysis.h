@@ -60,7 +60,16 @@ typedef struct {
     kv_t *params;               /* scalar config of the first ok record (+ backend...) */
     size_t nparams;
     double fwd_conv_per_sample, conv_per_sample, exec_per_sample, conv_weights, parameters;
+    const char *precision;      /* the first ok record's precision (NULL: none) */
+    int cpu_bf16;               /* its records ran precision bf16 on CPU ranks */
 } bres_t;
+
+/* The bf16 peak per core that CPU entries which ran precision bf16 divide by
+ * (harness/analysis/peak.h peak_find_bf16). */
+typedef struct {
+    double per_core;            /* NaN: absent (source says why) */
+    const char *isa, *source;
+} bf16_peak_t;
 
 typedef struct {
     bres_t *b;
@@ -68,6 +77,8 @@ typedef struct {
     double device_peak;         /* FLOP/s per device (per core when peak_per_core); NaN unknown */
     int peak_per_core;          /* CPU ranks: scale by the record's threads_per_rank */
     const char *peak_source;
+    bf16_peak_t bf16;           /* for entries with cpu_bf16 (per_core.. NaN unless peak_per_core) */
+    int any_cpu_bf16;           /* some entry has cpu_bf16 */
     const record_t *first_ok;   /* the successful launch with the most ranks (the first of
                                    those): its system block describes the machine */
 } analysis_t;
@@ -81,8 +92,10 @@ size_t analysis_split_simulated(arena_t *a, outcome_t *o, size_t n);
 void analysis_run(arena_t *a, const outcome_t *o, size_t n, double device_peak,
                   const char *peak_source, analysis_t *out);
 /* The same, for a peak measured per CPU core: a CPU rank's peak is that times
- * the threads it ran (the record's threads_per_rank, else 1). */
+ * the threads it ran (the record's threads_per_rank, else 1); entries whose
+ * CPU records ran precision bf16 divide by bf16->per_core instead (NULL or
+ * NaN: their fraction of peak is absent). */
 void analysis_run_core_peak(arena_t *a, const outcome_t *o, size_t n, double core_peak,
-                            const char *peak_source, analysis_t *out);
+                            const char *peak_source, const bf16_peak_t *bf16, analysis_t *out);
 
 #endif

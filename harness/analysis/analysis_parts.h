@@ -9,9 +9,11 @@
 
 #include "harness/analysis/analysis.h"
 
-/* The stemdl-like records of benchmark `name` at scale s->scale. */
+/* The stemdl-like records of benchmark `name` at scale s->scale; peak: the
+ * device (or, per_core, the per-core fp32) peak; bf16_peak: the per-core bf16
+ * peak, for CPU records that ran precision bf16 when per_core. */
 void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, const char *name,
-                          double peak, int per_core);
+                          double peak, double bf16_peak, int per_core);
 /* Weak or strong scaling efficiency of every scale against the smallest
  * measured one. */
 void analysis_train_efficiency(bres_t *b);

@@ -19,7 +19,7 @@ static int cmp_kind(const void *x, const void *y)
 
 /* stemdl-like records at one scale */
 void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, const char *name,
-                          double peak, int per_core)
+                          double peak, double bf16_peak, int per_core)
 {
     size_t tot = 0;
     for (size_t i = 0; i < n; i++)
@@ -91,6 +91,9 @@ void analysis_train_scale(arena_t *a, sres_t *s, const outcome_t *o, size_t n, c
         s->conv_peak = s->conv_per_step / s->st.min;
     }
     double threads = s->rec ? rec_training(s->rec)->threads_per_rank : NAN;
+    if (per_core && s->gpus == 0 && s->rec && s->rec->precision &&
+        !strcmp(s->rec->precision, "bf16"))
+        peak = bf16_peak; /* the peak of the precision that ran (NaN: absent) */
     if (per_core && s->gpus == 0 && threads >= 1)
         peak *= threads; /* a CPU rank is as many cores as its threads */
     if (peak > 0 && s->devices > 0 && isfinite(s->sustained))

@@ -33,6 +33,68 @@ double peak_parse(const char *out)
     return per > 0 ? per : NAN;
 }
 
+/* bf16 (peak_cpu's peak_bf16.c): the same per-core rule over its bf16 lines;
+ * a value that is not a finite positive number counts as absent */
+double peak_parse_bf16(const char *out)
+{
+    double per = field(out, "peak_bf16_per_thread_flops_per_s");
+    double one = field(out, "peak_bf16_1thread_flops_per_s");
+    if (!(per > 0 && isfinite(per))) per = NAN;
+    if (one > 0 && isfinite(one) && !(per >= one)) per = one;
+    return per > 0 ? per : NAN;
+}
+
+/* the ISA word after "peak_bf16_isa:" (NULL: no such line, or not a word of
+ * letters, digits and "_.+-": the folder may come from anywhere, and the word
+ * goes into report.md as it is) */
+static const char *bf16_isa(arena_t *a, const char *out)
+{
+    const char *key = "peak_bf16_isa:";
+    size_t l = strlen(key);
+    for (const char *p = out; (p = strstr(p, key)); p += l) {
+        if (p != out && p[-1] != '\n') continue;
+        p += l;
+        p += strspn(p, " \t");
+        size_t w = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-");
+        if (!w || w > 64 || !strchr(" \t\r\n", p[w])) return NULL; /* p[w] == 0: the end */
+        return ar_printf(a, "%.*s", (int)w, p);
+    }
+    return NULL;
+}
+
+double peak_find_bf16(arena_t *a, const probe_t *probe, int per_core, const char *fp32_source,
+                      const char **isa, const char **source)
+{
+    *isa = NULL;
+    if (!per_core) {
+        *source = ar_printf(a, "not used: the device peak (%s) applies to every entry",
+                            fp32_source);
+        return NAN;
+    }
+    const char *out = probe && probe->has_peak ? probe->peak.output : NULL;
+    const char *name = out ? bf16_isa(a, out) : NULL;
+    if (!name) {
+        *source = "not measured: the recorded peak_cpu answer has no readable peak_bf16_isa line "
+                  "(a probe.yaml from before peak_cpu measured bf16)";
+        return NAN;
+    }
+    if (!strcmp(name, "none")) {
+        *source = "not measured: peak_cpu found neither AVX512-BF16 nor AMX (peak_bf16_isa: "
+                  "none)";
+        return NAN;
+    }
+    double v = peak_parse_bf16(out);
+    if (!(v > 0)) {
+        *source = "not measured: peak_cpu printed no usable peak_bf16 rate line";
+        return NAN;
+    }
+    *isa = name;
+    *source = "measured by peak_cpu (oneDNN bf16 matmul, fp32 accumulation): per core, the "
+              "larger of the all-cores rate per thread and the one-thread rate; a CPU rank's "
+              "peak is that times its threads";
+    return v;
+}
+
 char *const peak_probe_args[] = {"--reps", "5", "--seconds", "0.1", NULL};
 
 /* 0: the suite or a record gives the peak; 1: a GPU run without one; 2: the

@@ -6,7 +6,8 @@
  * ("peak_per_thread_flops_per_s", or "peak_flops_per_s" / "threads") and its
  * one-thread rate ("peak_1thread_flops_per_s"), since other jobs on the cores
  * pull the all-cores rate down; a CPU rank's peak is that times its threads;
- * else unknown (NaN). */
+ * else unknown (NaN).  CPU entries that ran precision bf16 divide by the
+ * probe's bf16 peak (peak_find_bf16), by the same per-core rule. */
 #ifndef EXADL_HARNESS_PEAK_H
 #define EXADL_HARNESS_PEAK_H
 
@@ -24,5 +25,16 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
                  const probe_t *probe, const char **source, int *per_core);
 /* The probe's output parsed; NaN when it has no peak line. */
 double peak_parse(const char *out);
+/* The bf16 peak per core from the probe's bf16 lines (peak_bf16_per_thread_
+ * and peak_bf16_1thread_flops_per_s, the larger); NaN where absent or not a
+ * finite positive number. */
+double peak_parse_bf16(const char *out);
+/* The per-core bf16 peak that CPU entries which ran precision bf16 divide by:
+ * only where peak_find took the probe's per-core answer (per_core); isa: the
+ * probe's peak_bf16_isa; source: where it came from, or in one line why it is
+ * absent (NaN: peak_cpu said none, an older probe.yaml, bad lines).  Starts
+ * no process. */
+double peak_find_bf16(arena_t *a, const probe_t *probe, int per_core, const char *fp32_source,
+                      const char **isa, const char **source);
 
 #endif

@@ -151,6 +151,8 @@ static int stage_peak(run_t *r)
     runctx_t *c = &r->c;
     r->peak_flops = peak_find(c->a, c->s.device_peak_flops, c->ri.o, c->ri.no, &r->probe,
                               &r->peak_source, &r->peak_per_core);
+    r->bf16.per_core = peak_find_bf16(c->a, &r->probe, r->peak_per_core, r->peak_source,
+                                      &r->bf16.isa, &r->bf16.source);
     return 0;
 }
 
@@ -163,7 +165,8 @@ static int stage_analysis(run_t *r)
     r->analysis_started_s = timer_now_s();
     analysis_split_simulated(c->a, c->ri.o, c->ri.no);
     if (r->peak_per_core)
-        analysis_run_core_peak(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &c->an);
+        analysis_run_core_peak(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &r->bf16,
+                               &c->an);
     else analysis_run(c->a, c->ri.o, c->ri.no, r->peak_flops, r->peak_source, &c->an);
     blocks_analyze(c->a, &c->s, c->ri.o, c->ri.no, &c->an, &c->d, &c->t);
     return 0;

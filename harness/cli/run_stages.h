@@ -34,6 +34,7 @@ typedef struct {
     double peak_flops;         /* the device peak (peak.h), its source, per core or device */
     const char *peak_source;
     int peak_per_core;
+    bf16_peak_t bf16;          /* CPU entries that ran bf16 divide by this (peak.h) */
     double started_s;          /* when `exadl run` started */
     double analysis_started_s; /* the report's part of the harness cost starts here */
     int status;                /* exit status when a stage stops the run early */

@@ -300,6 +300,16 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_flow_map_begin(w);
     kv_num(w, "flops_per_device", an->device_peak);
     rec_kv_str(w, "source", an->peak_source);
+    if (an->any_cpu_bf16) { /* fp32-only runs keep the block they always had */
+        kv_num(w, "bf16_flops_per_core", an->bf16.per_core);
+        if (an->bf16.isa) rec_kv_str(w, "bf16_isa", an->bf16.isa);
+        rec_kv_str(w, "bf16_source", an->bf16.source);
+        rec_key(w, "precision"); /* per entry: which peak its fraction_of_peak divides by */
+        rec_flow_map_begin(w);
+        for (size_t i = 0; i < an->nb; i++)
+            if (an->b[i].precision) rec_kv_str(w, an->b[i].name, an->b[i].precision);
+        rec_map_end(w);
+    }
     rec_map_end(w);
     rec_key(w, "system");
     results_copy_node(w, an->first_ok ? an->first_ok->system : NULL);

@@ -280,6 +280,71 @@ static void test_peak_parse(void)
     T_ASSERT(isnan(peak_parse("nothing: 1\n")), "no peak line");
 }
 
+/* issue 29: each entry divides by the peak of the precision it ran (bf16 peak
+ * 4e12 per core from peak_bf16_1thread, the larger; fp32 2e12); a probe
+ * without a usable bf16 peak leaves the bf16 fraction absent, saying why */
+static const char *bf16_probe(arena_t *a, const char *out, double *bf16, const char **isa)
+{
+    probe_t p;
+    memset(&p, 0, sizeof p);
+    p.has_peak = 1;
+    p.peak.output = out;
+    const char *src;
+    *bf16 = peak_find_bf16(a, &p, 1, "fp32 source", isa, &src);
+    return src;
+}
+
+static void test_bf16_peak(void)
+{
+    arena_t *a = ar_new();
+    const char *fp32 = "threads: 2\npeak_1thread_flops_per_s: 2.0e+12\n";
+    const char *both = "peak_1thread_flops_per_s: 2.0e+12\npeak_bf16_isa: avx512_core_amx\n"
+                       "peak_bf16_1thread_flops_per_s: 4.0e+12\npeak_bf16_flops_per_s: 6e12\n"
+                       "peak_bf16_per_thread_flops_per_s: 3.0e+12\n";
+    T_ASSERT(peak_parse(both) == 2e12 && peak_parse_bf16(both) == 4e12, "fp32 and bf16 apart");
+    bf16_peak_t pk;
+    const char *src = bf16_probe(a, both, &pk.per_core, &pk.isa);
+    pk.source = src;
+    T_ASSERT(pk.per_core == 4e12 && pk.isa && !strcmp(pk.isa, "avx512_core_amx"), "bf16 + ISA");
+    outcome_t o[2];
+    load(a, &o[0], "fp", 1, 1, SCALING_WEAK, "stemdl-n1-r1.yaml");
+    load(a, &o[1], "bf", 1, 1, SCALING_WEAK, "stemdl-n1-r1.yaml");
+    o[1].rec->precision = "bf16";
+    analysis_t an;
+    analysis_run_core_peak(a, o, 2, peak_parse(both), "test", &pk, &an);
+    const sres_t *f = &an.b[0].s[0], *b = &an.b[1].s[0];
+    T_ASSERT(an.nb == 2 && f->sustained > 0 && NEAR(f->frac_peak, f->sustained / 2e12),
+             "fp32 entry / fp32 peak: %g", f->frac_peak);
+    T_ASSERT(NEAR(b->frac_peak, b->sustained / 4e12), "bf16 entry / bf16 peak: %g", b->frac_peak);
+    T_ASSERT(an.any_cpu_bf16 && an.b[1].cpu_bf16 && !an.b[0].cpu_bf16, "which entry ran bf16");
+    /* peak_cpu found no bf16 unit; an older probe.yaml; bad lines: absent, with why */
+    struct { const char *out, *why; } no[] = {
+        {"peak_bf16_isa: none\npeak_bf16: none, oneDNN finds neither\n", "peak_bf16_isa: none"},
+        {fp32, "no readable peak_bf16_isa line"},
+        {"peak_bf16_isa: amx\npeak_bf16_1thread_flops_per_s: garbage\n", "no usable"},
+        {"peak_bf16_isa: amx\npeak_bf16_1thread_flops_per_s: -4e12\n"
+         "peak_bf16_per_thread_flops_per_s: -1\n", "no usable"},
+        {"peak_bf16_isa: amx\npeak_bf16_1thread_flops_per_s: 1e999\n"
+         "peak_bf16_per_thread_flops_per_s: nan\n", "no usable"},
+        {"peak_bf16_isa:\npeak_bf16_1thread_flops_per_s: 1e12\n", "no readable"},
+        {"peak_bf16_isa: <b>|x\npeak_bf16_1thread_flops_per_s: 1e12\n", "no readable"}};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        src = bf16_probe(a, no[i].out, &pk.per_core, &pk.isa);
+        pk.source = src;
+        T_ASSERT(isnan(pk.per_core) && !pk.isa && strstr(src, no[i].why) && !strchr(src, '\n'),
+                 "case %zu: %g '%s'", i, pk.per_core, src);
+        analysis_run_core_peak(a, o, 2, 2e12, "test", &pk, &an);
+        T_ASSERT(isnan(an.b[1].s[0].frac_peak) && isfinite(an.b[0].s[0].frac_peak),
+                 "case %zu: bf16 fraction absent, fp32 kept", i);
+    }
+    /* a peak the suite gives applies to every entry */
+    T_ASSERT(isnan(peak_find_bf16(a, NULL, 0, "given", &pk.isa, &src)) && strstr(src, "given"),
+             "no per-core peak: %s", src);
+    analysis_run(a, o, 2, 2e12, "given", &an);
+    T_ASSERT(NEAR(an.b[1].s[0].frac_peak, an.b[1].s[0].sustained / 2e12), "suite peak for bf16");
+    ar_free(a);
+}
+
 int main(void)
 {
     T_RUN(test_ci_ranks);
@@ -291,5 +356,6 @@ int main(void)
     T_RUN(test_formatting);
     T_RUN(test_bad_records);
     T_RUN(test_peak_parse);
+    T_RUN(test_bf16_peak);
     T_DONE();
 }

@@ -26,6 +26,18 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         report_si(o, an->device_peak, "FLOP/s"),
             sb_printf(o, " per %s (%s).\n", an->peak_per_core ? "core" : "device", an->peak_source);
     else sb_printf(o, "unknown (%s); fractions of peak are not given.\n", an->peak_source);
+    if (!an->any_cpu_bf16) return; /* fp32-only runs: the line above says it all */
+    sb_puts(o, "- bf16 peak (entries that ran precision bf16 on CPUs:");
+    for (size_t i = 0; i < an->nb; i++)
+        if (an->b[i].cpu_bf16) sb_printf(o, " %s", an->b[i].name);
+    sb_puts(o, "): ");
+    if (isfinite(an->bf16.per_core))
+        report_si(o, an->bf16.per_core, "FLOP/s"),
+            sb_printf(o, " per core, ISA %s (%s); their fraction of peak divides by it, the "
+                         "other entries' by the peak above.\n",
+                      an->bf16.isa ? an->bf16.isa : "unknown", an->bf16.source);
+    else
+        sb_printf(o, "unknown (%s); their fraction of peak is not given.\n", an->bf16.source);
 }
 
 const section_t section_method = {.name = "method", .md = md};
