@@ -232,6 +232,48 @@ void machine_slurm_env(machine_t *m, const char *(*get)(void *ctx, const char *n
     if (m->slurm_error[0]) m->slurm_tasks = m->slurm_nodes = m->slurm_tasks_per_node = 0;
 }
 
+void machine_cpu_bf16(const char *text, size_t len, char *out, size_t n)
+{
+    int avx = 0, amx = 0;
+    if (n) out[0] = 0;
+    const char *end = text ? text + len : NULL;
+    /* lines are "key\t: value"; the first flags line (cpu 0's) speaks for the
+     * host: a suite is one precision for all its ranks */
+    for (const char *p = text; p && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        if (eol - p > 5 && !memcmp(p, "flags", 5) && (p[5] == ' ' || p[5] == '\t')) {
+            const char *c = memchr(p, ':', (size_t)(eol - p));
+            for (const char *w = c ? c + 1 : eol; w < eol;) {
+                while (w < eol && (*w == ' ' || *w == '\t')) w++;
+                const char *we = w;
+                while (we < eol && *we != ' ' && *we != '\t') we++;
+                size_t wl = (size_t)(we - w);
+                avx |= wl == 11 && !memcmp(w, "avx512_bf16", 11);
+                amx |= wl == 8 && !memcmp(w, "amx_bf16", 8);
+                w = we;
+            }
+            break;
+        }
+        p = eol + 1;
+    }
+    snprintf(out, n, "%s%s%s", avx ? "avx512_bf16" : "", avx && amx ? " and " : "",
+             amx ? "amx_bf16" : "");
+}
+
+/* /proc/cpuinfo's first 1 MiB (cpu 0's flags come within its first few KiB);
+ * a missing or unreadable file gives no bf16 */
+static void detect_cpu_bf16(machine_t *m)
+{
+    enum { MAX_BYTES = 1 << 20 };
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char *buf = f ? malloc(MAX_BYTES) : NULL;
+    size_t len = buf ? fread(buf, 1, MAX_BYTES, f) : 0;
+    machine_cpu_bf16(buf && !ferror(f) ? buf : NULL, len, m->cpu_bf16, sizeof m->cpu_bf16);
+    free(buf);
+    if (f) fclose(f);
+}
+
 static const char *real_getenv(void *ctx, const char *name)
 {
     (void)ctx;
@@ -244,6 +286,7 @@ void machine_detect(machine_t *m)
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     m->cores = c > 0 ? (int)c : 1;
     m->gpus = count_gpus();
+    detect_cpu_bf16(m);
     machine_slurm_env(m, real_getenv, NULL);
 }
 

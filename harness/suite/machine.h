@@ -3,7 +3,7 @@
  * include the suite parser that calls them.
  * defines: machine_t, machine_detect, machine_slurm_env, machine_count_list,
  *          machine_devices, machine_gpus_per_node, machine_ranks_per_node,
- *          machine_check_launch */
+ *          machine_check_launch, machine_cpu_bf16 */
 #ifndef EXADL_HARNESS_MACHINE_H
 #define EXADL_HARNESS_MACHINE_H
 
@@ -27,8 +27,14 @@ typedef struct {
     char slurm_job[32];       /* SLURM_JOB_ID */
     char slurm_how[200];      /* where the numbers came from, for messages */
     char slurm_error[200];    /* a malformed or inconsistent variable; "" when fine */
+    char cpu_bf16[32];  /* the CPU's bf16 flags: "avx512_bf16", "amx_bf16" or both joined
+                         * by " and "; "" when it has neither (the default suite runs fp32) */
 } machine_t;
 void machine_detect(machine_t *m);
+/* The bf16 flags (avx512_bf16, amx_bf16) of the first "flags" line of a
+ * /proc/cpuinfo text into out (machine_t.cpu_bf16's form; "" when none or no
+ * such line); text may be NULL (no file).  One pass over at most len bytes. */
+void machine_cpu_bf16(const char *text, size_t len, char *out, size_t n);
 /* The Slurm part of m from the variables get(ctx, NAME) returns (NULL: unset);
  * machine_detect passes getenv, the tests recorded allocations. */
 void machine_slurm_env(machine_t *m, const char *(*get)(void *ctx, const char *name), void *ctx);

@@ -8,6 +8,7 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
 {
     sb_t b = {0};
     int gpus = machine_gpus_per_node(m);
+    int bf16 = m->cpu_bf16[0] != 0; /* the CPU entries run bf16 where the CPU has it */
     sb_puts(&b,
             "# ExaDL default suite (embedded in exadl; `exadl suite` prints it, a copy is\n"
             "# saved in every run folder). Edit a copy and run `exadl run FILE.yaml`.\n"
@@ -20,12 +21,19 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
     else if (m->slurm)
         sb_printf(&b,
                   "description: STEMDL weak scaling and CosmoFlow spatial scaling over MPI ranks on CPU cores (%d ranks in "
-                  "Slurm job %s, no GPU asked for) and the MPI collectives sweep\n",
-                  machine_devices(m), m->slurm_job);
+                  "Slurm job %s, no GPU asked for%s) and the MPI collectives sweep\n",
+                  machine_devices(m), m->slurm_job, bf16 ? ", in bf16" : ", in fp32");
     else
         sb_printf(&b,
                   "description: STEMDL weak scaling and CosmoFlow spatial scaling over MPI ranks on CPU cores (%d cores, no "
-                  "GPU seen) and the MPI collectives sweep\n", m->cores);
+                  "GPU seen%s) and the MPI collectives sweep\n", m->cores, bf16 ? ", in bf16" : ", in fp32");
+    if (gpus <= 0 && bf16) /* the CPU entries' precision, and why (issue 29) */
+        sb_printf(&b, "# bf16: this CPU has %s (oneDNN's bf16 kernels); fp32 where it has neither\n"
+                      "# avx512_bf16 nor amx_bf16. For fp32 here: `exadl suite > my.yaml`, drop\n"
+                      "# `precision: bf16`, `exadl run my.yaml`.\n", m->cpu_bf16);
+    else if (gpus <= 0)
+        sb_puts(&b, "# fp32: this CPU has neither avx512_bf16 nor amx_bf16 (oneDNN's bf16 kernels\n"
+                    "# need one); bf16 where it has either.\n");
     if (m->slurm) /* inside an allocation each launch is one job step */
         sb_printf(&b, "launcher: srun               # one job step of Slurm job %s per launch\n",
                   m->slurm_job);
@@ -57,13 +65,13 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                 "    config: {preset: gb2019, backend: cuda, precision: bf16, steps: 20, "
                 "warmup: 5}\n");
     else
-        sb_puts(&b,
+        sb_printf(&b,
                 "    # small: about a second per step on one core; fast kernels, one thread "
                 "per rank;\n"
                 "    # 5 ms engine cycles: each rank's reduction thread shares a core with its\n"
                 "    # compute (docs/ablation.md, \"Cycle time on 2 cores\")\n"
                 "    config: {preset: small, kernels: fast, threads: 1, steps: 10, warmup: 2, "
-                "cycle_ms: 5}\n");
+                "cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
     /* cosmoflow: one sample split over the ranks (spatial scaling) */
     sb_puts(&b,
             "  - name: cosmoflow\n"
@@ -75,10 +83,10 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
         sb_puts(&b, "    config: {preset: cosmo128, backend: cuda, precision: bf16, spatial: auto, "
                     "steps: 10, warmup: 3}\n");
     else
-        sb_puts(&b, "    # small: 64^3 samples, tens of ms per step on a core; --spatial auto splits\n"
-                    "    # each sample over the ranks (the halo exchange: docs/cosmoflow.md)\n"
-                    "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
-                    "warmup: 2, cycle_ms: 5}\n");
+        sb_printf(&b, "    # small: 64^3 samples, tens of ms per step on a core; --spatial auto splits\n"
+                      "    # each sample over the ranks (the halo exchange: docs/cosmoflow.md)\n"
+                      "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
+                      "warmup: 2, cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
     sb_printf(&b,
               "  - name: collectives\n"
               "    program: collectives\n"

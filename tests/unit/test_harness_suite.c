@@ -1,5 +1,6 @@
 /* Suite files, good and bad: every bad one gives FILE:LINE:COL and a clear
  * message, never a crash (alias bombs and binary garbage included). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,9 +145,60 @@ static void test_default_suite(void)
     const char *t = suite_default_text(a, &m, 1);
     T_ASSERT(strstr(t, "OMPI_ALLOW_RUN_AS_ROOT") && strstr(t, "preset: small"), "cpu, root");
     T_ASSERT(!strstr(suite_default_text(a, &m, 0), "OMPI_ALLOW_RUN_AS_ROOT"), "not root");
+    /* no bf16 flags: fp32, said in the comment and the description */
+    T_ASSERT(!strstr(t, "precision: bf16") && strstr(t, "# fp32: this CPU has neither") &&
+             strstr(t, "GPU seen, in fp32)"), "cpu without bf16: fp32");
+    snprintf(m.cpu_bf16, sizeof m.cpu_bf16, "avx512_bf16");
+    t = suite_default_text(a, &m, 0);
+    const char *st = strstr(t, "program: stemdl"), *cf = strstr(t, "program: cosmoflow");
+    const char *co = strstr(t, "program: collectives");
+    T_ASSERT(st && cf && co && strstr(st, "precision: bf16") < cf && strstr(cf, "precision: bf16") < co &&
+             !strstr(co, "precision"), "cpu with bf16: stemdl and cosmoflow bf16, collectives not");
+    T_ASSERT(strstr(t, "# bf16: this CPU has avx512_bf16 (oneDNN's bf16 kernels)") &&
+             strstr(t, "GPU seen, in bf16)"), "cpu with bf16: said why");
     m.gpus = 4;
-    T_ASSERT(strstr(suite_default_text(a, &m, 0), "backend: cuda"), "gpu variant");
+    t = suite_default_text(a, &m, 0);
+    T_ASSERT(strstr(t, "backend: cuda") && !strstr(t, "# bf16: this CPU"), "gpu variant");
     ar_free(a);
+}
+
+/* bf16 flags from recorded /proc/cpuinfo texts */
+static void test_cpu_bf16(void)
+{
+    char out[32];
+    const char *spr = "processor\t: 0\nflags\t\t: fpu avx512f amx_bf16 avx512_bf16 amx_tile\n"
+                      "processor\t: 1\nflags\t\t: fpu\n";
+    machine_cpu_bf16(spr, strlen(spr), out, sizeof out);
+    T_ASSERT(!strcmp(out, "avx512_bf16 and amx_bf16"), "both: '%s'", out);
+    const char *zen4 = "model name\t: AMD EPYC\nflags\t\t: fpu avx512f avx512_bf16\nbugs\t\t: x\n";
+    machine_cpu_bf16(zen4, strlen(zen4), out, sizeof out);
+    T_ASSERT(!strcmp(out, "avx512_bf16"), "avx512_bf16 only (last word): '%s'", out);
+    const char *amx = "flags\t\t: amx_bf16 amx_tile\n";
+    machine_cpu_bf16(amx, strlen(amx), out, sizeof out);
+    T_ASSERT(!strcmp(out, "amx_bf16"), "amx only: '%s'", out);
+    /* absent: near names, flags on a later cpu's line or outside a flags line */
+    const char *none = "flags\t\t: avx512f avx512_bf16x xamx_bf16 avx512_bf1\n"
+                       "flags\t\t: avx512_bf16\nvmx flags\t: amx_bf16\n";
+    machine_cpu_bf16(none, strlen(none), out, sizeof out);
+    T_ASSERT(!strcmp(out, ""), "absent: '%s'", out);
+    machine_cpu_bf16(NULL, 0, out, sizeof out);
+    T_ASSERT(!strcmp(out, ""), "no file");
+    /* the length bounds the scan: the flag past len is not read */
+    machine_cpu_bf16(zen4, strlen(zen4) - 20, out, sizeof out);
+    T_ASSERT(!strcmp(out, ""), "cut at len: '%s'", out);
+    /* 8 MiB of garbage (NULs, no newline) then a real line: linear, no crash */
+    size_t n = 8u << 20;
+    char *g = malloc(n + 64);
+    T_ASSERT(g != NULL, "malloc");
+    if (!g) return;
+    for (size_t i = 0; i < n; i++) g[i] = (char)(i * 131 % 251);
+    memcpy(g + n, "\nflags\t: avx512_bf16\n", 22);
+    machine_cpu_bf16(g, n + 22, out, sizeof out);
+    T_ASSERT(!strcmp(out, "avx512_bf16"), "garbage, then the flags: '%s'", out);
+    memset(g, 'x', n);
+    machine_cpu_bf16(g, n, out, sizeof out);
+    T_ASSERT(!strcmp(out, ""), "one huge line: '%s'", out);
+    free(g);
 }
 
 static void test_unknown_keys(void)
@@ -250,6 +302,7 @@ int main(void)
     T_RUN(test_launchers);
     T_RUN(test_auto_scales);
     T_RUN(test_default_suite);
+    T_RUN(test_cpu_bf16);
     T_RUN(test_unknown_keys);
     T_RUN(test_bad_values);
     T_RUN(test_bad_yaml);
