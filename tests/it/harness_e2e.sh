@@ -58,7 +58,10 @@ for p in stemdl_throughput stemdl_efficiency stemdl_flops stemdl_kernels; do
 done
 [ $ok = 1 ] && pass "PNG and SVG plots" || fail "plots"
 eff=$(awk '/benchmark: stemdl, scale: 2, metric: efficiency,/ { sub(/.*value: /, ""); sub(/,.*/, ""); print }' "$run/results.yaml")
-awk -v e="$eff" 'BEGIN { exit !(e > 0.05 && e < 3) }' && pass "efficiency at 2 ranks: $eff" || fail "efficiency '$eff'"
+# a number, positive and below 3: no lower bound beyond 0, since two ranks
+# sharing two cores with other jobs can be 30x slower than one (0.034 seen
+# under load 4); the test is that efficiency is computed, not how good it is
+awk -v e="$eff" 'BEGIN { exit !(e ~ /^[0-9.eE+-]+$/ && e > 0 && e < 3) }' && pass "efficiency at 2 ranks: $eff" || fail "efficiency '$eff'"
 grep -qE '^stemdl +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ [kMGT]?FLOP/s' <<<"$out" && grep -q "report: $run/report.md" <<<"$out" \
     && pass "summary table with samples/s, efficiency, FLOP/s" || fail "summary table"
 out=$("$exadl" check "$run" 2>&1); rc=$?
