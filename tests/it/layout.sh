@@ -116,14 +116,14 @@ else:
 # The harness's folders, lowest first: a file of a folder includes only its
 # own folder and the folders before it (one line may hold several folders of
 # one level, separated by spaces: they may include each other).  proc: process
-# starts (spawn, signals, the process tree); blocks: the data half of the
-# record blocks, on the level of records (the record reader fills a record's
-# blocks, each block reads through it); blocks-derive: not a folder but the
+# starts (spawn, signals, the process tree); blocks: the record reader and
+# the data half of the record blocks (the reader fills a record's blocks, each
+# block reads through it); blocks-derive: not a folder but the
 # derived half of the record blocks (harness/blocks/derive.[ch] and each
 # block's der_<name>.[ch]), above the analysis and the model whose numbers it
 # reads and below the report whose sections show it; a folder not made yet is
-# skipped, a folder not listed fails.  records sits below run (an outcome holds its
-# launch's record), plots below model and report (both draw), workloads just
+# skipped, a folder not listed fails.  blocks sits below run (an outcome holds
+# its launch's record), plots below model and report (both draw), workloads just
 # above util (the suite, checks, model and report look programs up in it).
 HARNESS_ORDER = [
     'util',
@@ -131,7 +131,7 @@ HARNESS_ORDER = [
     'workloads',
     'launchers',
     'suite',
-    'records blocks',
+    'blocks',
     'run',
     'analysis',
     'checks',
