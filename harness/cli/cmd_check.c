@@ -68,7 +68,10 @@ static int cmd_check(int argc, char **argv)
     /* describe answers (stemdl --describe) come from the run's probe.yaml:
      * checking starts no process */
     probe_t probe;
-    probe_read_or_warn(a, r.dir, &probe, "check");
+    if (probe_read_or_fail(a, r.dir, &probe, "check")) {
+        ar_free(a);
+        return 2;
+    }
     checks_t ck = {0};
     for (size_t i = 0; i < nfiles; i++) {
         reference_t ref;

@@ -89,14 +89,19 @@ int run_stage_probe(run_t *r)
     runctx_t *c = &r->c;
     const char *cmd = r->analyze ? "analyze" : "run";
     probe_t *p = &r->probe;
-    /* a damaged file's answers are not used: a run asks again, analyze has none */
-    probe_read_or_warn(c->a, c->ri.dir, p, cmd);
+    /* a damaged file: a run asks again; analyze, which only reads, stops on it
+     * before anything is written (the folder's results.yaml stays) */
     if (r->analyze) {
+        if (probe_read_or_fail(c->a, c->ri.dir, p, cmd)) {
+            r->status = 2;
+            return 1;
+        }
         if (peak_wants_probe(c->s.device_peak_flops, c->ri.o, c->ri.no) && !p->has_peak)
             fprintf(stderr, "exadl analyze: note: %s %s: no recorded CPU peak (peak_cpu), so no "
                             "fraction of peak\n", p->path, p->missing ? "is missing" : "has no peak:");
         return 0;
     }
+    probe_read_or_warn(c->a, c->ri.dir, p, cmd);
     p->missing = 0;
     ask_peak(r, p);
     ask_describes(r, p);

@@ -161,6 +161,15 @@ void probe_read_or_warn(arena_t *a, const char *dir, probe_t *p, const char *cmd
     p->missing = 1;
 }
 
+int probe_read_or_fail(arena_t *a, const char *dir, probe_t *p, const char *cmd)
+{
+    char err[1024];
+    if (probe_read(a, dir, p, err, sizeof err) >= 0) return 0;
+    fprintf(stderr, "exadl %s: error: %s (remove %s/%s to %s without the recorded answers)\n",
+            cmd, err, dir, PROBE_FILE, cmd);
+    return -1;
+}
+
 /* ---- writing ------------------------------------------------------------------ */
 
 static void write_answer(rec_t *w, const probe_answer_t *x)

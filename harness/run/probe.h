@@ -7,6 +7,7 @@
  * a folder analysed elsewhere gives the numbers of the machine it ran on.
  * Data only: nothing here starts a process (docs/harness.md "probe.yaml").
  * defines: probe_answer_t, probe_t, PROBE_FILE, probe_read, probe_read_or_warn,
+ * probe_read_or_fail,
  * probe_read_text,
  * probe_write, probe_find, probe_answer_set, probe_put */
 #ifndef EXADL_HARNESS_PROBE_H
@@ -44,8 +45,14 @@ typedef struct {
  * -1 with "FILE:LINE:COL: problem" in err. */
 int probe_read(arena_t *a, const char *dir, probe_t *p, char *err, size_t errlen);
 /* probe_read where a damaged file counts as missing: its error goes to stderr
- * as "exadl CMD: warning: FILE:LINE:COL: ... (its answers are not used)". */
+ * as "exadl CMD: warning: FILE:LINE:COL: ... (its answers are not used)"
+ * (exadl run, which asks the questions again). */
 void probe_read_or_warn(arena_t *a, const char *dir, probe_t *p, const char *cmd);
+/* probe_read for the commands that only read (analyze, check): a damaged file
+ * is bad input, said in one line "exadl CMD: error: FILE:LINE:COL: ..." with
+ * what to do; -1 then (the caller exits 2 and writes nothing), else 0 (a
+ * missing file is p->missing, said later by what lacks its answers). */
+int probe_read_or_fail(arena_t *a, const char *dir, probe_t *p, const char *cmd);
 /* The same from text (name: the file, for messages). */
 int probe_read_text(arena_t *a, const char *text, size_t len, const char *name, probe_t *p,
                     char *err, size_t errlen);

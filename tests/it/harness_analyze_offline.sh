@@ -8,7 +8,8 @@
 # bin folder of its own and in front of PATH.  analyze starts none of them and
 # writes the same results.yaml (timings masked); without probe.yaml it says
 # what is missing, in one line, and still writes results without the
-# peak-derived number; a damaged probe.yaml is named with its line; `exadl
+# peak-derived number; a damaged probe.yaml is bad input (one error with its
+# line, exit 2, nothing written); `exadl
 # run --resume` keeps the recorded answers and asks the missing ones.
 set -u
 bin=${EXADL_BIN:?}
@@ -117,12 +118,21 @@ cout=$(offline check "$c2" 2>&1)
     && pass "check without probe.yaml: not evaluated, said once, nothing started" \
     || { fail "check without probe.yaml: $(marks)"; echo "$cout" | tail -n 5; }
 
-# ---- a damaged probe.yaml: one error naming file, line and problem
+# ---- a damaged probe.yaml: bad input, one error naming file, line and problem
+# and what to do; exit 2; results, report and records as they were (run.yaml's
+# history notes every analyze, this one too)
 c3=$(copy c3)
 printf 'exadl_probe: 1\ndescribe:\n  - {program: stemdl, args: [--describe]}\n' >"$c3/probe.yaml"
-aout=$(offline analyze "$c3" 2>&1)
-[ -z "$(marks)" ] && grep -qF "exadl analyze: warning: $c3/probe.yaml:3:5: an answer has output: or error: (one of them) (its answers are not used)" <<<"$aout" \
-    && pass "a damaged probe.yaml: FILE:LINE:COL and what is wrong" || { fail "damaged probe.yaml"; echo "$aout" | tail -n 5; }
+before=$(cd "$c3" && find . -type f ! -name run.yaml -exec md5sum {} + | sort)
+aout=$(offline analyze "$c3" 2>&1); arc=$?
+cout=$(offline check "$c3" 2>&1); crc=$?
+after=$(cd "$c3" && find . -type f ! -name run.yaml -exec md5sum {} + | sort)
+want="$c3/probe.yaml:3:5: an answer has output: or error: (one of them) (remove $c3/probe.yaml to"
+[ -z "$(marks)" ] && [ $arc -eq 2 ] && [ $crc -eq 2 ] && [ "$before" = "$after" ] \
+    && [ "$(grep -c error <<<"$aout")" -eq 1 ] && grep -qF "exadl analyze: error: $want analyze" <<<"$aout" \
+    && grep -qF "exadl check: error: $want check" <<<"$cout" \
+    && pass "a damaged probe.yaml: one error with FILE:LINE:COL and what to do, exit 2, results untouched" \
+    || { fail "damaged probe.yaml (analyze $arc, check $crc)"; echo "$aout" | tail -n 5; echo "$cout" | tail -n 3; }
 # ---- exadl run --resume keeps the recorded answers and asks the missing ones
 c4=$(copy c4)
 python3 - "$c4/probe.yaml" <<'PY'
