@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The compute skeleton (benchmarks/skeleton, docs/simulate.md) over real MPI:
 # - the inline engine (cycles on the rank's own thread, as under SMPI) and
-#   the threaded one run the same step: every group reduced, in as many
-#   fused reductions, a step no shorter than the device's time and not far
-#   above it (the device sleeps, the reductions overlap it; the bound is
-#   loose: a loaded machine or the sanitizer build stretches the cycles);
+#   the threaded one run the same step: every group reduced in every timed
+#   step, each in at least one and at most ceil(bytes / fusion_bytes) + 1
+#   fused reductions (where a fusion buffer's edge falls depends on which
+#   groups a cycle found ready, so on timing: the engines need not agree),
+#   and a step no shorter than the device's time (the device sleeps); no
+#   upper bound on time, which a loaded machine would stretch (docs/gsync.md);
 # - the record is a training record of kind skeleton whose validation says
 #   that nothing was computed (skipped, never pass);
 # - bad options end with one line and exit 2 on every rank.
@@ -38,17 +40,18 @@ for path in sys.argv[1:]:
     dev = sk["forward_s"] + sk["backward_s"] + sk["optimizer_s"]
     steps = r["timing"]["step_s"]
     gr = r["gradient_reduction"]
-    assert len(steps) == 3 and all(dev <= s <= 4 * dev + 1.0 for s in steps), (eng, dev, steps)
+    assert len(steps) == 3 and all(dev <= s for s in steps), (eng, dev, steps)
     assert all(x >= 0 for x in gr["steps"]["exposed_s"]), gr["steps"]["exposed_s"]
     assert all(c > 0 for c in gr["steps"]["cycles"]), gr["steps"]["cycles"]
     # every group reduced in every timed step
     for st in gr["timeline"]:
         assert all(g[2] >= g[1] >= 0 and g[2] >= g[0] for g in st), (eng, st)
     red[eng] = [g["reductions"] for g in gr["group_list"]]
-    assert all(x >= 1 for x in red[eng]), red[eng]
+    fb = gr["fusion_bytes"]
+    assert all(1 <= g["reductions"] <= -(-g["bytes"] // fb) + 1 for g in gr["group_list"]), (eng, fb, gr["group_list"])
     out.append("%s: device %.3f s, steps %s s" % (eng, dev, ", ".join("%.3f" % s for s in steps)))
-assert red["inline"] == red["thread"], red
-print("; ".join(out) + "; same fused reductions per group %s" % red["inline"])
+assert len(red["inline"]) == len(red["thread"]), red
+print("; ".join(out) + "; fused reductions per group: inline %s, thread %s" % (red["inline"], red["thread"]))
 PY
 )
 if [ $? -eq 0 ]; then pass "inline and threaded engines: $msg"; else fail "engines: $msg"; fi
