@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #define AXIS_MAX_TICS 9
+#define AXIS_MAX_BYTE_TICS 12 /* 8 B to 16 MiB: every 4x */
 
 static int cmp_int(const void *x, const void *y)
 {
@@ -92,7 +93,7 @@ const char *axis_bytes(arena_t *a, double lo, double hi)
     if (e1 > 62) e1 = 62;
     if (e1 < e0) e1 = e0;
     int span = e1 - e0, step = 1;
-    while (span / step + 1 > AXIS_MAX_TICS) step++;
+    while (span / step + 1 > AXIS_MAX_BYTE_TICS) step++;
     /* whole binary units (2^10 apart) line up when the step divides 10 */
     while (step < 10 && 10 % step) step++;
     e0 -= e0 % step;

@@ -29,7 +29,7 @@ const char *axis_ranks(arena_t *a, const int *r, size_t n);
 const char *axis_yfit(arena_t *a, const double *v, size_t n, double lo, double hi);
 
 /* x axis of message sizes in bytes from lo to hi (> 0): log base 2, ticks at
- * powers of two only (at most 9, evenly spaced exponents), labelled by
+ * powers of two only (at most 12, evenly spaced exponents), labelled by
  * axis_bytes_label; no minor ticks. */
 const char *axis_bytes(arena_t *a, double lo, double hi);
 /* a power of two of bytes in binary units: "8 B", "64 KiB", "16 MiB", "1 GiB"
@@ -41,7 +41,8 @@ void axis_bytes_label(double bytes, char *buf, size_t len);
  * "" and 1. */
 const char *axis_si(double top, double *div);
 
-/* a log y axis of seconds, ticks labelled "10 us", "1 ms", "100 ms" */
+/* a log y axis of seconds, ticks labelled "10 us", "1 ms", "100 ms" (holds %:
+ * an argument of a printf format, never a part of one) */
 #define AXIS_LOG_TIME_Y "set logscale y 10\nset format y '%.0s %cs'\n"
 
 #endif
