@@ -4,7 +4,8 @@
  * block's, harness/blocks/gradient_reduction/: harness/model/ablation.c
  * builds the rows, its der_gradient_reduction.c adds their metrics
  * exposed_comm_s, negotiation_s, model_efficiency); the figures ablation_efficiency, ablation_modes and
- * model_efficiency; model.yaml in the run folder. */
+ * model_efficiency; model.yaml in the run folder.  Only entries of one workload
+ * (benchmark and config apart from the mode's settings) are set side by side. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
