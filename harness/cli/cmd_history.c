@@ -9,6 +9,7 @@
 #include "benchmarks/common/ytree.h"
 #include "harness/analysis/verdict.h"
 #include "harness/cli/cmds.h"
+#include "harness/plots/axis.h"
 #include "harness/plots/plots.h"
 #include "harness/report/results.h"
 #include "harness/run/rundir.h"
@@ -80,6 +81,14 @@ static void with_unit(char *buf, size_t len, double v, const char *unit)
     if (!isfinite(v)) snprintf(buf, len, "-");
     else if (unit && (!strcmp(unit, "FLOP/s") || !strcmp(unit, "FLOP"))) fmt_si(v, unit, buf, len);
     else snprintf(buf, len, "%.4g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
+}
+
+/* a CI bound in the SI prefix of its value: 18.4 GFLOP/s [18.21, 18.77], not [1.821e+10, ..] */
+static void fmt_ci(char *buf, size_t len, double v, double value, const char *unit)
+{
+    double d = 1;
+    if (unit && (!strcmp(unit, "FLOP/s") || !strcmp(unit, "FLOP"))) axis_si(fabs(value) * 1.0005, &d);
+    snprintf(buf, len, "%.4g", v / d);
 }
 
 static int cmd_history(int argc, char **argv)
@@ -161,8 +170,8 @@ static int cmd_history(int argc, char **argv)
         char v[160] = "-", ch[24] = "-", x[40], lo[40], hi[40];
         if (m[i]) {
             with_unit(x, sizeof x, m[i]->value, unit);
-            with_unit(lo, sizeof lo, m[i]->lo, "");
-            with_unit(hi, sizeof hi, m[i]->hi, "");
+            fmt_ci(lo, sizeof lo, m[i]->lo, m[i]->value, unit);
+            fmt_ci(hi, sizeof hi, m[i]->hi, m[i]->value, unit);
             if (isfinite(m[i]->lo)) snprintf(v, sizeof v, "%s [%s, %s]", x, lo, hi);
             else snprintf(v, sizeof v, "%s", x);
             if (first && first->value != 0)
@@ -239,15 +248,21 @@ static int cmd_history(int argc, char **argv)
     plots_t pl;
     plots_begin(a, dir, &pl);
     const char *title = ar_printf(a, "%s of %s across runs", metric, bench);
+    double ytop = 0, ydiv; /* one SI prefix for the y axis: 18 GFLOP/s, not 1.8e+10 */
+    for (size_t i = 0; i < nruns; i++)
+        if (m[i] && isfinite(m[i]->hi) ? m[i]->hi > ytop : m[i] && m[i]->value > ytop)
+            ytop = isfinite(m[i]->hi) ? m[i]->hi : m[i]->value;
+    const char *ylabel = ar_printf(a, "%s%s", axis_si(ytop, &ydiv), unit);
     sb_t pc = {0};
     sb_puts(&pc, "plot ");
     for (size_t k = 0; k < nm; k++) /* machine names reach gnuplot quoted */
-        sb_printf(&pc, "%s'history.dat' index %zu using 1:2:3:4:xtic(6) with yerrorlines lw 2 pt 7 "
-                       "title %s", k ? ", " : "", k, plots_gp_str(a, ar_printf(a, "%s: median, 95%% CI", mach[k])));
+        sb_printf(&pc, "%s'history.dat' index %zu using 1:($2/%g):($3/%g):($4/%g):xtic(6) with "
+                       "yerrorlines lw 2 pt 7 title %s", k ? ", " : "", k, ydiv, ydiv, ydiv,
+                  plots_gp_str(a, ar_printf(a, "%s: median, 95%% CI", mach[k])));
     char *gp = ar_printf(a,
                          "%sunset xlabel\nset xtics rotate by -30 font \",8\"\nset offsets 0.5,0.5,0,0\n"
                          "%s\n%s",
-                         plots_gp_header(a, "history", title, "", unit), sb_str(&pc), plots_gp_footer);
+                         plots_gp_header(a, "history", title, "", ylabel), sb_str(&pc), plots_gp_footer);
     sb_free(&pc);
     plots_add(a, dir, &pl, "history", title, &dat, gp);
     sb_free(&dat);

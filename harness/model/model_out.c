@@ -304,7 +304,7 @@ void model_plot(arena_t *a, const char *dir, const mpred_t *p, const char *name,
     /* the published point beside the curves (a datablock: replot for the SVG
      * reads it again); the line marks the level where the x axis cannot
      * reach 27,600 */
-    char *gp = ar_printf(a, "%s%sset yrange [0:1.05]\nset key bottom left\n"
+    char *gp = ar_printf(a, "%s%sset yrange [0:1.05]\n" /* the key: outside (plots.h) */
                             "$published << EOD\n27600 %.2f\nEOD\n"
                             "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 2 "
                             "title columnheader(i), \\\n"

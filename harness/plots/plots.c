@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/plots/axis.h"
 #include "harness/proc/argv.h"
 #include "harness/proc/launch.h"
 
@@ -70,7 +71,7 @@ const char *plots_gp_header(arena_t *a, const char *name, const char *title, con
         "set xlabel %s\n"
         "set ylabel %s\n"
         "set grid\n"
-        "set key top left\n",
+        AXIS_KEY,
         n, n, n, n, n, plots_gp_str(a, title), plots_gp_str(a, xl), plots_gp_str(a, yl));
 }
 

@@ -57,10 +57,8 @@ extern const char *const plots_gp_footer;
 /* " VALUE" of a .dat row; NaN is gnuplot's missing value. */
 void plots_datum(sb_t *b, double v);
 
-/* Summit's published weak-scaling efficiency at 27,600 GPUs, marked on plots. */
+/* Summit's published weak-scaling efficiency at 27,600 GPUs, drawn on STEMDL's
+ * weak-scaling efficiency plots (reference/summit-2019.yaml) */
 #define SUMMIT_EFFICIENCY 0.93
-/* the devices a run needs before Summit's line is drawn beside it: an efficiency
- * at 27,600 GPUs next to a 2-rank CPU run compares nothing */
-#define SUMMIT_LINE_MIN_DEVICES 1024
 
 #endif

@@ -9,8 +9,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "benchmarks/common/fileio.h"
+#include "harness/plots/axis.h"
 #include "harness/report/runctx.h"
 
 #define COLL_LATENCY_MAX_BYTES 65536.0 /* cells up to this size show latency */
@@ -129,6 +131,73 @@ static const char *write_csv(const runctx_t *rc, const bres_t *b)
     return rc_w ? NULL : name;
 }
 
+/* EXADL_NET_RATE (harness/launchers/net_rate.sh: a number with bit, kbit,
+ * mbit, gbit or tbit, decimal) in bits per second; 0 when absent, unlimited or
+ * unreadable */
+static double net_rate_bps(const char *r)
+{
+    if (!r) return 0;
+    char *end;
+    double v = strtod(r, &end);
+    if (end == r || !(v > 0) || !isfinite(v)) return 0;
+    static const struct { const char *u; double m; } units[] = {
+        {"bit", 1}, {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}, {"tbit", 1e12}};
+    for (size_t k = 0; k < sizeof units / sizeof *units; k++)
+        if (!strcasecmp(end, units[k].u)) return v * units[k].m;
+    return 0;
+}
+
+/* the rate of the emulated link under this entry (its env's EXADL_NET_RATE,
+ * which the netns launcher shapes the ranks' loopback to), 0: none */
+static double entry_rate_bps(const runctx_t *rc, const char *bench, const char **text)
+{
+    for (size_t i = 0; i < rc->s.nbench; i++) {
+        const bench_spec_t *e = &rc->s.bench[i];
+        if (strcmp(e->name, bench)) continue;
+        for (size_t k = e->nenv; k-- > 0;) /* the entry's own env comes last */
+            if (!strcmp(e->env[k].key, "EXADL_NET_RATE")) {
+                *text = e->env[k].value;
+                return net_rate_bps(e->env[k].value);
+            }
+    }
+    return 0;
+}
+
+/* a best busbw above the emulated link's rate is not the link's number: say so
+ * (issue 27) instead of reporting it as the network's */
+static void link_flag(sb_t *o, const runctx_t *rc, const bres_t *b)
+{
+    const char *text = NULL;
+    double bps = entry_rate_bps(rc, b->name, &text);
+    if (!(bps > 0)) return;
+    double link_GBps = bps / 8 / 1e9;
+    sb_t l = {0};
+    for (size_t i = 0; i < b->nc; i++) {
+        const cres_t *c = &b->c[i];
+        if (c->scale < 2 || c->inplace || !isfinite(c->busbw)) continue;
+        int best = 1; /* the best out-of-place row of its op and scale, first of equals */
+        for (size_t j = 0; j < b->nc && best; j++) {
+            const cres_t *x = &b->c[j];
+            if (j == i || x->scale != c->scale || x->inplace || strcmp(x->op, c->op)) continue;
+            best = !(x->busbw > c->busbw || (x->busbw == c->busbw && j < i));
+        }
+        if (!best || !(c->busbw > link_GBps)) continue;
+        char sz[32];
+        size_text(c->bytes, sz, sizeof sz);
+        sb_printf(&l, "%s%s %.3g GB/s at %s (%d ranks)", l.len ? ", " : "",
+                  sanitize_name(rc->a, c->op), c->busbw, sz, c->scale);
+    }
+    if (l.len) {
+        double g = bps / 1e9;
+        sb_printf(o, "\n**Above the emulated link's %.4g %s (EXADL_NET_RATE=%s, %.4g GB/s):** best "
+                     "busbw %s. On-host traffic bypasses the link (shared memory, a copy inside one "
+                     "rank, a burst the shaping lets through): these are not the link's numbers.\n",
+                  g >= 1 ? g : bps / 1e6, g >= 1 ? "Gbit/s" : "Mbit/s",
+                  sanitize_name(rc->a, text), link_GBps, sb_str(&l));
+    }
+    sb_free(&l);
+}
+
 static void md(sb_t *o, const runctx_t *rc, const bres_t *b)
 {
     if (!b->nc) return;
@@ -144,6 +213,7 @@ static void md(sb_t *o, const runctx_t *rc, const bres_t *b)
     }
     for (size_t k = 0; k < n; k++)
         if (scales[k] > 1 || n == 1) table(o, rc, b, scales[k]); /* one rank moves nothing */
+    link_flag(o, rc, b);
     const char *csv = write_csv(rc, b);
     sb_printf(o, "\nEvery row (each type, reduction, placement and size, with its 95%% CI): "
                  "results.yaml%s%s%s.\n", csv ? " and " : "", csv ? csv : "", csv ? "" : "");
@@ -190,12 +260,16 @@ static void plots(const runctx_t *rc, const bres_t *b, const char *dir, plots_t 
         const char *name = ar_printf(a, "%s_%s", b->name, q == 0 ? "busbw" : "latency");
         const char *title = ar_printf(a, "%s: %s per operation, %d ranks (out of place)", b->name,
                                       q == 0 ? "bus bandwidth" : "latency", scale);
-        char *gp = ar_printf(a, "%sset logscale %s\nset format x '%%.0b%%B'\n"
+        /* sizes at powers of two in binary units; latency on a log axis of
+         * plain numbers (never gnuplot's default 0.100000) */
+        char *gp = ar_printf(a, "%s%s%s"
                                 "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 2 "
                                 "title columnheader(i)\n%s",
-                             plots_gp_header(a, name, title, "message size (bytes)",
+                             plots_gp_header(a, name, title, "message size",
                                              q == 0 ? "busbw (GB/s)" : "latency (us)"),
-                             q == 0 ? "x 2" : "xy", nops + 1, name, plots_gp_footer);
+                             axis_bytes(a, sizes[0], sizes[nsz - 1]),
+                             q == 0 ? "set yrange [0:*]\n" : "set logscale y 10\nset format y '%g'\n",
+                             nops + 1, name, plots_gp_footer);
         plots_add(a, dir, out, ar_strdup(a, name), title, &d, gp);
         sb_free(&d);
     }

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "harness/blocks/spatial/der_spatial.h"
+#include "harness/plots/axis.h"
 #include "harness/report/runctx.h"
 
 static void g(sb_t *o, double v)
@@ -90,16 +91,20 @@ static void plots(const runctx_t *c, const bres_t *b, const char *dir, plots_t *
         sb_free(&t);
         return;
     }
+    int *sc = ar_alloc(c->a, (e->nsc + 1) * sizeof *sc);
+    for (size_t i = 0; i < e->nsc; i++) sc[i] = e->sc[i].s->scale;
     const char *name = ar_printf(c->a, "%s_spatial", b->name);
     const char *title = ar_printf(c->a, "%s: step and halo time, measured and modelled", b->name);
+    /* integer rank ticks; seconds on a log axis as 100 us / 10 ms */
     const char *gp = ar_printf(
         c->a,
-        "%sset logscale y\nset key top right\n"
+        "%s%s%s"
         "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 title 'step, measured (95%% CI)', \\\n"
         "     '%s.dat' using 1:5 with linespoints lw 2 dt 2 pt 6 title 'step, model', \\\n"
         "     '%s.dat' using 1:6 with linespoints lw 2 pt 5 title 'halo, measured (rank 0)', \\\n"
         "     '%s.dat' using 1:7 with linespoints lw 2 dt 2 pt 4 title 'halo, model'\n%s",
-        plots_gp_header(c->a, name, title, "ranks", "seconds per step"), name, name, name, name,
+        plots_gp_header(c->a, name, title, "ranks", "time per step"), axis_ranks(c->a, sc, e->nsc),
+        AXIS_LOG_TIME_Y, name, name, name, name,
         plots_gp_footer);
     plots_add(c->a, dir, pl, name, title, &t, gp);
     sb_free(&t);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "harness/plots/axis.h"
 #include "harness/report/runctx.h"
 
 static void g(sb_t *b, double v)
@@ -132,56 +133,67 @@ static void scale_plots(arena_t *a, const char *dir, const bres_t *b, plots_t *o
         sb_puts(&f, "\n");
     }
     const char *xl = "scale (ranks; one per GPU where GPUs are used)";
-    const char *logx = b->s[b->ns - 1].scale > 8 ? "set logscale x 2\n" : "";
+    int *sc = ar_alloc(a, (b->ns + 1) * sizeof *sc);
+    for (size_t i = 0; i < b->ns; i++) sc[i] = b->s[i].n ? b->s[i].scale : 0;
+    const char *xaxis = axis_ranks(a, sc, b->ns); /* integer ticks at the scales run */
+    /* rates with one SI prefix for the axis, from 0 (a throughput axis that
+     * starts at 1.5 makes 1.6 look like twice 1.5) */
+    double top = 0, div;
+    for (size_t i = 0; i < b->ns; i++)
+        if (isfinite(b->s[i].thr_hi) && b->s[i].thr_hi > top) top = b->s[i].thr_hi;
+    const char *pre = axis_si(top, &div);
     char *name = ar_printf(a, "%s_throughput", b->name);
     char *title = ar_printf(a, "%s: throughput (%s scaling)", b->name, scaling_name(b->scaling));
     char *gp = ar_printf(a,
-                         "%s%sset xtics 1\nset format y '%%g'\n"
-                         "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
+                         "%s%sset yrange [0:*]\nset format y '%%g'\n"
+                         "plot '%s.dat' using 1:($2/%g):($3/%g):($4/%g) with yerrorlines lw 2 pt 7 "
                          "title 'measured (median, 95%% CI)', \\\n"
-                         "     '%s.dat' using 1:5 with lines dt 2 lw 2 title 'ideal (linear "
+                         "     '%s.dat' using 1:($5/%g) with lines dt 2 lw 2 title 'ideal (linear "
                          "from the smallest scale)'\n%s",
-                         plots_gp_header(a, name, title, xl, "samples/s"), logx, name, name,
-                         plots_gp_footer);
+                         plots_gp_header(a, name, title, xl, ar_printf(a, "%ssamples/s", pre)),
+                         xaxis, name, div, div, div, name, div, plots_gp_footer);
     plots_add(a, dir, out, name, title, &t, gp);
     name = ar_printf(a, "%s_efficiency", b->name);
     title = ar_printf(a, "%s: %s scaling efficiency", b->name, scaling_name(b->scaling));
-    /* Summit's 0.93 is an efficiency at 27,600 GPUs: drawn only beside runs
-     * of a scale where it says something (SUMMIT_LINE_MIN_DEVICES and up) */
-    const sres_t *big = &b->s[b->ns - 1];
-    int summit = (big->devices > 0 ? big->devices : big->scale) >= SUMMIT_LINE_MIN_DEVICES;
+    /* the y range holds every CI bound drawn (a CI above 1.2 was cut) */
+    double *ev = ar_alloc(a, (3 * b->ns + 1) * sizeof *ev);
+    size_t nev = 0;
+    for (size_t i = 0; i < b->ns; i++)
+        if (b->s[i].n) ev[nev++] = b->s[i].eff, ev[nev++] = b->s[i].eff_lo, ev[nev++] = b->s[i].eff_hi;
+    /* the published reference where one applies: STEMDL's weak-scaling
+     * efficiency on Summit (reference/summit-2019.yaml), drawn as a line
+     * with its scale in the key, the run's own scale beside it */
+    int summit = b->scaling == SCALING_WEAK && b->kind && !strcmp(b->kind, "stemdl");
     char *summit_line = summit ? ar_printf(a, ", \\\n     %.2f with lines dt 3 lw 2 lc rgb 'red' "
-                                              "title 'Summit 2019, 27,600 V100 (published)'",
-                                           SUMMIT_EFFICIENCY)
+                                              "title 'published: Summit 2019, %.2f at 27,600 "
+                                              "V100 (reference/summit-2019.yaml)'",
+                                           SUMMIT_EFFICIENCY, SUMMIT_EFFICIENCY)
                                : "";
-    gp = ar_printf(a, "%s%sset xtics 1\nset yrange [0:1.2]\nset key bottom left\n"
+    gp = ar_printf(a, "%s%s%s"
                       "plot '%s.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 title "
                       "'measured (95%% CI)', \\\n"
                       "     1 with lines dt 2 lc rgb 'gray40' title 'ideal'%s\n%s",
-                   plots_gp_header(a, name, title, xl, "efficiency"), logx, name, summit_line,
-                   plots_gp_footer);
+                   plots_gp_header(a, name, title, xl, "efficiency"), xaxis,
+                   axis_yfit(a, ev, nev, 0, 1.1), name, summit_line, plots_gp_footer);
     plots_add(a, dir, out, name, title, &e, gp);
     name = ar_printf(a, "%s_flops", b->name);
     title = ar_printf(a, "%s: FLOP rate (executed FLOPs)", b->name);
     /* one SI prefix for the whole axis, chosen from the data: "170 GFLOP/s"
      * ticks, not "170.00GFLOP/s" or 1.7e+11 */
-    double top = 0;
+    top = 0;
     for (size_t i = 0; i < b->ns; i++)
         if (isfinite(b->s[i].peak) && b->s[i].peak > top) top = b->s[i].peak;
     for (size_t i = 0; i < b->ns; i++)
         if (isfinite(b->s[i].sustained) && b->s[i].sustained > top) top = b->s[i].sustained;
-    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
-    int k = 0;
-    while (k < 6 && top >= 1000 * pow(10, 3 * k)) k++;
-    double div = pow(10, 3 * k);
+    pre = axis_si(top, &div);
     gp = ar_printf(a,
-                   "%s%sset xtics 1\nset format y '%%g'\n"
+                   "%s%sset yrange [0:*]\nset format y '%%g'\n"
                    "plot '%s.dat' using 1:($2/%g) with linespoints lw 2 pt 7 title 'sustained', \\\n"
                    "     '%s.dat' using 1:($3/%g) with linespoints lw 2 pt 5 title 'peak (fastest "
                    "step)', \\\n"
                    "     '%s.dat' using 1:($5/%g) with linespoints lw 1 pt 6 title 'sustained per "
                    "device'\n%s",
-                   plots_gp_header(a, name, title, xl, ar_printf(a, "%sFLOP/s", pre[k])), logx,
+                   plots_gp_header(a, name, title, xl, ar_printf(a, "%sFLOP/s", pre)), xaxis,
                    name, div, name, div, name, div, plots_gp_footer);
     plots_add(a, dir, out, name, title, &f, gp);
     sb_free(&t), sb_free(&e), sb_free(&f);
@@ -216,7 +228,7 @@ static void kernel_plot(arena_t *a, const char *dir, const bres_t *b, plots_t *o
     char *gp = ar_printf(a,
                          "%sset style data histograms\nset style histogram clustered gap 1\n"
                          "set style fill solid 0.8 border -1\nset xtics rotate by -35\n"
-                         "set key top right\nset yrange [0:*]\n"
+                         "set yrange [0:*]\n"
                          "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)\n%s",
                          plots_gp_header(a, name, title, "kernel kind", "ms per step"), ncol + 1,
                          name, plots_gp_footer);
