@@ -300,8 +300,8 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
            "samples (each launch's timed steps where the records keep them, else each launch's "
            "median, else one value per run); 95%% CI: two-stage percentile bootstrap (launches, then "
            "steps within each; %d resamples, fixed seed; Efron & Tibshirani 1993).  Threshold "
-           "%.3g%%%s: REGRESSION or improvement when the whole CI is beyond %.4gx on that side, no "
-           "change when it lies within [%.4g, %.4g]\n", nb, BOOT_RESAMPLES, o->threshold,
+           "%.3g%%%s: a verdict where the whole CI lies beyond %.4gx on one side, or within "
+           "[%.4g, %.4g] (no change)\n", nb, BOOT_RESAMPLES, o->threshold,
            o->threshold_from, 1 + o->threshold / 100, 1 / (1 + o->threshold / 100), 1 + o->threshold / 100);
     interference_lines(a, r, nr);
     if (nref)

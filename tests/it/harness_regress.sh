@@ -102,6 +102,22 @@ cmp_out "$tmp/q1" "$tmp/n13"
 [ $rc -eq 1 ] && line step_time_s | grep -q 'REGRESSION$' && pass "1.3x slower against one baseline run: REGRESSION" \
     || { fail "1.3x, one baseline ($rc)"; echo "$out"; }
 
+# the threshold from the suite (the run folder's copy), --threshold over it
+cp -r "$tmp/n13" "$tmp/n13t" && echo "regression_threshold_pct: 50" >>"$tmp/n13t/suite.yaml"
+cmp_out --baseline "$tmp/q1" "$tmp/q2" "$tmp/q3" "$tmp/n13t"
+[ $rc -eq 0 ] && line step_time_s | grep -q 'no change$' && grep -q "Threshold 50% (the suite's regression_threshold_pct)" <<<"$out" \
+    && pass "regression_threshold_pct: 50 in the suite: 1.3x is no change" || { fail "suite threshold ($rc)"; echo "$out"; }
+cmp_out --baseline "$tmp/q1" "$tmp/q2" "$tmp/q3" "$tmp/n13t" --threshold 5
+[ $rc -eq 1 ] && grep -q "Threshold 5% (--threshold)" <<<"$out" && pass "--threshold overrides the suite's" \
+    || { fail "--threshold over the suite ($rc)"; echo "$out"; }
+cp "$tmp/s.yaml" "$tmp/t.yaml" && echo "regression_threshold_pct: -3" >>"$tmp/t.yaml"
+out=$("$exadl" validate "$tmp/t.yaml" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q 'regression_threshold_pct' <<<"$out" && pass "validate: a negative regression_threshold_pct is an error (exit 2)" \
+    || { fail "validate threshold ($rc)"; echo "$out"; }
+sed -i 's/: -3$/: 2.5/' "$tmp/t.yaml"
+out=$("$exadl" validate "$tmp/t.yaml" 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "validate: regression_threshold_pct: 2.5 is a suite key" || { fail "validate key ($rc)"; echo "$out"; }
+
 # identical: the same folder copied; two runs of the same config
 cp -r "$tmp/b2" "$tmp/b2copy"
 for pair in "b2 b2copy" "q1 q1" ; do
