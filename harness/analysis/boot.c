@@ -82,15 +82,44 @@ static double draw_one(const vside_t *s, uint64_t *st)
     return s->x[b + draw(st, s->gend[g] - b)];
 }
 
-/* the median of one two-stage resample of a side into buf */
+/* the groups of a run */
+static void run_span(const vside_t *s, size_t r, size_t *g0, size_t *g1)
+{
+    if (s->nrun < 2) *g0 = 0, *g1 = s->ngroup;
+    else *g0 = r ? s->rend[r - 1] : 0, *g1 = s->rend[r];
+}
+
+/* the median of one resample of a side into buf: runs (where there are two or
+ * more), then as many groups of each drawn run as it holds, then as many
+ * observations of each drawn group as it holds */
 static double resample(const vside_t *s, uint64_t *st, double *buf)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < s->ngroup; i++) {
-        size_t g = draw(st, s->ngroup), b = g ? s->gend[g - 1] : 0, n = s->gend[g] - b;
-        for (size_t j = 0; j < n; j++) buf[k++] = s->x[b + draw(st, n)];
+    size_t k = 0, nr = s->nrun < 2 ? 1 : s->nrun;
+    for (size_t r = 0; r < nr; r++) {
+        size_t g0, g1;
+        run_span(s, nr > 1 ? draw(st, nr) : 0, &g0, &g1);
+        for (size_t i = g0; i < g1; i++) {
+            size_t g = g0 + draw(st, g1 - g0), b = g ? s->gend[g - 1] : 0, n = s->gend[g] - b;
+            for (size_t j = 0; j < n; j++) buf[k++] = s->x[b + draw(st, n)];
+        }
     }
     return median_inplace(buf, k);
+}
+
+/* each run's median over the side's median: the run-to-run factors a side of
+ * one run borrows (NULL when the side has fewer than two runs) */
+static double *run_factors(const vside_t *s, double med)
+{
+    if (s->nrun < 2) return NULL;
+    double *f = malloc(s->nrun * sizeof *f);
+    if (!f) return NULL;
+    for (size_t r = 0; r < s->nrun; r++) {
+        size_t g0, g1;
+        run_span(s, r, &g0, &g1);
+        size_t b = g0 ? s->gend[g0 - 1] : 0;
+        f[r] = stats_median(s->x + b, s->gend[g1 - 1] - b) / med;
+    }
+    return f;
 }
 
 /* the largest group: a resample holds at most ngroup of them */
@@ -108,7 +137,9 @@ static int sound(const vside_t *s)
 {
     for (size_t g = 0; g < s->ngroup; g++)
         if (s->gend[g] <= (g ? s->gend[g - 1] : 0)) return 0; /* an empty group */
-    return s->ngroup > 0;
+    for (size_t r = 0; s->nrun > 1 && r < s->nrun; r++)
+        if (s->rend[r] <= (r ? s->rend[r - 1] : 0) || s->rend[r] > s->ngroup) return 0;
+    return s->ngroup > 0 && (s->nrun < 2 || s->rend[s->nrun - 1] == s->ngroup);
 }
 
 void boot_ratio(const vside_t *base, const vside_t *nw, double *r, double *lo, double *hi)
@@ -128,7 +159,11 @@ void boot_ratio(const vside_t *base, const vside_t *nw, double *r, double *lo, d
         return;
     double *bb = malloc(gb * base->ngroup * sizeof *bb), *bn = malloc(gn * nw->ngroup * sizeof *bn);
     double *q = malloc(BOOT_RESAMPLES * sizeof *q);
-    if (bb && bn && q) {
+    /* a side of one run borrows the other's run-to-run factors */
+    double *fb = nw->nrun < 2 ? run_factors(base, mb) : NULL;
+    double *fn = base->nrun < 2 ? run_factors(nw, mn) : NULL;
+    int ok = (fb || base->nrun < 2 || nw->nrun >= 2) && (fn || nw->nrun < 2 || base->nrun >= 2);
+    if (bb && bn && q && ok) {
         uint64_t st = 0x457861444c2d3237ULL; /* fixed: the same input, the same CI */
         for (size_t i = 0; i < BOOT_RESAMPLES; i++) {
             double xb, xn;
@@ -136,6 +171,8 @@ void boot_ratio(const vside_t *base, const vside_t *nw, double *r, double *lo, d
             else xb = resample(base, &st, bb);
             if (cn == 1) xn = mn * draw_one(base, &st) / mb;
             else xn = resample(nw, &st, bn);
+            if (fn && cb != 1) xb *= fn[draw(&st, nw->nrun)]; /* (one value: borrowed above) */
+            if (fb && cn != 1) xn *= fb[draw(&st, base->nrun)];
             q[i] = xb > 0 ? xn / xb : INFINITY;
         }
         qsort(q, BOOT_RESAMPLES, sizeof *q, cmp_dbl);
@@ -145,4 +182,6 @@ void boot_ratio(const vside_t *base, const vside_t *nw, double *r, double *lo, d
     free(bb);
     free(bn);
     free(q);
+    free(fb);
+    free(fn);
 }

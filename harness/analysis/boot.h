@@ -1,4 +1,4 @@
-/* boot: the 95% CI of a ratio of medians, new / baseline, by a two-stage
+/* boot: the 95% CI of a ratio of medians, new / baseline, by a staged
  * percentile bootstrap (Efron & Tibshirani, An Introduction to the Bootstrap,
  * 1993, ch. 13 for the percentile interval; Davison & Hinkley, Bootstrap
  * Methods and their Application, 1997, sec. 3.8 for resampling clustered
@@ -8,8 +8,14 @@
  * many observations as it holds, with replacement, and takes the median of
  * the pooled draw.  Drawing the launches first keeps what the steps of one
  * launch share (the machine's state while it ran) from reading as many
- * independent observations.  The generator has a fixed seed: the same input
- * always gives the same interval, so re-analysis gives the same verdict. */
+ * independent observations.  A side of two or more runs (a baseline pool) is
+ * drawn in three stages, runs first; a side of one run (the new run) takes on
+ * the other side's run-to-run variation: its median times the ratio of a
+ * drawn run's median to the other side's median, so that a drift between
+ * runs, which the launches of one run cannot show, never reads as a change
+ * (Davison & Hinkley sec. 3.8 again).  The generator has a fixed seed: the
+ * same input always gives the same interval, so re-analysis gives the same
+ * verdict. */
 #ifndef EXADL_HARNESS_BOOT_H
 #define EXADL_HARNESS_BOOT_H
 
@@ -19,6 +25,8 @@ typedef struct {
     const double *x;    /* the observations, group after group */
     const size_t *gend; /* end (exclusive) of each group in x */
     size_t ngroup;
+    const size_t *rend; /* end (exclusive) of each run in the groups (NULL: one run) */
+    size_t nrun;
 } vside_t;
 
 #define BOOT_RESAMPLES 4000

@@ -1,6 +1,6 @@
 /* verdict: regression, no change, improvement or inconclusive for one metric
  * of a new run against a pool of baseline runs, from the ratio of medians
- * new / baseline and its 95% CI (boot.h: a two-stage percentile bootstrap of
+ * new / baseline and its 95% CI (boot.h: a staged percentile bootstrap of
  * the pooled samples of each side, Efron & Tibshirani 1993).  With the
  * threshold t (percent) and the band [1/(1+t/100), 1+t/100] (symmetric on the
  * log scale, so a step time and its rate agree):

@@ -13,6 +13,7 @@
 #include "harness/analysis/ratio.h"
 #include "harness/analysis/verdict.h"
 #include "harness/cli/cmds.h"
+#include "harness/cli/text_table.h"
 #include "harness/report/results.h"
 #include "harness/report/results_diff.h"
 #include "harness/report/results_pool.h"
@@ -30,11 +31,14 @@ static const char help_compare[] =
     "baseline pool (A, or every --baseline run).  The statistic: the ratio of medians\n"
     "new / baseline of the pooled samples of each side (the timed steps of every launch\n"
     "where RUN/records/ keeps them and agrees with results.yaml, else each launch's\n"
-    "median, else one value per run) with its 95% CI by a two-stage percentile\n"
+    "median, else one value per run) with its 95% CI by a staged percentile\n"
     "bootstrap (Efron & Tibshirani, An Introduction to the Bootstrap, 1993): each of\n"
     "4000 resamples draws each side's launches with replacement, then the steps within\n"
-    "each drawn launch, so the variation across launches counts; fixed seed, so the\n"
-    "same runs always give the same numbers.  With the threshold T (--threshold, else\n"
+    "each drawn launch, so the variation across launches counts; a pool of two or more\n"
+    "baseline runs is drawn by runs first, and the new run takes on their run-to-run\n"
+    "drift; fixed seed, so the same runs always give the same numbers.  One baseline\n"
+    "run cannot show how runs differ: give two or more where runs drift.\n"
+    "With the threshold T (--threshold, else\n"
     "the new run's suite key regression_threshold_pct, else 5%):\n"
     "  REGRESSION    the whole CI beyond 1+T/100 on the worse side\n"
     "  improvement   the whole CI beyond it on the better side\n"
@@ -154,42 +158,6 @@ static int marked(const rdiffs_t *d, size_t nd, const metric_t *m)
     return 0;
 }
 
-/* a table printed once every row is known, each column as wide as its widest
- * cell, so that long values (FLOP/s with their CI) never shift the columns */
-typedef struct {
-    const char **cell; /* ncol per row */
-    size_t ncol, nrow, cap;
-} table_t;
-
-static void table_row(arena_t *a, table_t *t, const char *const *cells)
-{
-    if ((t->nrow + 1) * t->ncol > t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 16 * t->ncol;
-        const char **c = ar_alloc(a, nc * sizeof *c);
-        if (t->nrow) memcpy(c, t->cell, t->nrow * t->ncol * sizeof *c);
-        t->cell = c, t->cap = nc;
-    }
-    for (size_t k = 0; k < t->ncol; k++) t->cell[t->nrow * t->ncol + k] = ar_strdup(a, cells[k]);
-    t->nrow++;
-}
-
-static void table_print(const table_t *t)
-{
-    size_t w[16] = {0};
-    for (size_t r = 0; r < t->nrow; r++)
-        for (size_t k = 0; k < t->ncol && k < 16; k++) {
-            size_t l = strlen(t->cell[r * t->ncol + k]);
-            if (l > w[k]) w[k] = l;
-        }
-    for (size_t r = 0; r < t->nrow; r++) {
-        for (size_t k = 0; k < t->ncol; k++) {
-            const char *c = t->cell[r * t->ncol + k];
-            if (k + 1 == t->ncol) printf("%s\n", c);
-            else printf("%-*s  ", (int)w[k], c);
-        }
-    }
-}
-
 /* "2/3" busy launches, or NULL when none was busy */
 static const char *busy_tag(arena_t *a, const pinter_t *p)
 {
@@ -298,11 +266,15 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
     table_print(&tab);
     printf("\nbaseline: %zu run(s), pooled.  new/baseline: the ratio of the medians of the pooled "
            "samples (each launch's timed steps where the records keep them, else each launch's "
-           "median, else one value per run); 95%% CI: two-stage percentile bootstrap (launches, then "
-           "steps within each; %d resamples, fixed seed; Efron & Tibshirani 1993).  Threshold "
+           "median, else one value per run); 95%% CI: percentile bootstrap in stages (baseline "
+           "runs, launches, steps within each; %d resamples, fixed seed; Efron & Tibshirani 1993).  Threshold "
            "%.3g%%%s: a verdict where the whole CI lies beyond %.4gx on one side, or within "
            "[%.4g, %.4g] (no change)\n", nb, BOOT_RESAMPLES, o->threshold,
            o->threshold_from, 1 + o->threshold / 100, 1 / (1 + o->threshold / 100), 1 + o->threshold / 100);
+    if (nb == 1)
+        printf("one baseline run: the CI holds the variation between its launches, not between "
+               "runs (which a run's launches cannot show); with two or more (--baseline) the runs "
+               "are a stage of the bootstrap and the new run takes on their drift\n");
     interference_lines(a, r, nr);
     if (nref)
         printf("%d row(s) refused: their workload config differs (listed above); "

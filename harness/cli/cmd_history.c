@@ -1,4 +1,5 @@
-/* exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N] [--out DIR] */
+/* exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N] [--out DIR]: one metric
+ * across runs, and the newest run's verdict with compare's statistic (results_pool.h, verdict.h) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -19,12 +20,13 @@
 static const char help_history[] =
     "usage: exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N]\n"
     "                            [--op OP] [--bytes B] [--inplace yes|no] [--out DIR]\n"
+    "                            [--threshold PCT] [--allow-config-diff]\n"
     "\n"
     "Tabulate one metric across many runs (in the order given: machine generations,\n"
     "software updates, nightly runs) with its 95% CI in its unit, machine and the change\n"
     "against the first run; give the newest run's verdict against the runs before it\n"
     "of the same machine with compare's statistic (the ratio of medians of the pooled\n"
-    "samples, 95% CI by a two-stage percentile bootstrap, Efron & Tibshirani 1993; see\n"
+    "samples, 95% CI by a staged percentile bootstrap, Efron & Tibshirani 1993; see\n"
     "exadl compare --help); plot it, one line per machine (PNG and SVG, with .dat and\n"
     ".gp) into a new folder.  Runs whose workload config differs from the newest run's\n"
     "are refused as compare refuses them (listed; --allow-config-diff: kept, marked).\n"

@@ -171,6 +171,7 @@ int results_pool(arena_t *a, const results_t *const *runs, const metric_t *const
     }
     /* a run whose steps were read before the level fell: its launches' values */
     sbuf_t sb = {0}, sn = {0};
+    size_t *rend = ar_alloc(a, (nb + 1) * sizeof *rend), nrun = 0;
     for (size_t i = 0; i <= nb; i++) {
         const metric_t *x = i < nb ? rows[i] : m;
         sbuf_t *s = i < nb ? &sb : &sn;
@@ -185,14 +186,17 @@ int results_pool(arena_t *a, const results_t *const *runs, const metric_t *const
             put(a, s, x->value);
             close_group(a, s);
         }
+        if (i < nb && sb.ng && (!nrun || rend[nrun - 1] < sb.ng)) rend[nrun++] = sb.ng;
         pinter_t p;
         results_interference(i < nb ? runs[i] : nw, x->bench, x->scale, &p);
         pinter_t *t = i < nb ? &o->ib : &o->in;
         t->launches += p.launches, t->busy += p.busy, t->quiet += p.quiet;
     }
     o->level = level;
-    o->base = (vside_t){sb.x, sb.gend, sb.ng};
-    o->nw = (vside_t){sn.x, sn.gend, sn.ng};
+    /* the runs of the pool: a stage of their own where a run holds launches */
+    if (level == PL_RUNS) nrun = 0;
+    o->base = (vside_t){sb.x, sb.gend, sb.ng, nrun > 1 ? rend : NULL, nrun > 1 ? nrun : 0};
+    o->nw = (vside_t){sn.x, sn.gend, sn.ng, NULL, 0};
     o->launches_base = o->ib.launches, o->launches_new = o->in.launches;
     return 0;
 }

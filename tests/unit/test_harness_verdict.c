@@ -36,14 +36,14 @@ static void make(side_t *d, size_t g, size_t k, double med, double launch_spread
         for (size_t j = 0; j < k; j++) d->x[n++] = lm * (1 + step_spread * unit_noise());
         d->gend[i] = n;
     }
-    d->s = (vside_t){d->x, d->gend, g};
+    d->s = (vside_t){.x = d->x, .gend = d->gend, .ngroup = g};
 }
 
 static void scaled(side_t *d, const side_t *src, double f)
 {
     *d = *src;
     for (size_t i = 0; i < boot_count(&src->s); i++) d->x[i] = src->x[i] * f;
-    d->s = (vside_t){d->x, d->gend, src->s.ngroup};
+    d->s = (vside_t){.x = d->x, .gend = d->gend, .ngroup = src->s.ngroup};
 }
 
 static side_t b, n, c;
@@ -78,6 +78,12 @@ static void test_slower(void)
     verdict_judge(&b.s, &n.s, -1, 5, 0, 0, &j);
     T_ASSERT(j.v == RV_REGRESSION && j.lo > 4 && j.r > 6, "7.9x slower: REGRESSION (%.3gx [%.3g, %.3g])",
              j.r, j.lo, j.hi);
+    size_t runs3[] = {3, 6, 9}; /* the 9 launches are 3 runs of 3 */
+    vside_t pool = b.s;
+    pool.rend = runs3, pool.nrun = 3;
+    verdict_judge(&pool, &n.s, -1, 5, 0, 0, &j);
+    T_ASSERT(j.v == RV_REGRESSION, "7.9x slower, the runs a stage of their own: REGRESSION "
+             "(%.3gx [%.3g, %.3g])", j.r, j.lo, j.hi);
     verdict_judge(&b.s, &n.s, -1, 5, 0, 1, &j);
     T_ASSERT(j.v == RV_INCONCLUSIVE && j.why == RW_BUSY_NEW,
              "the slower new run measured on a busy machine: inconclusive (%s)", rverdict_name(j.v));
@@ -99,7 +105,8 @@ static void test_slower(void)
     side_t rb, rn;
     rb = b, rn = n;
     for (size_t i = 0; i < boot_count(&b.s); i++) rb.x[i] = 64 / b.x[i], rn.x[i] = 64 / n.x[i];
-    rb.s = (vside_t){rb.x, rb.gend, b.s.ngroup}, rn.s = (vside_t){rn.x, rn.gend, n.s.ngroup};
+    rb.s = (vside_t){.x = rb.x, .gend = rb.gend, .ngroup = b.s.ngroup};
+    rn.s = (vside_t){.x = rn.x, .gend = rn.gend, .ngroup = n.s.ngroup};
     verdict_judge(&rb.s, &rn.s, 1, 5, 0, 0, &j);
     T_ASSERT(j.v == RV_REGRESSION, "its throughput: a REGRESSION too (%.3gx)", j.r);
     verdict_judge(&b.s, &n.s, 0, 5, 0, 0, &j);
@@ -121,18 +128,33 @@ static void test_inconclusive(void)
     T_ASSERT(memcmp(&j, &k, sizeof j) == 0, "the same input: the same numbers (fixed seed)");
     double one[] = {10}, other[] = {7.2};
     size_t e1[] = {1};
-    vside_t s1 = {one, e1, 1}, s2 = {other, e1, 1};
+    vside_t s1 = {.x = one, .gend = e1, .ngroup = 1}, s2 = {.x = other, .gend = e1, .ngroup = 1};
     verdict_judge(&s1, &s2, 1, 5, 0, 0, &j);
     T_ASSERT(j.v == RV_INCONCLUSIVE && j.why == RW_ONE_EACH, "one value a side: inconclusive");
     /* three baseline runs, one new value: the new side borrows their spread */
     double runs[] = {10, 10.2, 9.9}, nv[] = {7};
     size_t e3[] = {1, 2, 3};
-    vside_t sr = {runs, e3, 3}, sn = {nv, e1, 1};
+    vside_t sr = {.x = runs, .gend = e3, .ngroup = 3}, sn = {.x = nv, .gend = e1, .ngroup = 1};
     verdict_judge(&sr, &sn, 1, 5, 0, 0, &j);
     T_ASSERT(j.v == RV_REGRESSION, "-30%% beyond 3 runs within 3%%: REGRESSION ([%.3g, %.3g])", j.lo, j.hi);
+    /* launches agree within each run, but the runs drift (10, 12, 8): the
+     * new run's 8.9 is within that drift, 5 is not */
+    double drift[] = {10, 10.1, 9.9, 12, 12.1, 11.9, 8, 8.1, 7.9}, at89[] = {8.9, 8.95, 8.85},
+           at5[] = {5, 5.05, 4.95};
+    size_t g9[] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, r3[] = {3, 6, 9};
+    vside_t sd = {.x = drift, .gend = g9, .ngroup = 9, .rend = r3, .nrun = 3};
+    vside_t s89 = {.x = at89, .gend = e3, .ngroup = 3}, s5 = {.x = at5, .gend = e3, .ngroup = 3};
+    verdict_judge(&sd, &s89, 1, 5, 0, 0, &j);
+    T_ASSERT(j.v == RV_INCONCLUSIVE, "-11%% within the runs' drift: inconclusive ([%.3g, %.3g])", j.lo, j.hi);
+    sd.nrun = 0, sd.rend = NULL;
+    verdict_judge(&sd, &s89, 1, 5, 0, 0, &k);
+    T_ASSERT(k.hi < j.hi && k.lo > j.lo, "the runs' stage widens the CI ([%.3g, %.3g] without it)", k.lo, k.hi);
+    sd.nrun = 3, sd.rend = r3;
+    verdict_judge(&sd, &s5, 1, 5, 0, 0, &j);
+    T_ASSERT(j.v == RV_REGRESSION, "-50%% beyond the drift: REGRESSION ([%.3g, %.3g])", j.lo, j.hi);
     double zb[] = {0, 0}, zn[] = {0};
     size_t e2[] = {1, 2};
-    vside_t z1 = {zb, e2, 2}, z2 = {zn, e1, 1};
+    vside_t z1 = {.x = zb, .gend = e2, .ngroup = 2}, z2 = {.x = zn, .gend = e1, .ngroup = 1};
     verdict_judge(&z1, &z2, 1, 5, 0, 0, &j);
     T_ASSERT(j.v == RV_NOCHANGE, "0 against 0: no change (%s)", rverdict_name(j.v));
 }
