@@ -122,7 +122,7 @@ static double *run_factors(const vside_t *s, double med)
     return f;
 }
 
-/* the largest group: a resample holds at most ngroup of them */
+/* the largest group */
 static size_t max_group(const vside_t *s)
 {
     size_t m = 0;
@@ -131,6 +131,20 @@ static size_t max_group(const vside_t *s)
         if (n > m) m = n;
     }
     return m;
+}
+
+/* the most groups one resample can hold: every run drawn may be the one with
+ * the most groups */
+static size_t max_drawn(const vside_t *s)
+{
+    if (s->nrun < 2) return s->ngroup;
+    size_t m = 0;
+    for (size_t r = 0; r < s->nrun; r++) {
+        size_t g0, g1;
+        run_span(s, r, &g0, &g1);
+        if (g1 - g0 > m) m = g1 - g0;
+    }
+    return m > SIZE_MAX / s->nrun ? 0 : m * s->nrun;
 }
 
 static int sound(const vside_t *s)
@@ -154,10 +168,10 @@ void boot_ratio(const vside_t *base, const vside_t *nw, double *r, double *lo, d
     *r = mn / mb;
     size_t cb = boot_count(base), cn = boot_count(nw);
     if (cb == 1 && cn == 1) return; /* no spread on either side */
-    size_t gb = max_group(base), gn = max_group(nw);
-    if (gb > SIZE_MAX / sizeof(double) / base->ngroup || gn > SIZE_MAX / sizeof(double) / nw->ngroup)
+    size_t gb = max_group(base), gn = max_group(nw), db = max_drawn(base), dn = max_drawn(nw);
+    if (!db || !dn || gb > SIZE_MAX / sizeof(double) / db || gn > SIZE_MAX / sizeof(double) / dn)
         return;
-    double *bb = malloc(gb * base->ngroup * sizeof *bb), *bn = malloc(gn * nw->ngroup * sizeof *bn);
+    double *bb = malloc(gb * db * sizeof *bb), *bn = malloc(gn * dn * sizeof *bn);
     double *q = malloc(BOOT_RESAMPLES * sizeof *q);
     /* a side of one run borrows the other's run-to-run factors */
     double *fb = nw->nrun < 2 ? run_factors(base, mb) : NULL;

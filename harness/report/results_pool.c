@@ -167,8 +167,9 @@ int results_pool(arena_t *a, const results_t *const *runs, const metric_t *const
         int rc = level == PL_STEPS ? step_samples(a, r, x, &st[i], err, errlen) : 1;
         if (rc < 0) return -1;
         if (rc > 0 && level == PL_STEPS) level = PL_LAUNCHES;
-        if (level == PL_LAUNCHES && !x->nlaunch) level = PL_RUNS;
     }
+    for (size_t i = 0; i <= nb && level == PL_LAUNCHES; i++) /* every run has its launches' values */
+        if (!(i < nb ? rows[i] : m)->nlaunch) level = PL_RUNS;
     /* a run whose steps were read before the level fell: its launches' values */
     sbuf_t sb = {0}, sn = {0};
     size_t *rend = ar_alloc(a, (nb + 1) * sizeof *rend), nrun = 0;

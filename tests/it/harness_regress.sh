@@ -102,6 +102,12 @@ cmp_out "$tmp/q1" "$tmp/n13"
 [ $rc -eq 1 ] && line step_time_s | grep -q 'REGRESSION$' && pass "1.3x slower against one baseline run: REGRESSION" \
     || { fail "1.3x, one baseline ($rc)"; echo "$out"; }
 
+# a damaged record: bad input, named, exit 2 (not a verdict on what is left)
+cp -r "$tmp/q2" "$tmp/q2bad" && rec=$(ls "$tmp"/q2bad/records/*.yaml | head -1) && printf 'timing: {step_s: [0.1, "x"]}\n' >>"$rec"
+cmp_out "$tmp/q1" "$tmp/q2bad"
+[ $rc -eq 2 ] && grep -q "exadl compare: error: .*$(basename "$rec")" <<<"$out" \
+    && pass "a damaged record: an error naming it, exit 2" || { fail "damaged record ($rc)"; echo "$out"; }
+
 # the threshold from the suite (the run folder's copy), --threshold over it
 cp -r "$tmp/n13" "$tmp/n13t" && echo "regression_threshold_pct: 60" >>"$tmp/n13t/suite.yaml"
 cmp_out --baseline "$tmp/q1" "$tmp/q2" "$tmp/q3" "$tmp/n13t"

@@ -149,6 +149,10 @@ static void test_inconclusive(void)
     sd.nrun = 0, sd.rend = NULL;
     verdict_judge(&sd, &s89, 1, 5, 0, 0, &k);
     T_ASSERT(k.hi < j.hi && k.lo > j.lo, "the runs' stage widens the CI ([%.3g, %.3g] without it)", k.lo, k.hi);
+    size_t r_uneven[] = {1, 9}; /* a run of 1 launch and one of 8: a resample may draw the big one twice */
+    vside_t su = {.x = drift, .gend = g9, .ngroup = 9, .rend = r_uneven, .nrun = 2};
+    verdict_judge(&su, &s89, 1, 5, 0, 0, &k);
+    T_ASSERT(isfinite(k.lo) && k.lo <= k.r && k.r <= k.hi, "runs of unequal size: a CI [%.3g, %.3g]", k.lo, k.hi);
     sd.nrun = 3, sd.rend = r3;
     verdict_judge(&sd, &s5, 1, 5, 0, 0, &j);
     T_ASSERT(j.v == RV_REGRESSION, "-50%% beyond the drift: REGRESSION ([%.3g, %.3g])", j.lo, j.hi);
