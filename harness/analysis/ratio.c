@@ -46,14 +46,18 @@ double ratio_speed(const metric_t *m, double r)
     return m->better < 0 ? 1 / r : r;
 }
 
-void ratio_summarize(const double *x, size_t n, ratio_summary_t *o)
+void ratio_summarize(const double *x, const double *lo, const double *hi, size_t n,
+                     ratio_summary_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->gmean = o->gsd = o->min = o->max = NAN;
-    double s = 0, q = 0;
+    o->gmean = o->gsd = o->min = o->max = o->lo = o->hi = NAN;
+    double s = 0, q = 0, h = 0;
     size_t k = 0;
+    int ci = 1;
     for (size_t i = 0; i < n; i++)
         if (x[i] > 0 && isfinite(x[i])) {
+            if (lo[i] > 0 && hi[i] >= lo[i] && isfinite(hi[i])) h += (log(hi[i]) - log(lo[i])) / 2;
+            else ci = 0;
             s += log(x[i]), k++;
             if (!(x[i] >= o->min)) o->min = x[i];
             if (!(x[i] <= o->max)) o->max = x[i];
@@ -64,6 +68,7 @@ void ratio_summarize(const double *x, size_t n, ratio_summary_t *o)
     for (size_t i = 0; i < n; i++)
         if (x[i] > 0 && isfinite(x[i])) q += (log(x[i]) - mean) * (log(x[i]) - mean);
     o->gmean = exp(mean);
+    if (ci) o->lo = exp(mean - h / k), o->hi = exp(mean + h / k);
     o->gsd = k > 1 ? exp(sqrt(q / (k - 1))) : NAN;
 }
 

@@ -23,10 +23,15 @@ double ratio_speed(const metric_t *m, double r);
 typedef struct {
     size_t n;                   /* ratios behind it */
     double gmean, gsd, min, max; /* geometric mean, geometric sd, range */
+    double lo, hi;              /* 95% CI of the geometric mean (NaN: a ratio has none) */
 } ratio_summary_t;
 
-/* Geometric mean of the speed ratios x[0..n). */
-void ratio_summarize(const double *x, size_t n, ratio_summary_t *out);
+/* Geometric mean of the speed ratios x[0..n) with their 95% CIs [lo, hi]:
+ * the CI of the mean propagated from the rows' CIs, their half-widths on the
+ * log scale averaged: exact were the rows' errors fully correlated, wider
+ * than needed otherwise, so it never claims more than the rows support. */
+void ratio_summarize(const double *x, const double *lo, const double *hi, size_t n,
+                     ratio_summary_t *out);
 
 /* The metrics the overall summary uses: one per workload and scale. */
 int ratio_headline(const char *metric);

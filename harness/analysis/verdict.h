@@ -1,40 +1,52 @@
-/* verdict: regression or improvement of one metric against a pool of
- * baseline runs, decided by the variation across launches and runs, not by
- * the iterations inside one launch (whose spread says nothing about the next
- * launch).  Observations are per-launch values where the results keep them
- * (training step times), else one value per run.  Welch's t on the
- * observations of the pool and of the new run; a change counts when it is
- * past the threshold AND significant at 95%; past the threshold but not
- * significant is "inconclusive", with the launches per side that would
- * resolve a difference of that size (80% power). */
+/* verdict: regression, no change, improvement or inconclusive for one metric
+ * of a new run against a pool of baseline runs, from the ratio of medians
+ * new / baseline and its 95% CI (boot.h: a staged percentile bootstrap of
+ * the pooled samples of each side, Efron & Tibshirani 1993).  With the
+ * threshold t (percent) and the band [1/(1+t/100), 1+t/100] (symmetric on the
+ * log scale, so a step time and its rate agree):
+ *   REGRESSION   the whole CI beyond the band, on the worse side
+ *   improvement  the whole CI beyond the band, on the better side
+ *   no change    the whole CI inside the band
+ *   inconclusive otherwise, with the launches per side that would narrow the
+ *                CI enough to decide (if the spread stays as it is).
+ * Interference only slows a run down: a new run measured while the machine
+ * was busy cannot show a regression, a busy baseline cannot show an
+ * improvement (both read as inconclusive); the other two cases still decide. */
 #ifndef EXADL_HARNESS_VERDICT_H
 #define EXADL_HARNESS_VERDICT_H
 
 #include <stddef.h>
 
-typedef enum { RV_SAME, RV_REGRESSION, RV_IMPROVEMENT, RV_CHANGED, RV_INCONCLUSIVE } rverdict_t;
+#include "harness/analysis/boot.h"
+
+typedef enum { RV_NOCHANGE, RV_REGRESSION, RV_IMPROVEMENT, RV_CHANGED, RV_INCONCLUSIVE } rverdict_t;
 const char *rverdict_name(rverdict_t v);
 
+/* why a verdict is inconclusive */
+typedef enum {
+    RW_NONE,
+    RW_WIDE,      /* the CI holds a boundary of the band */
+    RW_ONE_EACH,  /* one observation a side: no spread to judge by */
+    RW_NO_RATIO,  /* a median is zero, negative or missing */
+    RW_BUSY_NEW,  /* slower, but the new run was measured on a busy machine */
+    RW_BUSY_BASE, /* faster, but the baseline was measured on a busy machine */
+} rwhy_t;
+
 typedef struct {
-    double base, change_pct;  /* baseline: median of the pool; change of the new value */
-    size_t npool, nnew;       /* observations on each side */
-    double spread_pct;        /* sd of the observations / baseline, in percent (NaN: one) */
-    double t, tcrit;          /* Welch's t and its 95% two-sided critical value */
-    int need;                 /* inconclusive: launches per side that would resolve it */
+    double base, nw;            /* the medians of each side */
+    double r, lo, hi;           /* nw / base and its 95% CI (NaN: none) */
+    double change_pct;          /* (r - 1) * 100 */
+    size_t nbase, nnew;         /* groups (launches or runs) per side */
+    double half_pct;            /* the CI's half-width on the side that matters, in % */
+    double need_pct;            /* the half-width that would decide, in % (NaN: none) */
+    size_t need_base, need_new; /* RW_WIDE: groups per side that would decide (0: none would) */
     rverdict_t v;
-} rjudge_t;
+    rwhy_t why;
+} vjudge_t;
 
-/* pool: baseline observations; obs: the new run's; value: its headline value
- * (the pooled median); better: +1 higher is better, -1 lower, 0 neither.
- * runs: one value per baseline run: with two or more, the new value must
- * also lie outside the 95% prediction interval of the runs (t with runs - 1
- * degrees of freedom), so that a drift from run to run, which the launches of
- * one run cannot show, never reads as a regression. */
-void verdict_judge(const double *pool, size_t npool, const double *obs, size_t nobs, double value,
-                   const double *runs, size_t nruns, int better, double threshold_pct,
-                   rjudge_t *out);
-
-/* 97.5% quantile of Student's t with df degrees of freedom (df >= 1). */
-double verdict_tcrit(double df);
+/* better: +1 higher is better, -1 lower, 0 neither (then RV_CHANGED past the
+ * band).  busy_*: that side was measured under interference. */
+void verdict_judge(const vside_t *base, const vside_t *nw, int better, double threshold_pct,
+                   int busy_base, int busy_new, vjudge_t *out);
 
 #endif

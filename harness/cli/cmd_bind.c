@@ -16,7 +16,8 @@ static const char help_bind[] =
     "Run COMMAND bound to one GPU chosen by the local rank (OMPI_COMM_WORLD_LOCAL_RANK,\n"
     "SLURM_LOCALID, MPI_LOCALRANKID or PMI_LOCAL_RANK): CUDA_VISIBLE_DEVICES becomes\n"
     "the (local rank mod GPUs)-th visible GPU.  `exadl run` puts this in front of\n"
-    "each benchmark when GPUs are present (suite key gpu_bind: local_rank).\n";
+    "each benchmark when GPUs are present (suite key gpu_bind: local_rank).\n"
+    "Exit status: COMMAND's own; 2 bad usage (no command); 127 COMMAND could not start.\n";
 
 static int cmd_bind(int argc, char **argv)
 {

@@ -13,8 +13,10 @@
 #include "harness/analysis/ratio.h"
 #include "harness/analysis/verdict.h"
 #include "harness/cli/cmds.h"
+#include "harness/cli/text_table.h"
 #include "harness/report/results.h"
 #include "harness/report/results_diff.h"
+#include "harness/report/results_pool.h"
 
 static const char help_compare[] =
     "usage: exadl compare RUN_A RUN_B [options]             regression: A is the baseline\n"
@@ -26,24 +28,39 @@ static const char help_compare[] =
     "Rows of a workload whose config differs are refused (not comparable).\n"
     "\n"
     "Regression (the default): the new run (B, or the last run given) against the\n"
-    "baseline pool (A, or every --baseline run).  The variation across launches and runs\n"
-    "decides, not the iterations inside one launch: per-launch values where results.yaml\n"
-    "keeps them (training metrics), else one value per run; Welch's t at 95%.  Verdicts:\n"
-    "  same          within the threshold\n"
-    "  REGRESSION    past the threshold, significant, for the worse\n"
-    "  improvement   past the threshold, significant, for the better\n"
-    "  inconclusive  past the threshold, not significant: with the launches per side\n"
-    "                that would resolve it (repetitions: in the suite, or more baselines)\n"
+    "baseline pool (A, or every --baseline run).  The statistic: the ratio of medians\n"
+    "new / baseline of the pooled samples of each side (the timed steps of every launch\n"
+    "where RUN/records/ keeps them and agrees with results.yaml, else each launch's\n"
+    "median, else one value per run) with its 95% CI by a staged percentile\n"
+    "bootstrap (Efron & Tibshirani, An Introduction to the Bootstrap, 1993): each of\n"
+    "4000 resamples draws each side's launches with replacement, then the steps within\n"
+    "each drawn launch, so the variation across launches counts; a pool of two or more\n"
+    "baseline runs is drawn by runs first, and the new run takes on their run-to-run\n"
+    "drift; fixed seed, so the same runs always give the same numbers.  One baseline\n"
+    "run cannot show how runs differ: give two or more where runs drift.\n"
+    "With the threshold T (--threshold, else\n"
+    "the new run's suite key regression_threshold_pct, else 5%):\n"
+    "  REGRESSION    the whole CI beyond 1+T/100 on the worse side\n"
+    "  improvement   the whole CI beyond it on the better side\n"
+    "  no change     the whole CI within [1/(1+T/100), 1+T/100]\n"
+    "  inconclusive  otherwise, with the launches per side that would narrow the CI\n"
+    "                enough to decide (computed from its width, if the spread stays)\n"
+    "Interference (a launch's `interference: {verdict: busy}` in results.yaml) only\n"
+    "slows a run down: a slower new run measured while the machine was busy, or a\n"
+    "faster one against a busy baseline, is inconclusive; every busy side is named.\n"
     "\n"
     "Procurement: per metric and scale the ratio B/A with its 95% CI (delta method on the\n"
     "log scale: the half-widths of log A and log B, each the larger of its median's CI and\n"
     "of the spread across launches, add in quadrature), the winner (the side the CI points\n"
     "to; a CI holding 1 is a tie), and the geometric mean of the speed ratios (larger: B\n"
-    "faster) over the headline metrics (throughput, busbw_max) with its geometric sd.\n"
+    "faster) over the headline metrics (throughput, busbw_max) with its geometric sd\n"
+    "and its 95% CI (the rows' log half-widths averaged: never narrower than the rows\n"
+    "allow); a tie where that CI holds 1; the tags of its rows (busy, config differs).\n"
     "\n"
     "  --baseline RUN...    baseline runs (every run given but the last)\n"
     "  --mode regression|procurement\n"
-    "  --threshold PCT      smallest change that counts in regression mode (default 5)\n"
+    "  --threshold PCT      smallest change that counts in regression mode (default: the\n"
+    "                       suite's regression_threshold_pct, else 5)\n"
     "  --metric NAME        compare this metric (repeatable; `exadl metrics` lists them)\n"
     "  --all                compare every metric, each collective size included\n"
     "  --allow-config-diff  compare rows whose workload config differs, marked '(config differs)'\n"
@@ -51,14 +68,15 @@ static const char help_compare[] =
     "Default metrics: step_time_s, throughput_samples_per_s, efficiency,\n"
     "sustained_flops, sustained_flops_per_device, fraction_of_peak, busbw_max_GBps.\n"
     "Machines are shown by their name (suite `machine:` or `exadl run --machine`).\n"
-    "Exit status: 0 no regression (procurement: always 0), 1 a regression, 2 bad input\n"
-    "or nothing comparable.\n";
+    "Exit status: 0 no regression (procurement: 0), 1 a regression, 2 bad usage or input\n"
+    "(a damaged run folder or record) or nothing comparable.\n";
 
 typedef struct {
     const char *only[64];
     size_t nonly;
     int all, allow, procurement, pool_flag;
     double threshold;
+    const char *threshold_from; /* " (--threshold)", " (the suite's)", " (default)" */
     const char *run[64];
     size_t nrun;
 } copts_t;
@@ -66,12 +84,14 @@ typedef struct {
 static int parse(int argc, char **argv, copts_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->threshold = 5;
+    o->threshold = NAN;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--threshold")) {
-            if (i + 1 >= argc || opt_parse_double(argv[i + 1], &o->threshold) || o->threshold < 0)
-                return usage_error("compare", "--threshold needs a percentage >= 0");
+            if (i + 1 >= argc || opt_parse_double(argv[i + 1], &o->threshold) ||
+                !(o->threshold >= 0 && o->threshold <= 1000))
+                return usage_error("compare", "--threshold needs a percentage in [0, 1000]");
+            o->threshold_from = " (--threshold)";
             i++;
         } else if (!strcmp(s, "--metric")) {
             if (i + 1 >= argc) return usage_error("compare", "--metric needs a name");
@@ -138,53 +158,57 @@ static int marked(const rdiffs_t *d, size_t nd, const metric_t *m)
     return 0;
 }
 
-static void add_obs(arena_t *a, double **v, size_t *n, size_t *cap, const metric_t *m)
+/* "2/3" busy launches, or NULL when none was busy */
+static const char *busy_tag(arena_t *a, const pinter_t *p)
 {
-    if (m->nlaunch)
-        for (size_t i = 0; i < m->nlaunch; i++) {
-            AR_GROW(a, *v, *n, *cap);
-            (*v)[(*n)++] = m->launch[i];
-        }
-    else {
-        AR_GROW(a, *v, *n, *cap);
-        (*v)[(*n)++] = m->value;
-    }
+    return p->busy ? ar_printf(a, "%zu/%zu", p->busy, p->launches) : NULL;
 }
 
-/* a table printed once every row is known, each column as wide as its widest
- * cell, so that long values (FLOP/s with their CI) never shift the columns */
-typedef struct {
-    const char **cell; /* ncol per row */
-    size_t ncol, nrow, cap;
-} table_t;
-
-static void table_row(arena_t *a, table_t *t, const char *const *cells)
+static const char *verdict_text(arena_t *a, const vjudge_t *j, const rpool_t *p)
 {
-    if ((t->nrow + 1) * t->ncol > t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 16 * t->ncol;
-        const char **c = ar_alloc(a, nc * sizeof *c);
-        if (t->nrow) memcpy(c, t->cell, t->nrow * t->ncol * sizeof *c);
-        t->cell = c, t->cap = nc;
+    const char *unit = p->level == PL_RUNS ? "runs" : "launches";
+    switch (j->v == RV_INCONCLUSIVE ? j->why : RW_NONE) {
+    case RW_WIDE:
+        if (!j->need_base)
+            return ar_printf(a, "inconclusive: the CI (+-%.3g%%) holds the threshold and the change "
+                             "sits on it: more %s would not decide", j->half_pct, unit);
+        return ar_printf(a, "inconclusive: CI +-%.3g%% holds the threshold; ~%zu/%zu %s (now "
+                         "%zu/%zu) would narrow it to +-%.3g%%", j->half_pct, j->need_base,
+                         j->need_new, unit, j->nbase, j->nnew, j->need_pct);
+    case RW_ONE_EACH:
+        return ar_printf(a, "inconclusive: one value a side, no spread to judge by (%s)",
+                         p->level == PL_RUNS ? "give 2 or more baseline runs"
+                                             : "repetitions: 2 or more");
+    case RW_NO_RATIO: return "inconclusive: no ratio (a median is 0 or missing)";
+    case RW_BUSY_NEW:
+        return ar_printf(a, "inconclusive: slower, but the new run was measured while the machine "
+                         "was busy (%zu/%zu launches)", p->in.busy, p->in.launches);
+    case RW_BUSY_BASE:
+        return ar_printf(a, "inconclusive: faster, but the baseline was measured while the machine "
+                         "was busy (%zu/%zu launches)", p->ib.busy, p->ib.launches);
+    case RW_NONE: break;
     }
-    for (size_t k = 0; k < t->ncol; k++) t->cell[t->nrow * t->ncol + k] = ar_strdup(a, cells[k]);
-    t->nrow++;
+    return rverdict_name(j->v);
 }
 
-static void table_print(const table_t *t)
+/* one line per side that was measured under interference, or whose
+ * interference was not recorded (an older run) */
+static void interference_lines(arena_t *a, results_t *r, size_t nr)
 {
-    size_t w[16] = {0};
-    for (size_t r = 0; r < t->nrow; r++)
-        for (size_t k = 0; k < t->ncol && k < 16; k++) {
-            size_t l = strlen(t->cell[r * t->ncol + k]);
-            if (l > w[k]) w[k] = l;
-        }
-    for (size_t r = 0; r < t->nrow; r++) {
-        for (size_t k = 0; k < t->ncol; k++) {
-            const char *c = t->cell[r * t->ncol + k];
-            if (k + 1 == t->ncol) printf("%s\n", c);
-            else printf("%-*s  ", (int)w[k], c);
-        }
+    size_t unknown = 0;
+    for (size_t i = 0; i < nr; i++) {
+        pinter_t p;
+        results_interference(&r[i], NULL, 0, &p);
+        const char *who = i + 1 == nr ? "the new run" : nr == 2 ? "the baseline" : ar_printf(a, "baseline %zu", i + 1);
+        if (p.busy)
+            printf("interference: %s: %zu of %zu launches measured while the machine was busy "
+                   "(%s)\n", who, p.busy, p.launches,
+                   i + 1 == nr ? "slower than the baseline is no regression then"
+                               : "faster than it is no improvement then");
+        unknown += p.launches && p.busy + p.quiet < p.launches;
     }
+    if (unknown)
+        printf("interference: not recorded for every launch of %zu run(s) (taken as not busy)\n", unknown);
 }
 
 static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdiffs_t *d)
@@ -192,60 +216,66 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
     const results_t *nw = &r[nr - 1];
     size_t nb = nr - 1;
     table_t tab = {.ncol = 7};
-    table_row(a, &tab, (const char *[]){"metric", "benchmark", "baseline [range]", "new [95% CI]",
-                                        "change", "n b/new", "verdict"});
+    table_row(a, &tab, (const char *[]){"metric", "benchmark", "baseline", "new", "new/baseline [95% CI]",
+                                        "n b/new", "verdict"});
     int reg = 0, cmp = 0, nref = 0, ninc = 0;
+    char err[1024];
+    const results_t **runs = ar_alloc(a, (nb + 1) * sizeof *runs);
+    const metric_t **rows = ar_alloc(a, (nb + 1) * sizeof *rows);
     for (size_t i = 0; i < nw->t.n; i++) {
         const metric_t *m = &nw->t.m[i];
         if (!compare_wanted(m, o->nonly ? o->only : NULL, o->nonly, o->all)) continue;
-        double *pool = NULL, lo = INFINITY, hi = -INFINITY, *runv = ar_alloc(a, (nb + 1) * sizeof *runv);
-        size_t np = 0, cap = 0, runs = 0;
+        size_t np = 0;
         for (size_t b = 0; b < nb; b++)
             for (size_t j = 0; j < r[b].t.n; j++)
                 if (compare_same_row(&r[b].t.m[j], m)) {
-                    add_obs(a, &pool, &np, &cap, &r[b].t.m[j]);
-                    runv[runs++] = r[b].t.m[j].value;
+                    runs[np] = &r[b], rows[np++] = &r[b].t.m[j];
                     break;
                 }
-        char vb[96] = "-", vn[128], ch[24] = "-", nn[24] = "-";
+        char vb[96] = "-", vn[96], rr[64] = "-", nn[32] = "-";
         const char *verdict;
-        compare_fmt_value(vn, sizeof vn, m);
+        compare_fmt_ci(vn, sizeof vn, m->value, NAN, NAN, m->unit);
         if (!np) {
             verdict = "only in the new run";
         } else if (refused(o, d, nb, m)) {
             verdict = "refused: config differs";
             nref++;
         } else {
-            double *obs = NULL;
-            size_t no = 0, ocap = 0;
-            add_obs(a, &obs, &no, &ocap, m);
-            for (size_t k = 0; k < np; k++) lo = fmin(lo, pool[k]), hi = fmax(hi, pool[k]);
-            rjudge_t j;
-            verdict_judge(pool, np, obs, no, m->value, runv, runs, m->better, o->threshold, &j);
-            char x[32], y[32], z[32];
-            if (!strcmp(m->unit, "FLOP/s")) {
-                fmt_si(j.base, m->unit, x, sizeof x), fmt_si(lo, "", y, sizeof y);
-                fmt_si(hi, "", z, sizeof z);
-            } else {
-                fmt_num(j.base, x, sizeof x), fmt_num(lo, y, sizeof y), fmt_num(hi, z, sizeof z);
+            rpool_t p;
+            if (results_pool(a, runs, rows, np, nw, m, &p, err, sizeof err)) {
+                fprintf(stderr, "exadl compare: error: %s\n", err);
+                return 2;
             }
-            snprintf(vb, sizeof vb, np > 1 ? "%s [%s, %s]" : "%s", x, y, z);
-            if (isfinite(j.change_pct)) snprintf(ch, sizeof ch, "%+.1f%%", j.change_pct);
-            snprintf(nn, sizeof nn, "%zu/%zu", np, no);
-            verdict = j.v == RV_INCONCLUSIVE
-                          ? ar_printf(a, "inconclusive: ~%d %s per side would resolve it%s", j.need,
-                                      m->nlaunch ? "launches" : "runs",
-                                      np + no <= 2 ? " (one value each: spread unknown)" : "")
-                          : rverdict_name(j.v);
+            vjudge_t j;
+            verdict_judge(&p.base, &p.nw, m->better, o->threshold, p.ib.busy > 0, p.in.busy > 0, &j);
+            compare_fmt_ci(vb, sizeof vb, j.base, NAN, NAN, m->unit);
+            compare_fmt_ci(vn, sizeof vn, j.nw, NAN, NAN, m->unit);
+            if (isfinite(j.lo)) snprintf(rr, sizeof rr, "%.3gx [%.3g, %.3g] %+.1f%%", j.r, j.lo, j.hi, j.change_pct);
+            else if (isfinite(j.r)) snprintf(rr, sizeof rr, "%.3gx (no CI) %+.1f%%", j.r, j.change_pct);
+            snprintf(nn, sizeof nn, "%zu/%zu %s", p.base.ngroup, p.nw.ngroup,
+                     p.level == PL_RUNS ? "runs" : "launches");
+            verdict = verdict_text(a, &j, &p);
+            const char *bb = busy_tag(a, &p.ib), *bn = busy_tag(a, &p.in);
+            if (bb) verdict = ar_printf(a, "%s [baseline busy %s]", verdict, bb);
+            if (bn) verdict = ar_printf(a, "%s [new busy %s]", verdict, bn);
             if (marked(d, nb, m)) verdict = ar_printf(a, "%s (config differs)", verdict);
             reg += j.v == RV_REGRESSION, ninc += j.v == RV_INCONCLUSIVE, cmp++;
         }
-        table_row(a, &tab, (const char *[]){m->metric, metric_label(a, m), vb, vn, ch, nn, verdict});
+        table_row(a, &tab, (const char *[]){m->metric, metric_label(a, m), vb, vn, rr, nn, verdict});
     }
     table_print(&tab);
-    printf("\nbaseline: %zu run(s); n: observations per side (launches where results.yaml keeps "
-           "them, else runs); a change counts past %.3g%% when Welch's t says it is beyond the "
-           "variation across launches and runs (95%%)\n", nb, o->threshold);
+    printf("\nbaseline: %zu run(s), pooled.  new/baseline: the ratio of the medians of the pooled "
+           "samples (each launch's timed steps where the records keep them, else each launch's "
+           "median, else one value per run); 95%% CI: percentile bootstrap in stages (baseline "
+           "runs, launches, steps within each; %d resamples, fixed seed; Efron & Tibshirani 1993).  Threshold "
+           "%.3g%%%s: a verdict where the whole CI lies beyond %.4gx on one side, or within "
+           "[%.4g, %.4g] (no change)\n", nb, BOOT_RESAMPLES, o->threshold,
+           o->threshold_from, 1 + o->threshold / 100, 1 / (1 + o->threshold / 100), 1 + o->threshold / 100);
+    if (nb == 1)
+        printf("one baseline run: the CI holds the variation between its launches, not between "
+               "runs (which a run's launches cannot show); with two or more (--baseline) the runs "
+               "are a stage of the bootstrap and the new run takes on their drift\n");
+    interference_lines(a, r, nr);
     if (nref)
         printf("%d row(s) refused: their workload config differs (listed above); "
                "--allow-config-diff compares them anyway, marked\n", nref);
@@ -260,9 +290,11 @@ static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
     table_t tab = {.ncol = 6};
     table_row(a, &tab, (const char *[]){"metric", "benchmark", "A [95% CI]", "B [95% CI]",
                                         "B/A [95% CI]", "winner"});
-    double *sp = ar_alloc(a, (r[1].t.n + 1) * sizeof *sp);
+    double *sp = ar_alloc(a, 3 * (r[1].t.n + 1) * sizeof *sp), *splo = sp + r[1].t.n + 1,
+           *sphi = splo + r[1].t.n + 1;
     size_t ns = 0;
-    int cmp = 0, nref = 0;
+    int cmp = 0, nref = 0, tag_config = 0;
+    pinter_t ia = {0}, ib = {0}; /* the launches behind the headline rows */
     for (size_t i = 0; i < r[1].t.n; i++) {
         const metric_t *mb = &r[1].t.m[i], *ma = NULL;
         if (!compare_wanted(mb, o->nonly ? o->only : NULL, o->nonly, o->all)) continue;
@@ -287,24 +319,48 @@ static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
                   : q.winner == 1 ? ar_printf(a, "A (%s)", r[0].machine)
                   : q.winner == 0 ? (ma->better ? "tie (CI holds 1)" : "-")
                                   : "unknown (no CI)";
-            if (marked(d, 1, mb)) win = ar_printf(a, "%s (config differs)", win);
-            if (ratio_headline(mb->metric) && isfinite(q.r) && q.r > 0) sp[ns++] = ratio_speed(mb, q.r);
+            pinter_t pa, pb;
+            results_interference(&r[0], ma->bench, ma->scale, &pa);
+            results_interference(&r[1], mb->bench, mb->scale, &pb);
+            if (pa.busy) win = ar_printf(a, "%s [A busy %zu/%zu]", win, pa.busy, pa.launches);
+            if (pb.busy) win = ar_printf(a, "%s [B busy %zu/%zu]", win, pb.busy, pb.launches);
+            int mk = marked(d, 1, mb);
+            if (mk) win = ar_printf(a, "%s (config differs)", win);
+            if (ratio_headline(mb->metric) && isfinite(q.r) && q.r > 0) {
+                sp[ns] = ratio_speed(mb, q.r);
+                splo[ns] = ratio_speed(mb, mb->better < 0 ? q.hi : q.lo);
+                sphi[ns++] = ratio_speed(mb, mb->better < 0 ? q.lo : q.hi);
+                tag_config |= mk;
+                ia.busy += pa.busy, ia.launches += pa.launches;
+                ib.busy += pb.busy, ib.launches += pb.launches;
+            }
             cmp++;
         }
         table_row(a, &tab, (const char *[]){mb->metric, metric_label(a, mb), va, vb, rr, win});
     }
     table_print(&tab);
     ratio_summary_t s;
-    ratio_summarize(sp, ns, &s);
+    ratio_summarize(sp, splo, sphi, ns, &s);
     printf("\nratio CI: delta method on the log scale (each side: the larger of its median's 95%% "
            "CI and the spread across launches)\n");
-    if (s.n)
-        printf("overall: B (%s) is %.3gx A (%s) in speed: geometric mean of %zu headline ratio(s) "
-               "(throughput, busbw_max; larger: B faster)%s\n", r[1].machine, s.gmean,
-               r[0].machine, s.n,
+    if (s.n) {
+        const char *ci = isfinite(s.lo) ? ar_printf(a, " [95%% CI %.3g, %.3g]%s", s.lo, s.hi,
+                                                    s.lo <= 1 && s.hi >= 1 ? ": tie (CI holds 1)" : "")
+                                         : " (no CI: a headline row has none)";
+        sb_t tags = {0};
+        if (ia.busy) sb_printf(&tags, " [A busy %zu/%zu]", ia.busy, ia.launches);
+        if (ib.busy) sb_printf(&tags, " [B busy %zu/%zu]", ib.busy, ib.launches);
+        if (tag_config) sb_puts(&tags, " (config differs)");
+        printf("overall: B (%s) is %.3gx A (%s) in speed%s%s: geometric mean of %zu headline "
+               "ratio(s) (throughput, busbw_max; larger: B faster)%s; its CI: the rows' half-widths "
+               "on the log scale averaged (an upper bound whatever the rows' correlation)\n",
+               r[1].machine, s.gmean, r[0].machine, ci, sb_str(&tags), s.n,
                s.n > 1 ? ar_printf(a, ", geometric sd %.3g, range %.3gx to %.3gx", s.gsd, s.min, s.max)
                        : " (one ratio: no spread)");
-    else printf("overall: no headline metric (throughput, busbw_max) in common\n");
+        sb_free(&tags);
+    } else {
+        printf("overall: no headline metric (throughput, busbw_max) in common\n");
+    }
     if (nref)
         printf("%d row(s) refused: their workload config differs (listed above); "
                "--allow-config-diff compares them anyway, marked\n", nref);
@@ -326,6 +382,15 @@ static int cmd_compare(int argc, char **argv)
             ar_free(a);
             return 2;
         }
+    if (isnan(o.threshold)) { /* the new run's suite, else 5% */
+        if (results_threshold(a, &r[o.nrun - 1], &o.threshold, err, sizeof err)) {
+            fprintf(stderr, "exadl compare: error: %s\n", err);
+            ar_free(a);
+            return 2;
+        }
+        o.threshold_from = isnan(o.threshold) ? " (the default)" : " (the suite's regression_threshold_pct)";
+        if (isnan(o.threshold)) o.threshold = 5;
+    }
     size_t nb = o.nrun - 1;
     for (size_t i = 0; i < nb; i++)
         header(o.nrun == 2 ? "A" : ar_printf(a, "baseline %zu", i + 1), &r[i]);

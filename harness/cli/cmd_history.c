@@ -1,4 +1,5 @@
-/* exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N] [--out DIR] */
+/* exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N] [--out DIR]: one metric
+ * across runs, and the newest run's verdict with compare's statistic (results_pool.h, verdict.h) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -7,29 +8,44 @@
 #include <sys/stat.h>
 
 #include "benchmarks/common/ytree.h"
+#include "harness/analysis/compare.h"
 #include "harness/analysis/verdict.h"
 #include "harness/cli/cmds.h"
 #include "harness/plots/axis.h"
 #include "harness/plots/plots.h"
 #include "harness/report/results.h"
+#include "harness/report/results_diff.h"
+#include "harness/report/results_pool.h"
 #include "harness/run/rundir.h"
 
 static const char help_history[] =
     "usage: exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N]\n"
     "                            [--op OP] [--bytes B] [--inplace yes|no] [--out DIR]\n"
+    "                            [--threshold PCT] [--allow-config-diff]\n"
     "\n"
     "Tabulate one metric across many runs (in the order given: machine generations,\n"
-    "software updates, nightly runs) with its unit, 95% CI, machine and the change\n"
+    "software updates, nightly runs) with its 95% CI in its unit, machine and the change\n"
     "against the first run; give the newest run's verdict against the runs before it\n"
-    "of the same machine (as `exadl compare --baseline`); plot it, one line per\n"
-    "machine (PNG and SVG, with .dat and .gp) into a new folder.\n"
+    "of the same machine with compare's statistic (the ratio of medians of the pooled\n"
+    "samples, 95% CI by a staged percentile bootstrap, Efron & Tibshirani 1993; see\n"
+    "exadl compare --help); plot it, one line per machine (PNG and SVG, with .dat and\n"
+    ".gp) into a new folder.  Runs whose workload config differs from the newest run's\n"
+    "are refused as compare refuses them (listed; --allow-config-diff: kept, marked).\n"
+    "Arguments that are not run folders (results/README.md, the history-* folders this\n"
+    "command writes) are skipped with a note, so `exadl history results/*` works.\n"
     "\n"
     "  --metric NAME     default throughput_samples_per_s (`exadl metrics` lists them)\n"
     "  --benchmark NAME  default: the first benchmark that has the metric\n"
     "  --scale N         default: the largest scale every run has (said in the output)\n"
     "  --op OP, --bytes B  pick a collective row (busbw_GBps, latency_us ...)\n"
     "  --inplace yes|no  in-place or out-of-place collective rows (default no)\n"
-    "  --out DIR         where the plot folder goes (default: beside the first run)\n";
+    "  --out DIR         where the plot folder goes (default: beside the first run)\n"
+    "  --threshold PCT   as compare's (default: the newest run's suite, else 5)\n"
+    "  --allow-config-diff  keep runs whose workload config differs, marked\n"
+    "\n"
+    "Exit status: 0 no regression, 1 the newest run is a REGRESSION, 2 bad usage or\n"
+    "input (an unknown option, a bad value, a --scale or metric no run has, nothing\n"
+    "comparable).\n";
 
 static const metric_t *pick(const mtable_t *t, const char *metric, const char *bench, int scale,
                             const char *op, const char *bytes, int inplace)
@@ -76,29 +92,74 @@ static int all_have(const results_t *r, size_t n, const char *metric, const char
     return any;
 }
 
-static void with_unit(char *buf, size_t len, double v, const char *unit)
+/* a run argument: 1 load it, 0 skip it (said once), -1 bad input */
+static int run_argument(arena_t *a, const char *p)
 {
-    if (!isfinite(v)) snprintf(buf, len, "-");
-    else if (unit && (!strcmp(unit, "FLOP/s") || !strcmp(unit, "FLOP"))) fmt_si(v, unit, buf, len);
-    else snprintf(buf, len, "%.4g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
+    if (path_is_dir(p)) {
+        if (path_is_file(path_join(a, p, "results.yaml"))) return 1;
+        fprintf(stderr, "exadl history: note: skipped %s: not a finished run folder (no results.yaml)\n", p);
+        return 0;
+    }
+    if (!path_is_file(p)) {
+        fprintf(stderr, "exadl history: error: %s: no such file or folder\n", p);
+        return -1;
+    }
+    const char *b = path_basename(p), *dot = strrchr(b, '.');
+    if (dot && !strcmp(dot, ".yaml")) return 1;
+    fprintf(stderr, "exadl history: note: skipped %s: not a run folder or its results.yaml\n", p);
+    return 0;
 }
 
-/* a CI bound in the SI prefix of its value: 18.4 GFLOP/s [18.21, 18.77], not [1.821e+10, ..] */
-static void fmt_ci(char *buf, size_t len, double v, double value, const char *unit)
+/* the newest run's verdict against the earlier runs of its machine; 1 when
+ * it is a regression, -1 on a damaged record */
+static int newest_verdict(arena_t *a, const results_t *r, const metric_t *const *m, const int *refused,
+                          size_t last, double threshold, const char *from)
 {
-    double d = 1;
-    if (unit && (!strcmp(unit, "FLOP/s") || !strcmp(unit, "FLOP"))) axis_si(fabs(value) * 1.0005, &d);
-    snprintf(buf, len, "%.4g", v / d);
+    const metric_t *nw = m[last];
+    const results_t **runs = ar_alloc(a, (last + 1) * sizeof *runs);
+    const metric_t **rows = ar_alloc(a, (last + 1) * sizeof *rows);
+    size_t nb = 0;
+    for (size_t i = 0; i < last; i++)
+        if (m[i] && !refused[i] && !strcmp(r[i].machine, r[last].machine)) runs[nb] = &r[i], rows[nb++] = m[i];
+    if (!nb) {
+        printf("\nnewest run (#%zu): no earlier comparable run on %s: no verdict\n", last + 1, r[last].machine);
+        return 0;
+    }
+    rpool_t p;
+    char err[1024];
+    if (results_pool(a, runs, rows, nb, &r[last], nw, &p, err, sizeof err)) {
+        fprintf(stderr, "exadl history: error: %s\n", err);
+        return -1;
+    }
+    vjudge_t j;
+    verdict_judge(&p.base, &p.nw, nw->better, threshold, p.ib.busy > 0, p.in.busy > 0, &j);
+    char ci[64] = "(no CI)";
+    if (isfinite(j.lo)) snprintf(ci, sizeof ci, "[95%% CI %.3g, %.3g]", j.lo, j.hi);
+    printf("\nnewest run (#%zu) against the %zu before it on %s: %.3gx %s (%+.1f%%), %zu/%zu %s: %s",
+           last + 1, nb, r[last].machine, j.r, ci, j.change_pct, p.base.ngroup, p.nw.ngroup,
+           p.level == PL_RUNS ? "runs" : "launches", rverdict_name(j.v));
+    if (j.why == RW_WIDE && j.need_base)
+        printf(" (CI +-%.3g%% holds the threshold; ~%zu/%zu %s would narrow it to +-%.3g%%)", j.half_pct,
+               j.need_base, j.need_new, p.level == PL_RUNS ? "runs" : "launches", j.need_pct);
+    else if (j.why == RW_WIDE) printf(" (the change sits on the threshold: more launches would not decide)");
+    else if (j.why == RW_ONE_EACH) printf(" (one value a side: no spread to judge by)");
+    else if (j.why == RW_BUSY_NEW) printf(" (slower, but the newest run was measured while the machine was busy)");
+    else if (j.why == RW_BUSY_BASE) printf(" (faster, but an earlier run was measured while the machine was busy)");
+    printf("\n  (threshold %.3g%%%s; exadl compare --baseline for every metric)\n", threshold, from);
+    if (p.in.busy) printf("  interference: the newest run: %zu of %zu launches busy\n", p.in.busy, p.in.launches);
+    if (p.ib.busy) printf("  interference: the earlier runs: %zu of %zu launches busy\n", p.ib.busy, p.ib.launches);
+    return j.v == RV_REGRESSION;
 }
 
 static int cmd_history(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_history, stdout), 0;
     const char *runs[512], *metric = "throughput_samples_per_s", *bench = NULL, *out = NULL;
-    const char *op = NULL, *bytes = NULL;
-    int inplace = 0;
-    size_t nruns = 0;
+    const char *op = NULL, *bytes = NULL, *from = " (the default)";
+    int inplace = 0, allow = 0;
+    size_t nargs = 0;
     long long scale = 0;
+    double threshold = NAN;
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i];
         int has = i + 1 < argc;
@@ -107,6 +168,7 @@ static int cmd_history(int argc, char **argv)
         else if (!strcmp(o, "--op") && has) op = argv[++i];
         else if (!strcmp(o, "--bytes") && has) bytes = argv[++i];
         else if (!strcmp(o, "--out") && has) out = argv[++i];
+        else if (!strcmp(o, "--allow-config-diff")) allow = 1;
         else if (!strcmp(o, "--inplace") && has) {
             const char *v = argv[++i];
             if (!strcmp(v, "yes") || !strcmp(v, "true")) inplace = 1;
@@ -114,20 +176,37 @@ static int cmd_history(int argc, char **argv)
             else return usage_error("history", "--inplace needs yes or no");
         }
         else if (!strcmp(o, "--scale") && has) {
-            if (opt_parse_int(argv[++i], &scale) || scale < 1)
+            if (opt_parse_int(argv[++i], &scale) || scale < 1 || scale > (1 << 30))
                 return usage_error("history", "--scale needs a positive rank count");
+        } else if (!strcmp(o, "--threshold") && has) {
+            if (opt_parse_double(argv[++i], &threshold) || !(threshold >= 0 && threshold <= 1000))
+                return usage_error("history", "--threshold needs a percentage in [0, 1000]");
+            from = " (--threshold)";
         } else if (o[0] == '-') return usage_error("history", "unknown option or missing value '%s'", o);
-        else if (nruns < 512) runs[nruns++] = o;
+        else if (nargs < 512) runs[nargs++] = o;
+        else return usage_error("history", "at most 512 runs");
     }
-    if (!nruns) return usage_error("history", "give one or more runs (see exadl history --help)");
+    if (!nargs) return usage_error("history", "give one or more runs (see exadl history --help)");
     if (!metric_info(metric)) {
         const char *s = yt_suggest(metric, metric_names());
         return usage_error("history", "unknown metric '%s'%s%s%s", metric,
                            s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
     }
     arena_t *a = ar_new();
+    /* the run folders among the arguments; the rest skipped, each said */
+    size_t nruns = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        int k = run_argument(a, runs[i]);
+        if (k < 0) return ar_free(a), 2;
+        if (k) runs[nruns++] = runs[i];
+    }
+    if (!nruns) {
+        fprintf(stderr, "exadl history: error: no run folder among the arguments\n");
+        return ar_free(a), 2;
+    }
     results_t *r = ar_alloc(a, nruns * sizeof *r);
     const metric_t **m = ar_alloc(a, nruns * sizeof *m);
+    int *refused = ar_alloc(a, nruns * sizeof *refused);
     char err[1024];
     for (size_t i = 0; i < nruns; i++) {
         if (results_load(a, runs[i], &r[i], err, sizeof err)) {
@@ -146,16 +225,33 @@ static int cmd_history(int argc, char **argv)
     }
     for (size_t i = 0; i < nruns; i++)
         m[i] = pick(&r[i].t, metric, bench, chosen, op, bytes, inplace);
+    /* the newest run that has the row: the others are compared with it, and
+     * refused where their workload config differs (as compare refuses them) */
+    size_t last = nruns;
+    while (last > 0 && !m[last - 1]) last--;
+    size_t nref = 0, ncomparable = 0;
+    for (size_t i = 0; i < nruns; i++) {
+        refused[i] = 0;
+        if (!last || !m[i] || i + 1 == last) continue;
+        if (results_workload_differs(a, &r[i], &r[last - 1], m[i]->bench)) {
+            if (!allow) {
+                refused[i] = 1, nref++;
+                continue;
+            }
+        }
+        ncomparable++;
+    }
     const metric_t *first = NULL;
-    for (size_t i = 0; i < nruns && !first; i++) first = m[i];
+    for (size_t i = 0; i < nruns && !first; i++)
+        if (!refused[i]) first = m[i];
     const char *unit = metric_info(metric)->unit;
     printf("%s of %s%s%s%s, %s\n\n", metric, bench ? bench : "?", op ? " " : "", op ? op : "",
            bytes ? ar_printf(a, " %s B%s", bytes, inplace ? " in place" : "") : "",
            scale ? ar_printf(a, "scale %lld", scale)
            : chosen ? ar_printf(a, "scale %d (the largest every run has; --scale N for another)", chosen)
                     : "per configuration");
-    printf("%-4s %-40s %-14s %-21s %-40s %s\n", "#", "run", "machine", "started",
-           ar_printf(a, "value [95%% CI]%s%s", *unit ? " in " : "", unit), "vs first");
+    printf("%-4s %-40s %-14s %-21s %-40s %s\n", "#", "run", "machine", "started", "value [95% CI]",
+           "vs first");
     /* the machines, in the order first seen: one line each in the plot */
     const char **mach = ar_alloc(a, (nruns + 1) * sizeof *mach);
     size_t nm = 0;
@@ -167,15 +263,15 @@ static int cmd_history(int argc, char **argv)
     sb_t dat = {0};
     sb_printf(&dat, "# index value ci_lo ci_hi scale label  (%s), one block per machine\n", metric);
     for (size_t i = 0; i < nruns; i++) {
-        char v[160] = "-", ch[24] = "-", x[40], lo[40], hi[40];
+        char v[160] = "-", ch[64] = "-";
         if (m[i]) {
-            with_unit(x, sizeof x, m[i]->value, unit);
-            fmt_ci(lo, sizeof lo, m[i]->lo, m[i]->value, unit);
-            fmt_ci(hi, sizeof hi, m[i]->hi, m[i]->value, unit);
-            if (isfinite(m[i]->lo)) snprintf(v, sizeof v, "%s [%s, %s]", x, lo, hi);
-            else snprintf(v, sizeof v, "%s", x);
-            if (first && first->value != 0)
-                snprintf(ch, sizeof ch, "%+.1f%%", (m[i]->value - first->value) / fabs(first->value) * 100);
+            compare_fmt_ci(v, sizeof v, m[i]->value, m[i]->lo, m[i]->hi, unit);
+            if (refused[i])
+                snprintf(ch, sizeof ch, "refused: config differs");
+            else if (first && first->value != 0)
+                snprintf(ch, sizeof ch, "%+.1f%%%s", (m[i]->value - first->value) / fabs(first->value) * 100,
+                         allow && i + 1 != last && results_workload_differs(a, &r[i], &r[last - 1], m[i]->bench)
+                             ? " (config differs)" : "");
         }
         printf("%-4zu %-40s %-14s %-21s %-40s %s\n", i + 1, r[i].name, r[i].machine,
                r[i].started_utc ? r[i].started_utc : "?", v, ch);
@@ -191,37 +287,42 @@ static int cmd_history(int argc, char **argv)
     }
     if (!first) {
         int have = largest_below(r, nruns, metric, bench, 1 << 30);
-        printf("\nno run has %s%s%s%s%s\n", metric, bench ? " for " : "", bench ? bench : "",
-               scale ? ar_printf(a, " at scale %lld", scale) : "",
-               scale && have ? ar_printf(a, " (the largest scale they have: %d)", have) : "");
+        fprintf(stderr, "exadl history: error: no run has %s%s%s%s%s\n", metric, bench ? " for " : "",
+                bench ? bench : "", scale ? ar_printf(a, " at scale %lld", scale) : "",
+                scale && have ? ar_printf(a, " (the largest scale they have: %d)", have) : "");
         sb_free(&dat);
         ar_free(a);
-        return 1;
+        return 2;
+    }
+    if (nref)
+        printf("\n%zu run(s) refused: their %s config differs from the newest run's "
+               "(exadl compare lists the differences; --allow-config-diff keeps them, marked)\n",
+               nref, bench);
+    if (nref && !ncomparable) {
+        fprintf(stderr, "exadl history: error: no run is comparable with the newest (#%zu): every "
+                        "other run's workload config differs\n", last);
+        sb_free(&dat);
+        ar_free(a);
+        return 2;
     }
     /* the newest run's verdict against the runs before it on the same machine */
-    size_t last = nruns;
-    while (last > 0 && !m[last - 1]) last--;
-    if (last) {
-        const metric_t *nw = m[last - 1];
-        double *pool = ar_alloc(a, 4096 * sizeof *pool), *runv = ar_alloc(a, (nruns + 1) * sizeof *runv);
-        size_t np = 0, nr = 0;
-        for (size_t i = 0; i + 1 < last; i++) {
-            if (!m[i] || strcmp(r[i].machine, r[last - 1].machine)) continue;
-            runv[nr++] = m[i]->value;
-            if (m[i]->nlaunch)
-                for (size_t k = 0; k < m[i]->nlaunch && np < 4096; k++) pool[np++] = m[i]->launch[k];
-            else if (np < 4096) pool[np++] = m[i]->value;
+    int regression = 0;
+    if (last > 1) {
+        if (isnan(threshold)) {
+            if (results_threshold(a, &r[last - 1], &threshold, err, sizeof err)) {
+                fprintf(stderr, "exadl history: error: %s\n", err);
+                sb_free(&dat);
+                ar_free(a);
+                return 2;
+            }
+            if (!isnan(threshold)) from = " (the suite's regression_threshold_pct)";
+            else threshold = 5;
         }
-        if (np) {
-            const double *obs = nw->nlaunch ? nw->launch : &nw->value;
-            rjudge_t j;
-            verdict_judge(pool, np, obs, nw->nlaunch ? nw->nlaunch : 1, nw->value, runv, nr,
-                          nw->better, 5, &j);
-            printf("\nnewest run (#%zu) against the %zu before it on %s: %+.1f%%: %s", last, nr,
-                   r[last - 1].machine, j.change_pct, rverdict_name(j.v));
-            if (j.v == RV_INCONCLUSIVE) printf(" (~%d %s per side would resolve it)", j.need,
-                                               nw->nlaunch ? "launches" : "runs");
-            printf("  (threshold 5%%; exadl compare --baseline for every metric)\n");
+        regression = newest_verdict(a, r, m, refused, last - 1, threshold, from);
+        if (regression < 0) {
+            sb_free(&dat);
+            ar_free(a);
+            return 2;
         }
     }
     /* the plot, in a folder of its own */
@@ -270,7 +371,7 @@ static int cmd_history(int argc, char **argv)
     printf("\nplot: %s/%s\n", dir, drawn ? "history.png (and .svg, .dat, .gp)"
                                          : "history.dat and history.gp (gnuplot could not draw)");
     ar_free(a);
-    return 0;
+    return regression ? 1 : 0;
 }
 
 const command_t command_history = {

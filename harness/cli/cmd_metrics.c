@@ -7,7 +7,8 @@
 
 static const char help_metrics[] =
     "usage: exadl metrics\n\nList the metric names results.yaml holds and reference files may "
-    "check.\n";
+    "check.\n"
+    "Exit status: 0 ok, 2 bad usage.\n";
 
 static int cmd_metrics(int argc, char **argv)
 {

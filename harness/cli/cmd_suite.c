@@ -11,7 +11,8 @@ static const char help_suite[] =
     "usage: exadl suite [--cpu | --gpu]\n"
     "\n"
     "Print the embedded default suite as fitted to this machine (or as it would be\n"
-    "on a machine without or with GPUs), to copy and edit.\n";
+    "on a machine without or with GPUs), to copy and edit.\n"
+    "Exit status: 0 ok, 2 bad usage.\n";
 
 static int cmd_suite(int argc, char **argv)
 {

@@ -8,7 +8,8 @@
 
 static const char help_summary[] =
     "usage: exadl summary RUN\n\nPrint the summary table of a finished run (a run folder or its "
-    "results.yaml).\n";
+    "results.yaml).\n"
+    "Exit status: 0 ok, 2 bad usage or a run folder that cannot be read.\n";
 
 static int cmd_summary(int argc, char **argv)
 {

@@ -17,7 +17,8 @@ static const char help_sysinfo[] =
     "\n"
     "Print the `system:` block a result record of this machine would hold (hosts, CPU,\n"
     "GPU, library versions), as `stemdl --sysinfo` reports it.  Where stemdl is not\n"
-    "built, exadl's own view (no library versions but MPI's) is printed instead.\n";
+    "built, exadl's own view (no library versions but MPI's) is printed instead.\n"
+    "Exit status: 0 ok, 2 bad usage.\n";
 
 static int cmd_sysinfo(int argc, char **argv)
 {

@@ -12,7 +12,8 @@
 const char *const suite_top_keys[] = {
     "exadl_suite", "name", "description", "machine", "launcher", "launcher_command", "launcher_args",
     "launcher_mpi", "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
-    "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model", NULL};
+    "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model",
+    "regression_threshold_pct", NULL};
 const char *const suite_bench_keys[] = {
     "name", "program", "optional", "config", "config_file", "args", "scales", "scaling",
     "global_batch", "repetitions", "timeout_s", "env", NULL};
@@ -256,6 +257,10 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         return -1;
     if ((k = yt_get(r, "device_peak_flops")) && !yt_is_null(k) &&
         suite_num_in(c, k, "device_peak_flops", 1, SUITE_PEAK_MAX_FLOPS, &s->device_peak_flops))
+        return -1;
+    double thr_pct; /* compare and history read it from the run folder's suite.yaml */
+    if ((k = yt_get(r, "regression_threshold_pct")) && !yt_is_null(k) &&
+        suite_num_in(c, k, "regression_threshold_pct", 0, 1000, &thr_pct))
         return -1;
     if ((k = yt_get(r, "references"))) {
         const char **refs;

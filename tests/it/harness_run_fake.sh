@@ -136,7 +136,7 @@ suite "$tmp/b.yaml" 0.6 ""
 "$exadl" run "$tmp/b.yaml" --out "$tmp/resb" >/dev/null 2>&1
 runb=$(ls -d "$tmp"/resb/*-fake | head -1)
 out=$("$exadl" compare "$runa" "$runb" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +[0-9]+/[0-9]+ +REGRESSION' <<<"$out" \
+[ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +[0-9]+/[0-9]+ launches +REGRESSION' <<<"$out" \
     && pass "compare flags the planted regression (exit 1)" || { fail "compare ($rc)"; echo "$out"; }
 out=$("$exadl" compare "$runb" "$runa" --metric throughput_samples_per_s 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -q 'improvement' <<<"$out" && pass "the reverse is an improvement (exit 0)" || fail "reverse ($rc)"
@@ -147,8 +147,9 @@ out=$("$exadl" compare "$runa" "$runb" --threshold 50 2>&1); [ $? -eq 0 ] && pas
 # history across the runs, with a plot
 out=$("$exadl" history "$runa" "$runb" --scale 2 --out "$tmp/hist" 2>&1); rc=$?
 hp=$(ls -d "$tmp"/hist/history-* 2>/dev/null | head -1)
-[ $rc -eq 0 ] && grep -q -- '-16.7%' <<<"$out" && is_png "$hp/history.png" && [ -s "$hp/history.gp" ] \
-    && pass "history: table and plot" || { fail "history ($rc)"; echo "$out"; }
+[ $rc -eq 1 ] && grep -q -- '-16.7%' <<<"$out" && grep -q ': REGRESSION$' <<<"$out" && is_png "$hp/history.png" \
+    && [ -s "$hp/history.gp" ] && pass "history: table and plot; the newest run a REGRESSION (exit 1)" \
+    || { fail "history ($rc)"; echo "$out"; }
 out=$("$exadl" summary "$runb" 2>&1); [ $? -eq 0 ] && grep -qE '^good +4 ' <<<"$out" && pass "summary RUN" || fail "summary"
 out=$("$exadl" check "$tmp/nowhere" 2>&1); [ $? -eq 2 ] && pass "check of a missing run: exit 2" || fail "check missing"
 

@@ -164,7 +164,7 @@ PY
 hout=$("$exadl" history $runs --metric sustained_flops --benchmark bv-layer --out "$tmp/hist" 2>&1)
 hgp=$(ls "$tmp"/hist/*/history.gp 2>/dev/null | head -1)
 if [ -n "$hgp" ] && grep -q "^set ylabel 'GFLOP/s'" "$hgp" && grep -q '\$2/1e+09' "$hgp" \
-    && grep -q 'GFLOP/s \[[0-9.]*, [0-9.]*\]' <<<"$hout" && ! grep -q 'e+1[0-9]' <<<"$hout"; then
+    && grep -q '[0-9.]* \[[0-9.]*, [0-9.]*\] GFLOP/s' <<<"$hout" && ! grep -q 'e+1[0-9]' <<<"$hout"; then
     pass "history: GFLOP/s on its y axis and in its table's CIs"
 else
     fail "history's SI units"; echo "$hout" | tail -n 6; [ -n "$hgp" ] && grep ylabel "$hgp"
