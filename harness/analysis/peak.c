@@ -162,11 +162,11 @@ static double repeated(arena_t *a, const probe_t *p, const stats_summary_t *st, 
         return NAN;
     }
     if (np >= 2 && st->ci_hi - st->ci_lo > PEAK_CI_BOUND * st->median) {
-        *source = ar_printf(a, "refused: the 95%% CI of the peak over %zu peak_cpu probes, "
+        *source = ar_printf(a, "refused: the 95%% CI of the peak over %zu peak_cpu probes %s, "
                                "[%.4g, %.4g] FLOP/s per core, is wider than %.0f%% of its median "
                                "%.4g (from %s, %s), so no fraction of peak (exadl run "
-                               "--remeasure-peak on a quiet machine)", np, st->ci_lo, st->ci_hi,
-                            100 * PEAK_CI_BOUND, st->median, from, when);
+                               "--remeasure-peak on a quiet machine)", np, where, st->ci_lo,
+                            st->ci_hi, 100 * PEAK_CI_BOUND, st->median, from, when);
         return NAN;
     }
     *source = ar_printf(a, "measured by peak_cpu %s: median of %zu probes, 95%% CI [%.4g, %.4g] "
