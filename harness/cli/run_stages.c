@@ -273,6 +273,11 @@ static int stage_summary(run_t *r)
         if (notrun) printf(", %d not run", notrun);
         printf(" of %zu%s\n", ri->no, nfail ? " (see the report's \"Failed launches\")" : "");
     }
+    int busy = 0;
+    for (size_t i = 0; i < ri->no; i++) busy += ri->o[i].intf.verdict == INTF_BUSY;
+    if (busy) /* their numbers may be the machine's, not the code's */
+        printf("interference: %d of %zu launches measured while the machine was busy (report.md, "
+               "\"Launches\")\n", busy, ri->no);
     if (ri->stopped_by) printf("stopped: %s\n", ri->stopped_by);
     if ((intr || notrun) && ri->results_path)
         printf("resume: exadl run --resume %s\n", shell_quote(r->c.a, ri->dir));

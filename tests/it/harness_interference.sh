@@ -72,7 +72,8 @@ fi
 check "$run/results.yaml" 1 && pass "beside two hogs: every launch recorded busy, with its numbers; launches_busy: 2" \
     || { fail "beside two hogs: not recorded busy"; grep -A2 'interference:' "$run/results.yaml" | head -n 12; }
 grep -qE '^exadl: warning: launch 1/2 sleeper scale 1 rep 1: measured while the machine was busy \(load [0-9.]+ on [0-9]+ cores; other processes [0-9.]+ cores' <<<"$out" \
-    && pass "stdout of exadl run warns at once, naming the launch and the numbers" \
+    && grep -q '^interference: 2 of 2 launches measured while the machine was busy' <<<"$out" \
+    && pass "stdout of exadl run warns at once, naming the launch and the numbers, and sums up at the end" \
     || { fail "no busy warning on stdout"; echo "$out" | head -n 8; }
 grep -q '^| sleeper-n1-r1 (busy) |' "$run/report.md" && grep -q '2 of 2 launches were measured while the machine was busy' "$run/report.md" \
     && pass "report.md marks the busy launches and lists their numbers" || fail "report.md does not mark busy launches"
