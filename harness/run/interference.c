@@ -3,6 +3,7 @@
 #include "harness/run/interference.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,25 @@ const char *intf_line(arena_t *a, const intf_t *x)
     return r;
 }
 
+/* the numbers of an intf_t, in the order every writer and reader uses */
+static const struct {
+    const char *key;
+    size_t off;
+} nums[] = {
+    {"loadavg_1min_before", offsetof(intf_t, load1_before)},
+    {"loadavg_1min_after", offsetof(intf_t, load1_after)},
+    {"wall_s", offsetof(intf_t, wall_s)},
+    {"own_cpu_s", offsetof(intf_t, own_cpu_s)},
+    {"own_cores", offsetof(intf_t, own_cores)},
+    {"others_cores", offsetof(intf_t, others_cores)},
+    {"steal_cores", offsetof(intf_t, steal_cores)},
+    {"busy_above_cores", offsetof(intf_t, threshold_cores)},
+};
+enum { NNUMS = sizeof nums / sizeof *nums };
+
+static double *num_at(intf_t *x, size_t i) { return (double *)((char *)x + nums[i].off); }
+static double num_of(const intf_t *x, size_t i) { return *(const double *)((const char *)x + nums[i].off); }
+
 void intf_write(rec_t *w, const char *key, const intf_t *x)
 {
     if (!x->measured) return;
@@ -134,24 +154,10 @@ void intf_write(rec_t *w, const char *key, const intf_t *x)
     rec_flow_map_begin(w);
     rec_kv_str(w, "verdict", intf_verdict_name(x->verdict));
     if (x->why) rec_kv_str(w, "why", x->why);
-    rec_kv_double(w, "loadavg_1min_before", x->load1_before);
-    rec_kv_double(w, "loadavg_1min_after", x->load1_after);
     rec_kv_int(w, "cpus", x->cpus);
     rec_kv_int(w, "launch_cores", x->launch_cores);
-    rec_kv_double(w, "wall_s", x->wall_s);
-    rec_kv_double(w, "own_cpu_s", x->own_cpu_s);
-    rec_kv_double(w, "own_cores", x->own_cores);
-    rec_kv_double(w, "others_cores", x->others_cores);
-    rec_kv_double(w, "steal_cores", x->steal_cores);
-    rec_kv_double(w, "busy_above_cores", x->threshold_cores);
+    for (size_t i = 0; i < NNUMS; i++) rec_kv_double(w, nums[i].key, num_of(x, i));
     rec_map_end(w);
-}
-
-static void jnum(sb_t *b, const char *k, double v)
-{
-    char num[40];
-    rec_format_double(v, num, sizeof num);
-    sb_printf(b, ", %s: %s", k, num);
 }
 
 void intf_journal(sb_t *b, const intf_t *x)
@@ -163,15 +169,12 @@ void intf_journal(sb_t *b, const intf_t *x)
             if (*p >= 32 && *p < 127 && *p != '"' && *p != '\\') sb_putn(b, p, 1);
         sb_puts(b, "\"");
     }
-    jnum(b, "loadavg_1min_before", x->load1_before);
-    jnum(b, "loadavg_1min_after", x->load1_after);
     sb_printf(b, ", cpus: %d, launch_cores: %d", x->cpus, x->launch_cores);
-    jnum(b, "wall_s", x->wall_s);
-    jnum(b, "own_cpu_s", x->own_cpu_s);
-    jnum(b, "own_cores", x->own_cores);
-    jnum(b, "others_cores", x->others_cores);
-    jnum(b, "steal_cores", x->steal_cores);
-    jnum(b, "busy_above_cores", x->threshold_cores);
+    for (size_t i = 0; i < NNUMS; i++) {
+        char num[40];
+        rec_format_double(num_of(x, i), num, sizeof num);
+        sb_printf(b, ", %s: %s", nums[i].key, num);
+    }
     sb_puts(b, "}");
 }
 
@@ -184,16 +187,11 @@ int intf_read(const rd_t *c, const ytnode *m, const char *key, intf_t *x)
     const char *v;
     long long cpus, lc;
     if (rd_str_req(c, n, "verdict", &v) || rd_str(c, n, "why", NULL, &x->why) ||
-        rd_num(c, n, "loadavg_1min_before", RD_ANY, &x->load1_before) ||
-        rd_num(c, n, "loadavg_1min_after", RD_ANY, &x->load1_after) ||
         rd_int_in(c, n, "cpus", 0, 0, 1 << 20, &cpus) ||
-        rd_int_in(c, n, "launch_cores", 0, 0, 1 << 20, &lc) ||
-        rd_num(c, n, "wall_s", RD_ANY, &x->wall_s) || rd_num(c, n, "own_cpu_s", RD_ANY, &x->own_cpu_s) ||
-        rd_num(c, n, "own_cores", RD_ANY, &x->own_cores) ||
-        rd_num(c, n, "others_cores", RD_ANY, &x->others_cores) ||
-        rd_num(c, n, "steal_cores", RD_ANY, &x->steal_cores) ||
-        rd_num(c, n, "busy_above_cores", RD_ANY, &x->threshold_cores))
+        rd_int_in(c, n, "launch_cores", 0, 0, 1 << 20, &lc))
         return -1;
+    for (size_t i = 0; i < NNUMS; i++)
+        if (rd_num(c, n, nums[i].key, RD_ANY, num_at(x, i))) return -1;
     if (!strcmp(v, "busy")) x->verdict = INTF_BUSY;
     else if (!strcmp(v, "quiet")) x->verdict = INTF_QUIET;
     else if (!strcmp(v, "unknown")) x->verdict = INTF_UNKNOWN;
