@@ -192,6 +192,9 @@ int intf_read(const rd_t *c, const ytnode *m, const char *key, intf_t *x)
         return -1;
     for (size_t i = 0; i < NNUMS; i++)
         if (rd_num(c, n, nums[i].key, RD_ANY, num_at(x, i))) return -1;
+    for (const char *p = x->why; p && *p; p++) /* it reaches the report as it is */
+        if ((unsigned char)*p < 32 || *p == 127)
+            return rd_err(c, yt_get(n, "why"), "why: a control character");
     if (!strcmp(v, "busy")) x->verdict = INTF_BUSY;
     else if (!strcmp(v, "quiet")) x->verdict = INTF_QUIET;
     else if (!strcmp(v, "unknown")) x->verdict = INTF_UNKNOWN;

@@ -104,6 +104,12 @@ static int read_repeats(arena_t *a, const rd_t *c, const ytnode *pk, probe_t *p)
         intf_read(c, pk, "interference", &p->peak_intf))
         return -1;
     p->peak_cpus = (int)cpus;
+    const char *said[] = {"from", "cpu_model", "measured_utc", "host"}; /* they reach report and terminal */
+    const char *v[] = {p->peak_from, p->peak_cpu_model, p->peak_measured_utc, p->peak_host};
+    for (int k = 0; k < 4; k++)
+        for (const char *s = v[k]; s && *s; s++)
+            if ((unsigned char)*s < 32 || *s == 127)
+                return rd_err(c, yt_get(pk, said[k]), "%s: a control character", said[k]);
     size_t n = l ? l->n : 0;
     if (n > MAX_PEAK_PROBES) return rd_err(c, l, "outputs: %zu, at most %d", n, MAX_PEAK_PROBES);
     if (n && p->peak.error) return rd_err(c, l, "outputs: beside error: (one of them)");
