@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/common/stats.h"
 #include "harness/blocks/training/blk_training.h"
 
 /* "peak_flops_per_s: X" (and "threads: N", dividing it) from the probe */
@@ -62,6 +63,33 @@ static const char *bf16_isa(arena_t *a, const char *out)
     return NULL;
 }
 
+/* the recorded probes' outputs: outputs: of a repeated probe, else the one output: */
+static const char *const *outputs(const probe_t *p, size_t *n)
+{
+    if (p->npeak_outputs) return *n = p->npeak_outputs, p->peak_outputs;
+    *n = p->peak.output ? 1 : 0;
+    return &p->peak.output;
+}
+
+/* the median of parse() over the outputs that give a value; their count */
+static size_t probes_of(const probe_t *p, double (*parse)(const char *), stats_summary_t *st)
+{
+    size_t n, k = 0;
+    const char *const *o = outputs(p, &n);
+    double v[128];
+    for (size_t i = 0; i < n && k < 128; i++) {
+        double x = parse(o[i]);
+        if (x > 0 && isfinite(x)) v[k++] = x;
+    }
+    stats_summarize(v, k, st);
+    return k;
+}
+
+size_t peak_probes(const probe_t *p, stats_summary_t *st)
+{
+    return probes_of(p, peak_parse, st);
+}
+
 double peak_find_bf16(arena_t *a, const probe_t *probe, int per_core, const char *fp32_source,
                       const char **isa, const char **source)
 {
@@ -83,7 +111,8 @@ double peak_find_bf16(arena_t *a, const probe_t *probe, int per_core, const char
                   "none)";
         return NAN;
     }
-    double v = peak_parse_bf16(out);
+    stats_summary_t st;
+    double v = probes_of(probe, peak_parse_bf16, &st) ? st.median : NAN;
     if (!(v > 0)) {
         *source = "not measured: peak_cpu printed no usable peak_bf16 rate line";
         return NAN;
@@ -114,6 +143,39 @@ static int need(double suite_peak, const outcome_t *o, size_t n, size_t *from)
         gpu |= o[i].rec->gpus > 0;
     }
     return gpu ? 1 : any ? 2 : 3;
+}
+
+/* the peak of a repeated probe, or NaN where it is refused as a denominator:
+ * taken while the machine was busy (others' work pulls it down, so a fraction
+ * of it would rise), or a CI wider than PEAK_CI_BOUND of its median */
+static double repeated(arena_t *a, const probe_t *p, const stats_summary_t *st, size_t np,
+                       const char **source, int *per_core)
+{
+    const char *where = p->peak_via_launcher ? "on a compute node (1-rank launches through the "
+                                               "launcher)" : "on this host";
+    const char *from = p->peak_from ? p->peak_from : "this run";
+    const char *when = p->peak_measured_utc ? p->peak_measured_utc : "?";
+    if (p->peak_intf.verdict == INTF_BUSY) {
+        *source = ar_printf(a, "refused: peak_cpu ran %s while the machine was busy (%s; from %s, "
+                               "%s), so no fraction of peak (exadl run --remeasure-peak on a "
+                               "quiet machine)", where, intf_line(a, &p->peak_intf), from, when);
+        return NAN;
+    }
+    if (np >= 2 && st->ci_hi - st->ci_lo > PEAK_CI_BOUND * st->median) {
+        *source = ar_printf(a, "refused: the 95%% CI of the peak over %zu peak_cpu probes %s, "
+                               "[%.4g, %.4g] FLOP/s per core, is wider than %.0f%% of its median "
+                               "%.4g (from %s, %s), so no fraction of peak (exadl run "
+                               "--remeasure-peak on a quiet machine)", np, where, st->ci_lo,
+                            st->ci_hi, 100 * PEAK_CI_BOUND, st->median, from, when);
+        return NAN;
+    }
+    *source = ar_printf(a, "measured by peak_cpu %s: median of %zu probes, 95%% CI [%.4g, %.4g] "
+                           "FLOP/s per core (from %s, measured %s); FMA peak per core (the larger "
+                           "of the all-cores rate per thread and the one-thread rate); a CPU "
+                           "rank's peak is that times its threads",
+                        where, np, st->ci_lo, st->ci_hi, from, when);
+    *per_core = 1;
+    return st->median;
 }
 
 int peak_wants_probe(double suite_peak, const outcome_t *o, size_t n)
@@ -156,11 +218,15 @@ double peak_find(arena_t *a, double suite_peak, const outcome_t *o, size_t n,
         *source = probe->peak.error;
         return NAN;
     }
-    double v = peak_parse(probe->peak.output);
+    stats_summary_t st;
+    size_t np = peak_probes(probe, &st);
+    double v = np ? st.median : NAN;
     if (!(v > 0)) {
         *source = "not measured: peak_cpu printed no peak_flops_per_s line";
         return NAN;
     }
+    if (probe->npeak_outputs) /* a repeated probe: its CI and its machine's state judge it */
+        return repeated(a, probe, &st, np, source, per_core);
     *source = ar_printf(a, "measured by peak_cpu %s: FMA peak per core (the larger of the "
                            "all-cores rate per thread and the one-thread rate); a CPU rank's "
                            "peak is that times its threads",

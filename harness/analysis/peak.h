@@ -7,13 +7,23 @@
  * one-thread rate ("peak_1thread_flops_per_s"), since other jobs on the cores
  * pull the all-cores rate down; a CPU rank's peak is that times its threads;
  * else unknown (NaN).  CPU entries that ran precision bf16 divide by the
- * probe's bf16 peak (peak_find_bf16), by the same per-core rule. */
+ * probe's bf16 peak (peak_find_bf16), by the same per-core rule.  A probe
+ * repeated PEAK_PROBES times (harness/run/peakcache.h) gives the median over
+ * its runs, refused (NaN, the source says why) when it ran while the machine
+ * was busy or its CI is wider than PEAK_CI_BOUND of the median. */
 #ifndef EXADL_HARNESS_PEAK_H
 #define EXADL_HARNESS_PEAK_H
 
+#include "benchmarks/common/stats.h"
 #include "harness/analysis/analysis.h"
 #include "harness/run/probe.h"
 
+/* A repeated probe's peak is refused as a denominator when its 95% CI is
+ * wider than this share of its median (docs/harness.md "The peak"). */
+#define PEAK_CI_BOUND 0.10
+/* The per-core peaks of the recorded probes (a repeated probe's outputs:,
+ * else the one output:), summarised in st (median, 95% CI); their count. */
+size_t peak_probes(const probe_t *p, stats_summary_t *st);
 /* The CPU probe's question (the program in exadl's bin/ and its arguments). */
 #define PEAK_PROBE_PROGRAM "peak_cpu"
 extern char *const peak_probe_args[];

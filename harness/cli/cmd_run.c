@@ -10,7 +10,7 @@
 
 static const char help_run[] =
     "usage: exadl run [SUITE.yaml] [--out DIR] [--reference FILE]... [--dry-run]\n"
-    "                 [--preflight | --no-preflight]\n"
+    "                 [--preflight | --no-preflight] [--remeasure-peak]\n"
     "       exadl run --resume RUN_DIR\n"
     "\n"
     "Run a suite: every benchmark at every scale and repetition, through the suite's\n"
@@ -25,6 +25,9 @@ static const char help_run[] =
     "  --preflight       first start a 1-rank job under the launcher (build/bin/mpiprobe)\n"
     "                    and stop with what to set if it fails; the default for srun\n"
     "  --no-preflight    do not\n"
+    "  --remeasure-peak  measure the CPU peak again (5 runs of peak_cpu) instead of using\n"
+    "                    this machine's cached one (EXADL_PEAK_CACHE, else\n"
+    "                    $XDG_CACHE_HOME/exadl/peak-HOST.yaml or ~/.cache/exadl/...)\n"
     "  --resume RUN_DIR  continue an interrupted or hard-stopped run in its folder: its\n"
     "                    finished launches (journal.yaml) are kept, the others run, and\n"
     "                    results.yaml and report.md are written anew\n"

@@ -9,6 +9,7 @@
 
 #include "benchmarks/common/timer.h"
 #include "harness/cli/cmds.h"
+#include "benchmarks/common/record/read.h"
 #include "harness/cli/run_stages.h"
 #include "harness/proc/launch.h"
 #include "harness/run/launchplan.h"
@@ -197,6 +198,7 @@ static int new_folder(run_t *r)
     const char *parent = r->out ? r->out : path_join(a, exadl_root(), "results");
     ri->host = r->now.slurm ? first_node(a) : short_host();
     ri->machine = r->machine ? r->machine : c->s.machine_name;
+    r->st.machine_name = ri->machine;
     char *dir = rundir_create(a, parent, c->s.name, ri->host, err, sizeof err);
     if (!dir) return fail(r, err);
     ri->dir = dir;
@@ -223,6 +225,37 @@ static int new_folder(run_t *r)
     return 0;
 }
 
+/* analyze: the run's own facts from the folder's results.yaml (when it reads:
+ * a folder stopped hard has none, and its analysis says what it sees now), so
+ * that re-analysis writes the same results.yaml (docs/harness.md "Resume and
+ * analyze"): when the run ended, its cost, the launches a resume kept */
+static void prior_results(run_t *r)
+{
+    arena_t *a = r->c.a;
+    char err[1024];
+    const char *path = path_join(a, r->c.ri.dir, "results.yaml");
+    if (!path_is_file(path)) return;
+    ytdoc *d = yt_load_file(path, err, sizeof err);
+    if (!d) return;
+    ar_defer(a, (void (*)(void *))yt_free, d);
+    rd_t c = {d, err, sizeof err, NULL, NULL};
+    const ytnode *run = d->root ? yt_get(d->root, "run") : NULL;
+    const ytnode *cost = d->root ? yt_get(d->root, "harness_cost") : NULL;
+    const char *fin;
+    if (!run || !cost || rd_str(&c, run, "finished_utc", NULL, &fin) || !fin ||
+        strlen(fin) > 40 || fin[strspn(fin, "0123456789-:TZ.")] ||
+        rd_int_in(&c, run, "launches_kept", 0, 0, 100000000, &r->prior.kept) ||
+        rd_num(&c, cost, "wall_s", RD_ANY, &r->prior.wall_s) ||
+        rd_num(&c, cost, "launches_s", RD_ANY, &r->prior.launches_s) ||
+        rd_num(&c, cost, "peak_probe_s", RD_ANY, &r->prior.probe_s) ||
+        rd_num(&c, cost, "analysis_s", RD_ANY, &r->prior.analysis_s) ||
+        rd_num(&c, cost, "plots_s", RD_ANY, &r->prior.plots_s) ||
+        rd_num(&c, cost, "report_s", RD_ANY, &r->prior.report_s))
+        return;
+    r->prior.finished_utc = ar_strdup(a, fin);
+    r->prior.have = 1;
+}
+
 static int old_folder(run_t *r)
 {
     runctx_t *c = &r->c;
@@ -232,7 +265,10 @@ static int old_folder(run_t *r)
     char err[1024];
     ri->dir = path_abs(a, r->resume);
     ri->host = st->host ? st->host : short_host();
-    ri->machine = r->machine ? r->machine : c->s.machine_name;
+    /* the name the run was given (--machine), never the analysing machine's */
+    if (r->machine) st->machine_name = r->machine;
+    ri->machine = st->machine_name ? st->machine_name : c->s.machine_name;
+    if (r->analyze) prior_results(r);
     ri->command = st->command ? st->command : "exadl run (an older exadl)";
     if (st->started_utc) ri->started_utc = st->started_utc;
     ri->references = st->references, ri->nreferences = st->nreferences;
@@ -259,7 +295,8 @@ int run_stage_rundir(run_t *r)
     if ((r->resume ? old_folder(r) : new_folder(r))) return 1;
     ri->name = path_basename(ri->dir), ri->suite = c->s.name;
     ri->suite_file = "suite.yaml";
-    ri->exadl_host = short_host();
+    /* where exadl ran the launches (a folder analysed elsewhere keeps it) */
+    ri->exadl_host = r->analyze && st->exadl_host ? st->exadl_host : short_host();
     ri->launcher_mpi = c->s.launcher_mpi, ri->launcher_mpi_source = c->s.launcher_mpi_source;
     st->launcher_mpi = c->s.launcher_mpi, st->launcher_mpi_source = c->s.launcher_mpi_source;
     if (st->machine.slurm) ri->slurm_ranks = st->machine.slurm_how;

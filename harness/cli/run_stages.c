@@ -33,6 +33,7 @@ static int stage_options(run_t *r)
         else if (!strcmp(argv[i], "--reference") && i + 1 < r->argc && r->nextra < 64)
             r->extra[r->nextra++] = argv[++i];
         else if (!strcmp(argv[i], "--dry-run")) r->dry = 1;
+        else if (!strcmp(argv[i], "--remeasure-peak")) r->remeasure_peak = 1;
         else if (!strcmp(argv[i], "--resume") && i + 1 < r->argc) r->resume = argv[++i];
         else if (!strcmp(argv[i], "--preflight")) r->preflight = 1;
         else if (!strcmp(argv[i], "--no-preflight")) r->preflight = 0;
@@ -135,6 +136,7 @@ static int stage_sweep(run_t *r)
     sweep_run(c->a, &o, &res);
     launch_report_mode(); /* a time limit's SIGTERM now must not lose the report */
     ri->o = res.o, ri->no = res.n, ri->launches_s = res.launches_s, ri->kept = res.kept;
+    if (r->prior.have) ri->kept = (int)r->prior.kept; /* analyze: what the run kept */
     int ok, failed, intr, notrun;
     outcome_count(ri->o, ri->no, &ok, &failed, &intr, &notrun);
     ri->interrupted = res.interrupted || intr || notrun;
@@ -200,7 +202,7 @@ static int stage_verdict(run_t *r)
     ri->exit_status = ri->interrupted ? 130 : (nfail || cf) ? 1 : 0;
     char fin[32];
     timer_utc_iso(fin, sizeof fin);
-    ri->finished_utc = ar_strdup(r->c.a, fin);
+    ri->finished_utc = r->prior.have ? r->prior.finished_utc : ar_strdup(r->c.a, fin);
     return 0;
 }
 
@@ -244,6 +246,11 @@ static int stage_results(run_t *r)
 {
     runinfo_t *ri = &r->c.ri;
     ri->wall_s = timer_now_s() - r->started_s;
+    if (r->prior.have) { /* analyze: the run's cost, not the analysis's */
+        ri->wall_s = r->prior.wall_s, ri->launches_s = r->prior.launches_s;
+        ri->probe_s = r->prior.probe_s, ri->analysis_s = r->prior.analysis_s;
+        ri->plots_s = r->prior.plots_s, ri->report_s = r->prior.report_s;
+    }
     ri->results_path = write_file(r, "results.yaml", results_write);
     write_file(r, "results.csv", results_write_csv);   /* for spreadsheets and scripts */
     write_file(r, "results.json", results_write_json);
@@ -266,6 +273,11 @@ static int stage_summary(run_t *r)
         if (notrun) printf(", %d not run", notrun);
         printf(" of %zu%s\n", ri->no, nfail ? " (see the report's \"Failed launches\")" : "");
     }
+    int busy = 0;
+    for (size_t i = 0; i < ri->no; i++) busy += ri->o[i].intf.verdict == INTF_BUSY;
+    if (busy) /* their numbers may be the machine's, not the code's */
+        printf("interference: %d of %zu launches measured while the machine was busy (report.md, "
+               "\"Launches\")\n", busy, ri->no);
     if (ri->stopped_by) printf("stopped: %s\n", ri->stopped_by);
     if ((intr || notrun) && ri->results_path)
         printf("resume: exadl run --resume %s\n", shell_quote(r->c.a, ri->dir));

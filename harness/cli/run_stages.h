@@ -28,6 +28,7 @@ typedef struct {
     const char *machine;       /* --machine NAME */
     size_t nextra;
     int dry;                   /* --dry-run */
+    int remeasure_peak;        /* --remeasure-peak: measure the CPU peak, not the cache's */
     const char **skip;         /* optional benchmarks left out (names) */
     size_t nskip;
     probe_t probe;             /* probe.yaml: the probes' answers (run_probe.c) */
@@ -47,6 +48,14 @@ typedef struct {
     outcome_t *earlier;        /* journal.yaml: the outcomes of an earlier run */
     size_t nearlier;
     const char *fallback_dir;  /* where files went that the run folder did not take */
+    struct {                   /* analyze: what the folder's results.yaml said of the run
+                                  itself (its end, its cost, the launches a resume kept),
+                                  written again unchanged (run_setup.c prior_results) */
+        int have;
+        const char *finished_utc;
+        long long kept;
+        double wall_s, launches_s, probe_s, analysis_s, plots_s, report_s;
+    } prior;
 } run_t;
 
 #define STAGE_UNTIMED SIZE_MAX

@@ -79,6 +79,7 @@ static void write_launch(rec_t *w, const outcome_t *o)
     rec_kv_str(w, "hosts", o->hosts);
     if (o->affinity) rec_kv_str(w, "affinity", o->affinity);
     if (o->status != LS_OK && o->log_tail) rec_kv_str(w, "log_tail", o->log_tail);
+    intf_write(w, "interference", &o->intf); /* absent: not recorded (an older exadl) */
     rec_map_end(w);
 }
 
@@ -266,6 +267,9 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_kv_int(w, "launches_interrupted", nint);
     rec_kv_int(w, "launches_not_run", nnot);
     rec_kv_int(w, "launches_kept", ri->kept);
+    int busy = 0;
+    for (size_t i = 0; i < ri->no; i++) busy += ri->o[i].intf.verdict == INTF_BUSY;
+    rec_kv_int(w, "launches_busy", busy); /* measured while the machine was busy */
     rec_kv_str(w, "preflight", ri->preflight);
     rec_kv_int(w, "checks_passed", pass);
     rec_kv_int(w, "checks_failed", fail);

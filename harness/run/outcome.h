@@ -7,6 +7,7 @@
 #define EXADL_HARNESS_OUTCOME_H
 
 #include "harness/blocks/recread.h"
+#include "harness/run/interference.h"
 #include "harness/suite/suite.h"
 
 typedef enum {
@@ -40,6 +41,7 @@ typedef struct {
     const char *affinity;   /* the cores each rank was bound to, as the launcher reported
                                them ("rank 0: [B/.]; rank 1: [./B]"); NULL: not reported */
     record_t *rec;          /* NULL when no readable record */
+    intf_t intf;            /* how busy the machine was during it (interference.h) */
 } outcome_t;
 
 /* Of n outcomes: failed (failed, invalid, timeout), interrupted and not run. */

@@ -13,11 +13,12 @@
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/ytree.h"
 
-enum { MAX_ARGS = 64, MAX_ANSWERS = 4096 };
+enum { MAX_ARGS = 64, MAX_ANSWERS = 4096, MAX_PEAK_PROBES = 101 };
 
 static const char *const top_keys[] = {"exadl_probe", "peak", "describe", NULL};
 static const char *const peak_keys[] = {"program", "args", "via_launcher", "host", "output",
-                                        "error", NULL};
+                                        "error", "outputs", "from", "cpu_model", "cpus",
+                                        "measured_utc", "interference", NULL};
 static const char *const answer_keys[] = {"program", "args", "output", "error", NULL};
 
 static void *arena_alloc(void *ctx, size_t n) { return ar_alloc(ctx, n); }
@@ -91,6 +92,36 @@ static int read_answer(arena_t *a, const rd_t *c, const ytnode *m, const char *c
     return 0;
 }
 
+/* the repeated probe's outputs and where and when it was measured */
+static int read_repeats(arena_t *a, const rd_t *c, const ytnode *pk, probe_t *p)
+{
+    const ytnode *l;
+    long long cpus;
+    if (rd_list(c, pk, "outputs", &l) || rd_str(c, pk, "from", NULL, &p->peak_from) ||
+        rd_str(c, pk, "cpu_model", NULL, &p->peak_cpu_model) ||
+        rd_int_in(c, pk, "cpus", 0, 0, 1 << 20, &cpus) ||
+        rd_str(c, pk, "measured_utc", NULL, &p->peak_measured_utc) ||
+        intf_read(c, pk, "interference", &p->peak_intf))
+        return -1;
+    p->peak_cpus = (int)cpus;
+    const char *said[] = {"from", "cpu_model", "measured_utc", "host"}; /* they reach report and terminal */
+    const char *v[] = {p->peak_from, p->peak_cpu_model, p->peak_measured_utc, p->peak_host};
+    for (int k = 0; k < 4; k++)
+        for (const char *s = v[k]; s && *s; s++)
+            if ((unsigned char)*s < 32 || *s == 127)
+                return rd_err(c, yt_get(pk, said[k]), "%s: a control character", said[k]);
+    size_t n = l ? l->n : 0;
+    if (n > MAX_PEAK_PROBES) return rd_err(c, l, "outputs: %zu, at most %d", n, MAX_PEAK_PROBES);
+    if (n && p->peak.error) return rd_err(c, l, "outputs: beside error: (one of them)");
+    p->peak_outputs = ar_alloc(a, (n + 1) * sizeof *p->peak_outputs);
+    for (size_t i = 0; i < n; i++) {
+        if (l->items[i]->kind != YT_SCALAR) return rd_err(c, l->items[i], "outputs: text only");
+        if (rd_str_node(c, l->items[i], &p->peak_outputs[i])) return -1;
+    }
+    p->npeak_outputs = n;
+    return 0;
+}
+
 int probe_read_text(arena_t *a, const char *text, size_t len, const char *name, probe_t *p,
                     char *err, size_t errlen)
 {
@@ -115,7 +146,7 @@ int probe_read_text(arena_t *a, const char *text, size_t len, const char *name, 
     if (pk) {
         if (read_answer(a, &c, pk, peak_keys, &p->peak) ||
             rd_bool(&c, pk, "via_launcher", 0, &p->peak_via_launcher) ||
-            rd_str(&c, pk, "host", NULL, &p->peak_host))
+            rd_str(&c, pk, "host", NULL, &p->peak_host) || read_repeats(a, &c, pk, p))
             return -1;
         p->has_peak = 1;
     }
@@ -187,6 +218,11 @@ int probe_write(const char *dir, const probe_t *p, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, PROBE_FILE);
+    return probe_write_file(path, p, err, errlen);
+}
+
+int probe_write_file(const char *path, const probe_t *p, char *err, size_t errlen)
+{
     rec_t *w = rec_open(path, err, errlen); /* a temporary file renamed over the old one */
     if (!w) return -1;
     rec_map_begin(w);
@@ -197,6 +233,17 @@ int probe_write(const char *dir, const probe_t *p, char *err, size_t errlen)
         write_answer(w, &p->peak);
         rec_kv_bool(w, "via_launcher", p->peak_via_launcher);
         if (p->peak_host) rec_kv_str(w, "host", p->peak_host);
+        if (p->npeak_outputs) {
+            rec_key(w, "outputs");
+            rec_seq_begin(w);
+            for (size_t i = 0; i < p->npeak_outputs; i++) rec_str(w, p->peak_outputs[i]);
+            rec_seq_end(w);
+        }
+        if (p->peak_from) rec_kv_str(w, "from", p->peak_from);
+        if (p->peak_cpu_model) rec_kv_str(w, "cpu_model", p->peak_cpu_model);
+        if (p->peak_cpus) rec_kv_int(w, "cpus", p->peak_cpus);
+        if (p->peak_measured_utc) rec_kv_str(w, "measured_utc", p->peak_measured_utc);
+        intf_write(w, "interference", &p->peak_intf);
         rec_map_end(w);
     }
     rec_key(w, "describe");

@@ -9,12 +9,13 @@
  * defines: probe_answer_t, probe_t, PROBE_FILE, probe_read, probe_read_or_warn,
  * probe_read_or_fail,
  * probe_read_text,
- * probe_write, probe_find, probe_answer_set, probe_put */
+ * probe_write, probe_write_file, probe_find, probe_answer_set, probe_put */
 #ifndef EXADL_HARNESS_PROBE_H
 #define EXADL_HARNESS_PROBE_H
 
 #include <stddef.h>
 
+#include "harness/run/interference.h"
 #include "harness/util/util.h"
 
 #define PROBE_FORMAT_VERSION 1
@@ -37,6 +38,15 @@ typedef struct {
     probe_answer_t peak;      /* peak_cpu's */
     int peak_via_launcher;    /* asked as a 1-rank launch on a compute node */
     const char *peak_host;    /* the host exadl asked it from */
+    /* the repeated peak probe (docs/harness.md "The peak"): every probe's
+     * output (peak.output is the first), where it came from ("measured in
+     * this run", "the cache FILE"), the machine it was measured on, when, and
+     * how busy the machine was meanwhile; absent in older folders (one probe) */
+    const char **peak_outputs;
+    size_t npeak_outputs;
+    const char *peak_from, *peak_cpu_model, *peak_measured_utc;
+    int peak_cpus;
+    intf_t peak_intf;
     probe_answer_t *d;        /* describe answers */
     size_t nd, dcap;
 } probe_t;
@@ -53,12 +63,15 @@ void probe_read_or_warn(arena_t *a, const char *dir, probe_t *p, const char *cmd
  * what to do; -1 then (the caller exits 2 and writes nothing), else 0 (a
  * missing file is p->missing, said later by what lacks its answers). */
 int probe_read_or_fail(arena_t *a, const char *dir, probe_t *p, const char *cmd);
-/* The same from text (name: the file, for messages). */
+/* The same from text (name: the file, for messages; also the peak cache's
+ * reader: the cache is a probe file with a peak only). */
 int probe_read_text(arena_t *a, const char *text, size_t len, const char *name, probe_t *p,
                     char *err, size_t errlen);
 /* p into DIR/probe.yaml, atomically (a reader sees the old file or the new
  * one); 0, or -1 with err. */
 int probe_write(const char *dir, const probe_t *p, char *err, size_t errlen);
+/* The same into the file path (the peak cache). */
+int probe_write_file(const char *path, const probe_t *p, char *err, size_t errlen);
 
 /* The describe answer to program args[0..nargs), or NULL when none was recorded. */
 const probe_answer_t *probe_find(const probe_t *p, const char *program, char *const *args,

@@ -35,6 +35,7 @@ int runstate_write(const char *dir, const runstate_t *st, char *err, size_t errl
     rec_kv_str(w, "command", st->command);
     rec_kv_str(w, "host", st->host);
     rec_kv_str(w, "exadl_host", st->exadl_host);
+    if (st->machine_name) rec_kv_str(w, "machine_name", st->machine_name);
     rec_kv_str(w, "launcher_mpi", st->launcher_mpi);
     rec_kv_str(w, "launcher_mpi_source", st->launcher_mpi_source);
     rec_key(w, "machine");
@@ -110,6 +111,7 @@ int runstate_read(arena_t *a, const char *dir, runstate_t *st, char *err, size_t
         rd_str(&c, r, "started_utc", NULL, &st->started_utc) ||
         rd_str(&c, r, "command", NULL, &st->command) || rd_str(&c, r, "host", NULL, &st->host) ||
         rd_str(&c, r, "exadl_host", NULL, &st->exadl_host) ||
+        rd_str(&c, r, "machine_name", NULL, &st->machine_name) ||
         rd_str(&c, r, "launcher_mpi", NULL, &st->launcher_mpi) ||
         rd_str(&c, r, "launcher_mpi_source", NULL, &st->launcher_mpi_source))
         return -1;
@@ -173,6 +175,10 @@ int journal_append(const char *dir, const outcome_t *o, char *err, size_t errlen
     quoted(&b, o->step);
     sb_puts(&b, ", hosts: ");
     quoted(&b, o->hosts);
+    if (o->intf.measured) { /* how busy the machine was (interference.h) */
+        sb_puts(&b, ", interference: ");
+        intf_journal(&b, &o->intf);
+    }
     sb_puts(&b, "}\n");
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     int rc = -1;
@@ -215,7 +221,8 @@ static int journal_line(arena_t *a, const char *line, size_t len, outcome_t *o)
         rd_str(&c, m, "how", NULL, &o->why) || rd_str(&c, m, "error", NULL, &o->error) ||
         rd_int(&c, m, "exit_code", -1, &code) || rd_int(&c, m, "signal", -1, &sig) ||
         rd_num(&c, m, "elapsed_s", RD_ANY, &o->elapsed_s) || rd_str(&c, m, "step", NULL, &o->step) ||
-        rd_str(&c, m, "hosts", NULL, &o->hosts) || status_of(st, &o->status))
+        rd_str(&c, m, "hosts", NULL, &o->hosts) || status_of(st, &o->status) ||
+        intf_read(&c, m, "interference", &o->intf))
         return -1;
     if (!isfinite(o->elapsed_s) || o->elapsed_s < 0) o->elapsed_s = 0;
     o->exit_code = code >= -1 && code < 256 ? (int)code : -1;

@@ -24,6 +24,7 @@ typedef struct {
     const char *suite_dir;     /* the folder the suite's relative paths resolve against */
     const char *suite_source;  /* the suite file as given, or "<default suite>" */
     const char *started_utc, *command, *host, *exadl_host;
+    const char *machine_name;  /* --machine or the suite's machine: (analyze keeps it) */
     machine_t machine;         /* what `scales: auto` and the plan were made for */
     const char *launcher_mpi, *launcher_mpi_source;
     const char **references;   /* the copies, relative to the run folder */

@@ -200,7 +200,15 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
                        .header = hdr, .timeout_s = l->b->timeout_s, .grace_s = s->kill_grace_s};
     spawn_result_t r;
     unlink(l->record); /* a stale record must not pass for this launch's */
+    intf_sample_t before, after;
+    int threads = launchplan_threads(l->b); /* 0: not set, one per rank */
+    intf_sample(&before);
     spawn_run(&so, &r);
+    intf_sample(&after);
+    if (s->launcher->job_steps) /* the ranks ran on compute nodes this host's counters miss */
+        intf_unknown(&x->intf, "the launch ran as job steps on compute nodes; this host's "
+                               "counters do not see them");
+    else intf_judge(&before, &after, l->scale * (threads > 1 ? threads : 1), &x->intf);
     rename(part, l->log); /* the log appears whole */
     sweep_judge(a, l, &r, x);
     res->launches_s += r.elapsed_s;
@@ -209,7 +217,6 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     char *text = log_text(a, l->log);
     launcher_read_log(a, s->launcher, text, &f);
     x->step = f.step, x->hosts = f.hosts ? f.hosts : record_hosts(a, x->rec), x->affinity = f.bindings;
-    int threads = launchplan_threads(l->b);
     if (threads > 1 && f.min_cores_bound > 0 && f.min_cores_bound < threads)
         fprintf(stderr, "exadl run: warning: %s: %d threads per rank, but a rank was bound to %d "
                         "core(s) (%s): the threads share them (launcher_args: --bind-to none, or "
@@ -308,6 +315,10 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
         fprintf(f, "%-7s %9s | elapsed %s, left ~%s%s%s\n", lstatus_name(x->status), el, tot,
                 k == total ? "0 s" : left, x->status == LS_OK ? "" : "\n        ",
                 x->status == LS_OK ? "" : x->error ? x->error : x->why);
+        if (x->intf.verdict == INTF_BUSY) /* at once: the number may be the machine's, not the code's */
+            fprintf(f, "exadl: warning: launch %zu/%zu %s scale %d rep %d: measured while the "
+                       "machine was busy (%s)\n", k, total, l->b->name, l->scale, l->rep,
+                    intf_line(a, &x->intf));
         if (x->status != LS_OK && x->log_tail && !shown_tail++) {
             /* the first failure's own words (mpirun's "running as root", a missing
              * library): the report has every log, the terminal this one */

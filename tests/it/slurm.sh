@@ -106,7 +106,7 @@ jobid=$(awk '/^  job_id:/ { gsub(/"/, "", $2); print $2; exit }' "$res")
     fail "provenance in $res"
 grep -q 'mpiprobe$' "$tmp/auto.srun" && grep -q 'peak_cpu' "$tmp/auto.srun" &&
     grep -q 'collectives --help$' "$tmp/auto.srun" &&
-    grep -q 'measured by peak_cpu on a compute node' "$res" &&
+    [ "$(yq "$res" '"peak_cpu" in d["device_peak"]["source"] and "on a compute node" in d["device_peak"]["source"]')" = True ] &&
     pass "the preflight, the --help probe and the peak probe ran as 1-rank steps through the launcher" ||
     { fail "probes through srun"; cat "$tmp/auto.srun"; }
 

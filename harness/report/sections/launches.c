@@ -1,8 +1,36 @@
 /* Report section: every launch (status, how it ended, time, hosts and
- * step, record, log), the optional benchmarks skipped, why the run stopped
+ * step, record, log; "(busy)" where the machine was busy during it, with the
+ * numbers in a list after the table: harness/run/interference.h), the optional benchmarks skipped, why the run stopped
  * early (a simulated launch marked "(simulated)"), and for each failed launch its error, command and the end of its
  * log (launches interrupted or not run are listed, not repeated there). */
 #include "harness/report/runctx.h"
+
+/* the launches measured while the machine was busy, with what was measured:
+ * their numbers may be the machine's, not the code's */
+static void busy_list(sb_t *o, const runctx_t *c)
+{
+    const runinfo_t *ri = &c->ri;
+    int busy = 0, unknown = 0;
+    for (size_t i = 0; i < ri->no; i++) {
+        busy += ri->o[i].intf.verdict == INTF_BUSY;
+        unknown += ri->o[i].status != LS_NOTRUN && ri->o[i].intf.verdict == INTF_UNKNOWN;
+    }
+    if (busy) {
+        sb_printf(o, "\n**%d of %zu launch%s measured while the machine was busy** (other "
+                     "processes took more than half of the cores the launch left free plus a "
+                     "quarter core; docs/harness.md \"Interference\"):\n\n",
+                  busy, ri->no, ri->no == 1 ? " was" : "es were");
+        for (size_t i = 0; i < ri->no; i++)
+            if (ri->o[i].intf.verdict == INTF_BUSY)
+                sb_printf(o, "- %s: %s\n", ri->o[i].id, intf_line(c->a, &ri->o[i].intf));
+    } else if (ri->no > (size_t)unknown) {
+        sb_puts(o, "\nNo launch was measured while the machine was busy (docs/harness.md "
+                   "\"Interference\").\n");
+    }
+    if (unknown)
+        sb_printf(o, "\nInterference unknown for %d launch%s (results.yaml says why).\n", unknown,
+                  unknown == 1 ? "" : "es");
+}
 
 static void md(sb_t *o, const runctx_t *c, const void *self)
 {
@@ -24,8 +52,9 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         const outcome_t *x = &ri->o[i];
         char t[32];
         fmt_duration(x->elapsed_s, t, sizeof t);
-        sb_printf(o, "| %s%s | %s | %s | %s | %s | %s | ", x->id,
+        sb_printf(o, "| %s%s%s | %s | %s | %s | %s | %s | ", x->id,
                   x->status == LS_OK && record_simulated(x->rec) ? " (simulated)" : "",
+                  x->intf.verdict == INTF_BUSY ? " (busy)" : "",
                   x->status == LS_OK ? "ok" : lstatus_name(x->status), x->why ? x->why : "-",
                   x->status == LS_NOTRUN ? "-" : t, x->hosts ? x->hosts : "-",
                   x->step ? x->step : "-");
@@ -34,6 +63,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         if (x->status == LS_NOTRUN) sb_puts(o, " | - |\n");
         else sb_printf(o, " | [logs/%s.log](logs/%s.log) |\n", x->id, x->id);
     }
+    busy_list(o, c);
     if (ri->nskipped) {
         sb_puts(o, "\nSkipped benchmarks:\n\n");
         for (size_t i = 0; i < ri->nskipped; i++)
