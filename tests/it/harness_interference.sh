@@ -77,6 +77,9 @@ grep -qE '^exadl: warning: launch 1/2 sleeper scale 1 rep 1: measured while the 
     || { fail "no busy warning on stdout"; echo "$out" | head -n 8; }
 grep -q '^| sleeper-n1-r1 (busy) |' "$run/report.md" && grep -q '2 of 2 launches were measured while the machine was busy' "$run/report.md" \
     && pass "report.md marks the busy launches and lists their numbers" || fail "report.md does not mark busy launches"
+grep -q '^\*\*Interference:\*\* 2 of 2 launches were measured while the machine was busy' "$run/report.md" \
+    && [ "$(grep -n '^\*\*Interference:' "$run/report.md" | cut -d: -f1)" -lt "$(grep -n '^## Summary' "$run/report.md" | cut -d: -f1)" ] \
+    && pass "report.md says it on its first page, above the summary" || fail "no interference line above the summary"
 grep -q 'interference: {verdict: busy' "$run/journal.yaml" && pass "journal.yaml keeps the verdict" || fail "journal.yaml has no interference"
 cp "$run/results.yaml" "$tmp/busy.yaml"
 "$bin/exadl" analyze "$run" >/dev/null 2>&1

@@ -30,7 +30,20 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                   ri->no, ri->no == 1 ? "" : "es", f, f == 1 ? "" : "s");
     else sb_printf(o, "Status: **ok** (%zu launch%s, %d check%s passed). ", ri->no,
                    ri->no == 1 ? "" : "es", p, p == 1 ? "" : "s");
-    sb_printf(o, "\n\nCommand: `%s`\n\n## Summary\n\n", ri->command);
+    sb_printf(o, "\n\nCommand: `%s`\n\n", ri->command);
+    /* interference on the first page: a number measured beside other jobs
+     * may be slower than the machine can do (docs/harness.md "Interference") */
+    size_t busy = 0, judged = 0;
+    for (size_t i = 0; i < ri->no; i++) {
+        if (ri->o[i].intf.verdict == INTF_BUSY) busy++;
+        if (ri->o[i].intf.verdict != INTF_UNKNOWN) judged++;
+    }
+    if (busy)
+        sb_printf(o, "**Interference:** %zu of %zu launch%s measured while the machine was busy "
+                     "(other processes or steal time; section Launches marks them): their numbers "
+                     "may be lower than the machine can give, and comparisons say so.\n\n",
+                  busy, judged, judged == 1 ? " was" : "es were");
+    sb_puts(o, "## Summary\n\n");
     /* the headline: each training workload's throughput at its largest scale,
      * with its 95% CI */
     int head = 0;
