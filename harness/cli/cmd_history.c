@@ -256,6 +256,7 @@ static int cmd_history(int argc, char **argv)
     const char **mach = ar_alloc(a, (nruns + 1) * sizeof *mach);
     size_t nm = 0;
     for (size_t i = 0; i < nruns; i++) {
+        if (!m[i] || refused[i]) continue; /* drawn: the comparable runs only */
         size_t k = 0;
         while (k < nm && strcmp(mach[k], r[i].machine)) k++;
         if (k == nm) mach[nm++] = r[i].machine;
@@ -279,7 +280,8 @@ static int cmd_history(int argc, char **argv)
     for (size_t k = 0; k < nm; k++) {
         if (k) sb_puts(&dat, "\n\n"); /* gnuplot's next index: the next machine */
         for (size_t i = 0; i < nruns; i++) {
-            if (!m[i] || strcmp(r[i].machine, mach[k])) continue;
+            /* a refused run (its workload differs) is in the table, not drawn */
+            if (!m[i] || refused[i] || strcmp(r[i].machine, mach[k])) continue;
             sb_printf(&dat, "%zu", i + 1);
             plots_datum(&dat, m[i]->value), plots_datum(&dat, m[i]->lo), plots_datum(&dat, m[i]->hi);
             sb_printf(&dat, " %d %s\n", m[i]->scale, sanitize_name(a, r[i].name));

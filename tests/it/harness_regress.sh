@@ -176,6 +176,11 @@ cout=$("$exadl" compare "$tmp/q1" "$ro" 2>&1); crc=$?
 [ $rc -eq 2 ] && [ $crc -eq 2 ] && grep -q 'refused: config differs' <<<"$out" && ! grep -qE '[-+][0-9.]+%' <<<"$(grep -E '^1 ' <<<"$out")" \
     && grep -q 'refused: config differs' <<<"$cout" \
     && pass "history refuses a different workload as compare does (both exit 2)" || { fail "history refusal ($rc, $crc)"; echo "$out"; }
+out=$("$exadl" history "$ro" "$tmp/q1" "$tmp/q2" --out "$tmp/h3" 2>&1); rc=$?
+hdat=$(ls "$tmp"/h3/*/history.dat 2>/dev/null | head -1)
+[ $rc -eq 0 ] && grep -qE '^1 .*refused: config differs' <<<"$out" && [ -n "$hdat" ] \
+    && ! grep -q '^1 ' "$hdat" && grep -q '^2 ' "$hdat" && grep -q '^3 ' "$hdat" \
+    && pass "history: a refused run is listed, not drawn" || { fail "history draws a refused run ($rc)"; echo "$out"; [ -n "$hdat" ] && cat "$hdat"; }
 out=$("$exadl" history "$tmp/q1" "$ro" --allow-config-diff --out "$tmp/h" 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -q '(config differs)' <<<"$out" && pass "history --allow-config-diff: kept, marked" \
     || { fail "history allow ($rc)"; echo "$out"; }
