@@ -189,7 +189,8 @@ static int decide(arena_t *a, const sweep_opts_t *opt, size_t i, outcome_t *x)
     /* the journal's final word is kept, except an ok whose record is no
      * longer whole: resume runs that launch again (its record moved aside) */
     if (e && lstatus_final(e->status) &&
-        (opt->run_none || !opt->resuming || e->status != LS_OK || record_finished(a, l, &(outcome_t){0}))) {
+        (opt->run_none || !opt->resuming || e->status != LS_OK ||
+         record_finished(a, l, &(outcome_t){0}))) {
         keep_earlier(a, l, e, x);
         return SW_JOURNAL;
     }
@@ -219,21 +220,25 @@ static void rebuild_journal(arena_t *a, const sweep_opts_t *opt, const int *d, c
                             size_t n)
 {
     size_t nrec = 0, nkept = 0;
-    for (size_t i = 0; i < n; i++) nrec += d[i] == SW_RECORD, nkept += d[i] == SW_JOURNAL || d[i] == SW_RECORD;
+    for (size_t i = 0; i < n; i++) {
+        nrec += d[i] == SW_RECORD;
+        nkept += d[i] == SW_JOURNAL || d[i] == SW_RECORD;
+    }
     if (!opt->journal_damage && !nrec) return;
     outcome_t *k = ar_alloc(a, (n + 1) * sizeof *k);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (d[i] == SW_JOURNAL || d[i] == SW_RECORD) k[m++] = ko[i];
     char err[1024], aside[4096];
-    const char *why = opt->journal_damage ? opt->journal_damage
-                                          : ar_printf(a, "it lacks %zu finished launch(es)", nrec);
+    const char *why = opt->journal_damage
+                          ? opt->journal_damage
+                          : ar_printf(a, "it lacks %zu finished launch(es) with whole records", nrec);
     if (journal_rebuild(opt->rundir, k, m, aside, sizeof aside, err, sizeof err))
-        fprintf(stderr, "exadl run: warning: %s/journal.yaml did not read (%s) and cannot be "
-                        "rebuilt: %s\n", opt->rundir, why, err);
+        fprintf(stderr, "exadl run: warning: %s/journal.yaml: %s, and it cannot be rebuilt: %s\n",
+                opt->rundir, why, err);
     else
-        fprintf(stderr, "exadl run: warning: %s/journal.yaml did not read (%s): rebuilt from the "
-                        "records (%zu launch(es) finished earlier)%s%s\n", opt->rundir, why, nkept,
+        fprintf(stderr, "exadl run: warning: %s/journal.yaml: %s: rebuilt from the records (%zu "
+                        "launch(es) finished earlier)%s%s\n", opt->rundir, why, nkept,
                 aside[0] ? "; the old one kept as " : "", aside[0] ? path_basename(aside) : "");
 }
 

@@ -46,8 +46,8 @@ static int check_entries(int dfd, const char *path, char *err, size_t errlen)
             /* the name is data: only printable ASCII reaches the terminal */
             char name[256];
             size_t k = 0;
-            for (const unsigned char *p = (const unsigned char *)e->d_name; *p && k + 1 < sizeof name; p++)
-                name[k++] = *p >= 32 && *p < 127 ? (char)*p : '?';
+            const unsigned char *p = (const unsigned char *)e->d_name;
+            for (; *p && k + 1 < sizeof name; p++) name[k++] = *p >= 32 && *p < 127 ? (char)*p : '?';
             name[k] = 0;
             snprintf(err, errlen, "%s/%s is %s: exadl writes into this folder and does not follow "
                      "or replace such entries (remove it, or analyse a clean copy)", path, name,
@@ -218,7 +218,8 @@ int sf_lock_dir(const char *dir, const char *command, char *err, size_t errlen)
         return -1;
     }
     int fd = -1, rc = 1;
-    for (int tries = 0; rc == 1 && tries < 100; tries++) rc = lock_once(dir, path, &fd, err, errlen);
+    for (int tries = 0; rc == 1 && tries < 100; tries++)
+        rc = lock_once(dir, path, &fd, err, errlen);
     if (rc == 1) snprintf(err, errlen, "%s: the lock file keeps being replaced", path);
     if (rc) return -1;
     if (fd < 0) return 0;
