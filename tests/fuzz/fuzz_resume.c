@@ -37,17 +37,38 @@ static void put(const char *dir, const char *name, const void *data, size_t size
     if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f)) abort();
 }
 
+/* the folder, its suite, plan and record: made once (a static arena) */
+static const char *setup(suite_t *s, launchplan_t *plan)
+{
+    static char dir[300];
+    static arena_t *sa;
+    static suite_t ss;
+    static launchplan_t sp;
+    if (!sa) {
+        snprintf(dir, sizeof dir, "%s/run", fuzz_dir_);
+        char sub[400], err[1024];
+        snprintf(sub, sizeof sub, "%s/records", dir);
+        if (mkdir(dir, 0755) || mkdir(sub, 0755)) abort();
+        sa = ar_new();
+        machine_t m = {.cores = 4, .gpus = 0};
+        if (suite_load_text(sa, suite_text, sizeof suite_text - 1, "fz.yaml", ".", &m, &ss, err,
+                            sizeof err))
+            abort();
+        launchplan_build(sa, &ss, dir, &sp);
+        if (sp.n < 1) abort();
+        snprintf(sub, sizeof sub, "records/%s", path_basename(sp.l[0].record));
+        put(dir, sub, record_text, sizeof record_text - 1);
+    }
+    *s = ss, *plan = sp;
+    return dir;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_init();
-    static char dir[300];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "%s/run", fuzz_dir_);
-        char sub[400];
-        if (mkdir(dir, 0755)) abort();
-        snprintf(sub, sizeof sub, "%s/records", dir);
-        if (mkdir(sub, 0755)) abort();
-    }
+    suite_t s;
+    launchplan_t plan;
+    const char *dir = setup(&s, &plan);
     const uint8_t *sep = memmem(data, size, "\n#journal\n", 10);
     size_t nrun = sep ? (size_t)(sep - data) : 0;
     const uint8_t *j = sep ? sep + 10 : data;
@@ -57,19 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena_t *a = ar_new();
     char err[1024];
     runstate_t st;
-    machine_t m = {.cores = 4, .gpus = 0};
-    suite_t s;
-    launchplan_t plan;
     if (sep) (void)runstate_read(a, dir, &st, err, sizeof err);
     if (sf_check_rundir(dir, err, sizeof err)) abort(); /* the folder is the harness's own */
-    if (suite_load_text(a, suite_text, sizeof suite_text - 1, "fz.yaml", ".", &m, &s, err,
-                        sizeof err))
-        abort();
-    launchplan_build(a, &s, dir, &plan);
-    if (plan.n < 1) abort();
-    char rec_rel[400];
-    snprintf(rec_rel, sizeof rec_rel, "records/%s", path_basename(plan.l[0].record));
-    put(dir, rec_rel, record_text, sizeof record_text - 1);
     outcome_t *o;
     size_t n, kept, to_run;
     int skipped;
