@@ -160,7 +160,8 @@ static int run(arena_t *a, const sopts_t *o)
     if (!o->out) { /* RUN/model: as cmd_model.c, no link followed, the folder's lock held */
         const char *rd = path_dirname(a, out);
         if (sf_check_rundir(rd, err, sizeof err) ||
-            sf_lock_dir(rd, "exadl model --spatial", err, sizeof err) || sf_mkdir(out, err, sizeof err))
+            sf_lock_dir(rd, "exadl model --spatial", err, sizeof err) ||
+            sf_mkdir(out, err, sizeof err))
             return usage_error("model", "%s", err);
     }
     if (mkdir(out, 0755) && !path_is_dir(out)) {
