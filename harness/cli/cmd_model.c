@@ -13,6 +13,7 @@
 #include "harness/model/model_out.h"
 #include "harness/proc/launch.h"
 #include "harness/run/rundir.h"
+#include "harness/util/safefile.h"
 #include "harness/workloads/workload.h"
 
 static const char help_model[] =
@@ -335,8 +336,15 @@ static int run_model(arena_t *a, const mopts_t *o, int argc, char **argv)
     model_metrics(a, &p, &t);
     for (int i = 0; i < o->nrefs; i++) reference_evaluate(a, &refs[i], &t, NULL, &ck);
     const char *out = o->out;
-    if (!out && o->run)
-        out = path_join(a, path_is_dir(o->run) ? o->run : path_dirname(a, o->run), "model");
+    if (!out && o->run) {
+        /* RUN/model of a folder from anywhere: no link in it is followed, and
+         * the folder's writer lock is held (safefile.h) */
+        const char *rd = path_is_dir(o->run) ? o->run : path_dirname(a, o->run);
+        out = path_join(a, rd, "model");
+        if (sf_check_rundir(rd, err, sizeof err) ||
+            sf_lock_dir(rd, "exadl model", err, sizeof err) || sf_mkdir(out, err, sizeof err))
+            return usage_error("model", "%s", err);
+    }
     if (!out) {
         char stamp[32];
         utc_stamp(stamp, sizeof stamp);

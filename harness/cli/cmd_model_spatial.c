@@ -19,6 +19,7 @@
 #include "harness/blocks/training/blk_training.h"
 #include "harness/cli/cmds.h"
 #include "harness/model/spatial_input.h"
+#include "harness/util/safefile.h"
 
 const char help_model_spatial[] =
     "usage: exadl model RUN --spatial [--base BENCH] [--machine FILE] [--scales LIST]\n"
@@ -156,6 +157,13 @@ static int run(arena_t *a, const sopts_t *o)
         for (int p = 1; p <= 64; p *= 2) scales[ns++] = p;
     }
     const char *out = o->out ? o->out : path_join(a, path_is_dir(o->run) ? o->run : path_dirname(a, o->run), "model");
+    if (!o->out) { /* RUN/model: as cmd_model.c, no link followed, the folder's lock held */
+        const char *rd = path_dirname(a, out);
+        if (sf_check_rundir(rd, err, sizeof err) ||
+            sf_lock_dir(rd, "exadl model --spatial", err, sizeof err) ||
+            sf_mkdir(out, err, sizeof err))
+            return usage_error("model", "%s", err);
+    }
     if (mkdir(out, 0755) && !path_is_dir(out)) {
         fprintf(stderr, "exadl model: error: cannot create %s\n", out);
         return 1;

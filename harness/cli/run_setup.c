@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchmarks/common/timer.h"
@@ -15,6 +16,7 @@
 #include "harness/run/launchplan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/rundir.h"
+#include "harness/util/safefile.h"
 
 int run_stop(run_t *r, int status)
 {
@@ -50,6 +52,12 @@ static int suite_of_folder(run_t *r)
     char err[1024];
     const char *dir = path_abs(a, r->resume);
     if (!path_is_dir(dir)) return fail(r, ar_printf(a, "%s is not a folder", r->resume));
+    /* a folder from anywhere: nothing is written through a link in it, and
+     * one exadl at a time writes it (safefile.h) */
+    if (sf_check_rundir(dir, err, sizeof err) ||
+        sf_lock_dir(dir, ar_printf(a, "exadl %s %s", r->analyze ? "analyze" : "run --resume",
+                                   r->resume), err, sizeof err))
+        return fail(r, err);
     const char *suite = path_join(a, dir, "suite.yaml");
     if (!path_is_file(suite))
         return fail(r, ar_printf(a, "%s: no suite.yaml (not a run folder of exadl run)", dir));
@@ -207,6 +215,7 @@ static int new_folder(run_t *r)
     for (int i = 0; i < r->argc; i++) sb_printf(&cmd, " %s", shell_quote(a, r->argv[i]));
     ri->command = ar_strdup(a, sb_str(&cmd));
     sb_free(&cmd);
+    if (sf_lock_dir(dir, ri->command, err, sizeof err)) return fail(r, err);
     if (fileio_write_atomic(path_join(a, dir, "suite.yaml"), c->s.text, c->s.textlen, err,
                             sizeof err))
         fprintf(stderr, "exadl run: warning: %s\n", err);
@@ -275,9 +284,15 @@ static int old_folder(run_t *r)
     int skipped;
     if (journal_read(a, ri->dir, &r->earlier, &r->nearlier, &skipped, err, sizeof err))
         return fail(r, err);
-    if (skipped)
-        fprintf(stderr, "exadl %s: warning: %s/journal.yaml: %d unreadable line(s) skipped (a "
-                        "launch cut off by a hard stop runs again)\n", cmd_name(r), ri->dir, skipped);
+    struct stat jst;
+    const char *jpath = path_join(a, ri->dir, "journal.yaml");
+    if (lstat(jpath, &jst) == 0 && !S_ISREG(jst.st_mode))
+        r->journal_damage = "it is not a file";
+    else if (skipped)
+        r->journal_damage = ar_printf(a, "%d unreadable line(s)", skipped);
+    if (r->journal_damage && r->analyze) /* resume says so as it rebuilds the journal (sweep.c) */
+        fprintf(stderr, "exadl analyze: warning: %s: %s (each launch without a line is judged by "
+                        "its record)\n", jpath, r->journal_damage);
     char now[32];
     timer_utc_iso(now, sizeof now);
     st->history = push(a, st->history, &st->nhistory,

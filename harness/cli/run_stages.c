@@ -108,20 +108,14 @@ static int stage_sweep(run_t *r)
     sweep_opts_t o = {.s = &c->s, .p = &c->plan, .skip = r->skip, .nskip = r->nskip,
                       .progress = stdout, .rundir = r->analyze ? NULL : ri->dir,
                       .earlier = r->earlier, .nearlier = r->nearlier, .run_none = r->analyze,
+                      .resuming = r->resume && !r->analyze, .journal_damage = r->journal_damage,
                       .slurm_job = r->now.slurm ? r->now.slurm_job : NULL,
                       .slurm_end_epoch = ri->slurm ? ri->slurm->end_epoch : NAN};
     if (r->analyze) {
         printf("exadl: analysing %s from its journal and records (nothing runs)\n", ri->dir);
     } else {
-        size_t nrun = 0, nkept = 0;
-        for (size_t i = 0; i < c->plan.n; i++) {
-            int sk = 0, kept = 0;
-            for (size_t k = 0; k < r->nskip; k++) sk |= !strcmp(r->skip[k], c->plan.l[i].b->name);
-            for (size_t k = 0; k < r->nearlier; k++)
-                kept |= !strcmp(r->earlier[k].id, c->plan.l[i].id) &&
-                        lstatus_final(r->earlier[k].status);
-            nrun += !sk && !kept, nkept += !sk && kept;
-        }
+        size_t nrun, nkept; /* as the sweep decides: journal lines, else whole records */
+        sweep_count(c->a, &o, &nkept, &nrun);
         if (r->resume)
             printf("exadl: resuming %s: %zu launches finished earlier, %zu to run\n", ri->dir,
                    nkept, nrun);

@@ -47,6 +47,7 @@ typedef struct {
     runstate_t st;             /* run.yaml: the run's settings */
     outcome_t *earlier;        /* journal.yaml: the outcomes of an earlier run */
     size_t nearlier;
+    const char *journal_damage; /* resume: why journal.yaml did not read (NULL: it did) */
     const char *fallback_dir;  /* where files went that the run folder did not take */
     struct {                   /* analyze: what the folder's results.yaml said of the run
                                   itself (its end, its cost, the launches a resume kept),

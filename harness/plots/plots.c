@@ -13,6 +13,7 @@
 #include "harness/plots/axis.h"
 #include "harness/proc/argv.h"
 #include "harness/proc/launch.h"
+#include "harness/util/safefile.h"
 
 void plots_datum(sb_t *b, double v)
 {
@@ -121,6 +122,13 @@ static int draw(arena_t *a, const char *gnuplot, const char *dir, plots_t *out)
     argv_t all = {0};
     gp_args(a, &all, gnuplot, dir, out->p, out->n);
     char *log = ar_printf(a, "%s/gnuplot.log", dir);
+    /* gnuplot and the log open by name, following links: names planted in a
+     * folder from elsewhere are removed first (unlink removes the link) */
+    unlink(log);
+    for (size_t i = 0; i < out->n; i++) {
+        unlink(ar_printf(a, "%s/%s.tmp.png", dir, out->p[i].name));
+        unlink(ar_printf(a, "%s/%s.tmp.svg", dir, out->p[i].name));
+    }
     spawn_opts_t o = {.argv = argv_done(a, &all), .log = log, .timeout_s = 120, .grace_s = 2};
     spawn_result_t r;
     spawn_run(&o, &r);
@@ -131,8 +139,9 @@ static int draw(arena_t *a, const char *gnuplot, const char *dir, plots_t *out)
         if (!path_is_file(tp) || !path_is_file(ts)) { /* retry alone, to isolate a failure */
             argv_t one = {0};
             gp_args(a, &one, gnuplot, dir, &out->p[i], 1);
-            spawn_opts_t o1 = {.argv = argv_done(a, &one),
-                               .log = ar_printf(a, "%s/gnuplot-%s.log", dir, out->p[i].name),
+            char *log1 = ar_printf(a, "%s/gnuplot-%s.log", dir, out->p[i].name);
+            unlink(log1), unlink(tp), unlink(ts);
+            spawn_opts_t o1 = {.argv = argv_done(a, &one), .log = log1,
                                .timeout_s = 60, .grace_s = 2};
             spawn_run(&o1, &r);
         }
@@ -154,8 +163,9 @@ static int draw(arena_t *a, const char *gnuplot, const char *dir, plots_t *out)
 int plots_begin(arena_t *a, const char *dir, plots_t *out)
 {
     memset(out, 0, sizeof *out);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        out->note = ar_printf(a, "cannot create %s: %s", dir, strerror(errno));
+    char err[1024];
+    if (sf_mkdir(dir, err, sizeof err)) { /* never a link: the plots land where it points */
+        out->note = ar_strdup(a, err);
         return -1;
     }
     return 0;

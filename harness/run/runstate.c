@@ -7,10 +7,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchmarks/common/record/read.h"
 #include "benchmarks/common/record/record.h"
+#include "harness/util/safefile.h"
 
 static void kv_strs(rec_t *w, const char *key, const char *const *v, size_t n)
 {
@@ -158,38 +160,53 @@ static void quoted(sb_t *b, const char *s)
     sb_puts(b, "\"");
 }
 
+/* one journal line of o into b */
+static void journal_format(sb_t *b, const outcome_t *o)
+{
+    char num[40];
+    rec_format_double(o->elapsed_s, num, sizeof num);
+    sb_puts(b, "- {id: ");
+    quoted(b, o->id);
+    sb_printf(b, ", status: %s, how: ", lstatus_name(o->status));
+    quoted(b, o->why);
+    sb_puts(b, ", error: ");
+    quoted(b, o->error);
+    sb_printf(b, ", exit_code: %d, signal: %d, elapsed_s: %s, step: ", o->exit_code, o->sig, num);
+    quoted(b, o->step);
+    sb_puts(b, ", hosts: ");
+    quoted(b, o->hosts);
+    if (o->intf.measured) { /* how busy the machine was (interference.h) */
+        sb_puts(b, ", interference: ");
+        intf_journal(b, &o->intf);
+    }
+    sb_puts(b, "}\n");
+}
+
 int journal_append(const char *dir, const outcome_t *o, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/journal.yaml", dir);
     sb_t b = {0};
-    char num[40];
-    rec_format_double(o->elapsed_s, num, sizeof num);
-    sb_puts(&b, "- {id: ");
-    quoted(&b, o->id);
-    sb_printf(&b, ", status: %s, how: ", lstatus_name(o->status));
-    quoted(&b, o->why);
-    sb_puts(&b, ", error: ");
-    quoted(&b, o->error);
-    sb_printf(&b, ", exit_code: %d, signal: %d, elapsed_s: %s, step: ", o->exit_code, o->sig, num);
-    quoted(&b, o->step);
-    sb_puts(&b, ", hosts: ");
-    quoted(&b, o->hosts);
-    if (o->intf.measured) { /* how busy the machine was (interference.h) */
-        sb_puts(&b, ", interference: ");
-        intf_journal(&b, &o->intf);
-    }
-    sb_puts(&b, "}\n");
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    int rc = -1;
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    } else if (write(fd, b.s, b.len) != (ssize_t)b.len || fsync(fd)) {
-        snprintf(err, errlen, "%s: cannot append: %s", path, strerror(errno));
-    } else {
-        rc = 0;
-    }
-    if (fd >= 0) close(fd);
+    journal_format(&b, o);
+    /* never through a link planted at journal.yaml (safefile.h) */
+    int rc = sf_append(path, b.s, b.len, err, errlen);
+    sb_free(&b);
+    return rc;
+}
+
+int journal_rebuild(const char *dir, const outcome_t *o, size_t n, char *aside, size_t asidelen,
+                    char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/journal.yaml", dir);
+    aside[0] = 0;
+    struct stat st;
+    if (lstat(path, &st) == 0 && sf_move_aside(path, "damaged", aside, asidelen, err, errlen))
+        return -1;
+    sb_t b = {0};
+    for (size_t i = 0; i < n; i++)
+        if (lstatus_final(o[i].status)) journal_format(&b, &o[i]);
+    int rc = fileio_write_atomic(path, sb_str(&b), b.len, err, errlen);
     sb_free(&b);
     return rc;
 }

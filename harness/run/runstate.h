@@ -11,7 +11,7 @@
  *                 the running launch's.  A torn last line is skipped.
  * Both are read as untrusted input (docs/harness.md "Resume and analyze").
  * defines: runstate_t, runstate_write, runstate_read, journal_append,
- *          journal_read */
+ *          journal_read, journal_rebuild */
 #ifndef EXADL_HARNESS_RUNSTATE_H
 #define EXADL_HARNESS_RUNSTATE_H
 
@@ -40,8 +40,15 @@ int runstate_write(const char *dir, const runstate_t *st, char *err, size_t errl
 /* DIR/run.yaml read back.  0, or -1 with "FILE:LINE:COL: problem". */
 int runstate_read(arena_t *a, const char *dir, runstate_t *st, char *err, size_t errlen);
 
-/* One finished launch appended to DIR/journal.yaml and synced.  0, or -1. */
+/* One finished launch appended to DIR/journal.yaml and synced, never
+ * through a symbolic link at that name.  0, or -1. */
 int journal_append(const char *dir, const outcome_t *o, char *err, size_t errlen);
+/* A journal that did not read (resume): whatever is at DIR/journal.yaml is
+ * moved aside to journal.yaml.damaged-N (its name in aside, "" when there
+ * was nothing) and a new one is written with the final outcomes of o.  0, or
+ * -1 with err. */
+int journal_rebuild(const char *dir, const outcome_t *o, size_t n, char *aside, size_t asidelen,
+                    char *err, size_t errlen);
 /* DIR/journal.yaml: the outcomes it holds (bench, scale, rep and the paths
  * are not in it: the caller fills them from the plan by id); the last entry
  * of an id wins.  A missing file is an empty journal; notes counts the lines

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchmarks/common/timer.h"
 #include "harness/run/runstate.h"
 #include "harness/run/slurm.h"
+#include "harness/util/safefile.h"
 
 void sweep_judge(arena_t *a, const launch_t *l, const spawn_result_t *r, outcome_t *o)
 {
@@ -152,6 +154,94 @@ static void judge_unrecorded(arena_t *a, const launch_t *l, outcome_t *x)
     }
 }
 
+/* resume and analyze: a launch without a final journal line whose record is
+ * whole and says ok (the journal may be empty, cut or lost; the record is
+ * the launch's own word): 1 with x judged by it */
+static int record_finished(arena_t *a, const launch_t *l, outcome_t *x)
+{
+    struct stat st;
+    if (lstat(l->record, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    outcome_t y = *x;
+    spawn_result_t r = {.started = 1, .exited = 1};
+    snprintf(r.why, sizeof r.why, "finished earlier; no final journal line: judged by its record");
+    sweep_judge(a, l, &r, &y);
+    if (y.status != LS_OK) return 0;
+    y.exit_code = -1;
+    *x = y;
+    return 1;
+}
+
+/* what becomes of launch i: skipped, kept from the journal, kept by its
+ * record, or run (analyze: judged from what is there) */
+enum { SW_SKIP, SW_JOURNAL, SW_RECORD, SW_RUN };
+
+static int decide(arena_t *a, const sweep_opts_t *opt, size_t i, outcome_t *x)
+{
+    const launch_t *l = &opt->p->l[i];
+    for (size_t k = 0; k < opt->nskip; k++)
+        if (!strcmp(opt->skip[k], l->b->name)) return SW_SKIP;
+    const outcome_t *e = NULL;
+    for (size_t k = 0; k < opt->nearlier; k++)
+        if (!strcmp(opt->earlier[k].id, l->id)) e = &opt->earlier[k];
+    memset(x, 0, sizeof *x);
+    fill_from_plan(a, l, x);
+    x->exit_code = x->sig = -1;
+    /* the journal's final word is kept, except an ok whose record is no
+     * longer whole: resume runs that launch again (its record moved aside) */
+    if (e && lstatus_final(e->status) &&
+        (opt->run_none || !opt->resuming || e->status != LS_OK ||
+         record_finished(a, l, &(outcome_t){0}))) {
+        keep_earlier(a, l, e, x);
+        return SW_JOURNAL;
+    }
+    if ((opt->run_none || opt->resuming) && record_finished(a, l, x))
+        return SW_RECORD;
+    if (opt->run_none) {
+        if (e) keep_earlier(a, l, e, x);
+        else judge_unrecorded(a, l, x);
+    }
+    return SW_RUN;
+}
+
+void sweep_count(arena_t *a, const sweep_opts_t *opt, size_t *kept, size_t *to_run)
+{
+    *kept = *to_run = 0;
+    outcome_t x;
+    for (size_t i = 0; i < opt->p->n; i++) {
+        int d = decide(a, opt, i, &x);
+        *kept += d == SW_JOURNAL || d == SW_RECORD;
+        *to_run += d == SW_RUN;
+    }
+}
+
+/* resume: the journal is rewritten from the launches kept when it did not
+ * read or lacks a finished launch; the old one is moved aside, not lost */
+static void rebuild_journal(arena_t *a, const sweep_opts_t *opt, const int *d, const outcome_t *ko,
+                            size_t n)
+{
+    size_t nrec = 0, nkept = 0;
+    for (size_t i = 0; i < n; i++) {
+        nrec += d[i] == SW_RECORD;
+        nkept += d[i] == SW_JOURNAL || d[i] == SW_RECORD;
+    }
+    if (!opt->journal_damage && !nrec) return;
+    outcome_t *k = ar_alloc(a, (n + 1) * sizeof *k);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] == SW_JOURNAL || d[i] == SW_RECORD) k[m++] = ko[i];
+    char err[1024], aside[4096];
+    const char *why = opt->journal_damage
+                          ? opt->journal_damage
+                          : ar_printf(a, "it lacks %zu finished launch(es) with whole records", nrec);
+    if (journal_rebuild(opt->rundir, k, m, aside, sizeof aside, err, sizeof err))
+        fprintf(stderr, "exadl run: warning: %s/journal.yaml: %s, and it cannot be rebuilt: %s\n",
+                opt->rundir, why, err);
+    else
+        fprintf(stderr, "exadl run: warning: %s/journal.yaml: %s: rebuilt from the records (%zu "
+                        "launch(es) finished earlier)%s%s\n", opt->rundir, why, nkept,
+                aside[0] ? "; the old one kept as " : "", aside[0] ? path_basename(aside) : "");
+}
+
 /* Slurm: has the allocation ended?  Its state is asked only here, after a
  * launch failed, and when the job's end time has passed. */
 static int allocation_ended(arena_t *a, const sweep_opts_t *opt, double *end, const char **why)
@@ -258,36 +348,28 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
     const launchplan_t *p = opt->p;
     memset(res, 0, sizeof *res);
     outcome_t *o = ar_alloc(a, (p->n + 1) * sizeof *o);
-    const outcome_t **earlier = ar_alloc(a, (p->n + 1) * sizeof *earlier);
+    outcome_t *ko = ar_alloc(a, (p->n + 1) * sizeof *ko); /* decided before anything runs */
+    int *d = ar_alloc(a, (p->n + 1) * sizeof *d);
     size_t n = 0, total = 0;
-    int *sk = ar_alloc(a, (p->n + 1) * sizeof *sk);
     for (size_t i = 0; i < p->n; i++) {
-        for (size_t k = 0; k < opt->nskip; k++) sk[i] |= !strcmp(opt->skip[k], p->l[i].b->name);
-        for (size_t k = 0; k < opt->nearlier; k++)
-            if (!strcmp(opt->earlier[k].id, p->l[i].id)) earlier[i] = &opt->earlier[k];
-        total += !sk[i] && !(earlier[i] && lstatus_final(earlier[i]->status));
+        d[i] = decide(a, opt, i, &ko[i]);
+        total += d[i] == SW_RUN;
     }
+    if (opt->rundir && !opt->run_none) rebuild_journal(a, opt, d, ko, p->n);
     double t0 = timer_now_s(), end = opt->slurm_end_epoch;
     size_t k = 0;
     int shown_tail = 0; /* the first failed launch's log was printed */
     FILE *f = opt->progress;
     for (size_t i = 0; i < p->n; i++) {
         const launch_t *l = &p->l[i];
-        if (sk[i]) continue;
+        if (d[i] == SW_SKIP) continue;
         outcome_t *x = &o[n++];
-        memset(x, 0, sizeof *x);
-        fill_from_plan(a, l, x);
-        x->exit_code = x->sig = -1;
-        if (earlier[i] && lstatus_final(earlier[i]->status)) {
-            keep_earlier(a, l, earlier[i], x);
+        *x = ko[i];
+        if (d[i] == SW_JOURNAL || d[i] == SW_RECORD) {
             res->kept++;
             continue;
         }
-        if (opt->run_none) { /* the journal's word first (interrupted, not run) */
-            if (earlier[i]) keep_earlier(a, l, earlier[i], x);
-            else judge_unrecorded(a, l, x);
-            continue;
-        }
+        if (opt->run_none) continue; /* judged by decide() */
         if (!res->interrupted && (launch_interrupted() || launch_draining()))
             res->interrupted = 1, res->stopped_by = stop_reason(a);
         const char *why;
@@ -298,6 +380,15 @@ void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res)
             x->status = LS_NOTRUN;
             x->why = x->error = ar_printf(a, "not run: %s", res->stopped_by);
             continue;
+        }
+        struct stat st;
+        char aside[4096], err[1024];
+        if (lstat(l->record, &st) == 0) { /* partial or failed: kept, never deleted */
+            if (sf_move_aside(l->record, "partial", aside, sizeof aside, err, sizeof err))
+                fprintf(stderr, "exadl run: warning: %s\n", err);
+            else if (f)
+                fprintf(f, "exadl: %s: its record did not read as a finished launch; kept as %s\n",
+                        l->id, path_basename(aside));
         }
         k++;
         if (f) {

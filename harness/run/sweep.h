@@ -31,6 +31,11 @@ typedef struct {
     int run_none;               /* analyze: run nothing; a launch without an outcome is
                                    judged by its record, else interrupted (its log.part
                                    is there) or not run */
+    int resuming;               /* run --resume: a launch whose record is whole and ok is
+                                   kept whatever the journal says; any other record of a
+                                   launch run again is moved aside to NAME.partial-N */
+    const char *journal_damage; /* resume: why journal.yaml did not read (NULL: it did);
+                                   it is then rebuilt from the launches kept */
     const char *slurm_job;      /* the allocation the launches are steps of, or NULL */
     double slurm_end_epoch;     /* its end time (NAN: unknown) */
 } sweep_opts_t;
@@ -49,5 +54,9 @@ typedef struct {
 void sweep_judge(arena_t *a, const launch_t *l, const spawn_result_t *r, outcome_t *o);
 
 void sweep_run(arena_t *a, const sweep_opts_t *opt, sweep_result_t *res);
+
+/* What sweep_run will do: launches kept from the earlier run (journal or
+ * record) and launches to run (analyze: to judge). */
+void sweep_count(arena_t *a, const sweep_opts_t *opt, size_t *kept, size_t *to_run);
 
 #endif

@@ -16,7 +16,14 @@ FILE *fopen(const char *path, const char *mode)
     static FILE *(*real)(const char *, const char *);
     if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
     const char *m = getenv("EXADL_FULLFS");
-    if (m && *m && path && mode && strstr(path, m) && (strchr(mode, 'w') || strchr(mode, 'a')))
-        return real("/dev/full", mode);
+    if (m && *m && path && mode && strstr(path, m) && (strchr(mode, 'w') || strchr(mode, 'a'))) {
+        /* the device exists: "x" (a fresh file, O_EXCL) would refuse it */
+        char dm[16];
+        size_t k = 0;
+        for (const char *c = mode; *c && k + 1 < sizeof dm; c++)
+            if (*c != 'x') dm[k++] = *c;
+        dm[k] = 0;
+        return real("/dev/full", dm);
+    }
     return real(path, mode);
 }

@@ -50,7 +50,10 @@ rec_t *rec_open(const char *path, char *err, size_t errlen)
     } else {
         if (asprintf(&r->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) r->tmp = NULL;
         CHECK(r->tmp != NULL, "out of memory");
-        r->f = fopen(r->tmp, "w");
+        /* a fresh file ("x": O_EXCL), never through a link planted at the
+         * temporary name */
+        unlink(r->tmp);
+        r->f = fopen(r->tmp, "wxe");
         if (!r->f) {
             snprintf(err, errlen, "%s: cannot create: %s", r->tmp, strerror(errno));
             free(r->tmp);
