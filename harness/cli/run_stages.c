@@ -175,6 +175,8 @@ static int stage_analysis(run_t *r)
 static int stage_checks(run_t *r)
 {
     runctx_t *c = &r->c;
+    if (c->ri.nreferences == c->nrefs) /* the run folder's copies: the same in run and analyze */
+        for (size_t i = 0; i < c->nrefs; i++) c->refs[i].path = c->ri.references[i];
     references_label(c->a, c->refs, c->nrefs); /* two files of one name told apart */
     for (size_t i = 0; i < c->nrefs; i++)
         reference_evaluate(c->a, &c->refs[i], &c->t, &r->probe, &c->ck);

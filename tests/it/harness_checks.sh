@@ -114,7 +114,8 @@ out=$("$exadl" run "$tmp/re.yaml" --out "$tmp/re" 2>&1); rc=$?
 re=$(ls -d "$tmp"/re/*-ck 2>/dev/null | head -1)
 [ $rc -eq 2 ] && grep -q '^  status: reference_error$' "$re/results.yaml" && grep -q '^  exit_status: 2$' "$re/results.yaml" \
     && grep -q 'Status: \*\*REFERENCE ERROR\*\*' "$re/report.md" && grep -q 'metric: throughput_samples_per_s' "$re/results.yaml" \
-    && grep -qF "reference_file: $tmp/b/acc.yaml" "$re/results.yaml" \
+    && [ "$(grep -E '^- reference: acc \(references/.*acc\.yaml\)$' "$re/results.yaml" | sort -u | wc -l)" -eq 2 ] \
+    && [ "$(grep -E '^  reference_file: references/.*acc\.yaml$' "$re/results.yaml" | sort -u | wc -l)" -eq 2 ] \
     && pass "run: reference errors exit 2, status reference_error, results kept, reference_file tells the two acc apart" \
     || { fail "run with a reference error ($rc)"; echo "$out" | tail -n 12; }
 
