@@ -28,9 +28,9 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                   ri->stopped_by ? ri->stopped_by : "the run stopped early", ok, ri->no, nfail,
                   intr, notrun);
     else if (tl.ref_errors) /* the reference file is wrong, not the machine (exit 2) */
-        sb_printf(o, "Status: **REFERENCE ERROR** (%d check%s of the reference files select "
+        sb_printf(o, "Status: **REFERENCE ERROR** (%d check%s of the reference files select%s "
                      "nothing this run ran; %d of %zu launch%s failed, %d check%s failed). ",
-                  tl.ref_errors, tl.ref_errors == 1 ? "" : "s", nfail, ri->no,
+                  tl.ref_errors, tl.ref_errors == 1 ? "" : "s", tl.ref_errors == 1 ? "s" : "", nfail, ri->no,
                   ri->no == 1 ? "" : "es", f, f == 1 ? "" : "s");
     else if (nfail || f)
         sb_printf(o, "Status: **FAILED** (%d of %zu launch%s failed, %d check%s failed). ", nfail,
