@@ -248,7 +248,7 @@ static void write_checks(rec_t *w, const checks_t *ck)
         rec_kv_str(w, "where", c->where);
         rec_kv_str(w, "benchmark", c->bench);
         kv_scale(w, c->scale);
-        if (c->row) rec_kv_str(w, "row", c->row);
+        if (c->row) rec_kv_str(w, "row_keys", c->row); /* text: the row it was measured on */
         kv_num(w, "measured", c->measured);
         kv_num(w, "expected", c->expected);
         kv_num(w, "lower_bound", c->lo);

@@ -148,7 +148,7 @@ static void js_check(sb_t *b, const check_t *k)
     js_kv(b, "where", k->where, 0), js_kv(b, "benchmark", k->bench, 0);
     if (k->scale > 0) sb_printf(b, ", \"scale\": %d", k->scale);
     else sb_puts(b, ", \"scale\": null");
-    if (k->row) js_kv(b, "row", k->row, 0);
+    if (k->row) js_kv(b, "row_keys", k->row, 0);
     js_num(b, "measured", k->measured), js_num(b, "expected", k->expected);
     js_num(b, "lower_bound", k->lo), js_num(b, "upper_bound", k->hi);
     js_kv(b, "unit", k->unit, 0), js_kv(b, "outcome", ck_name(k->outcome), 0);

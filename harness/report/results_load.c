@@ -161,7 +161,7 @@ static int load_checks(lctx_t *c, const ytnode *root, results_t *r)
                     : o && !strcmp(o, "FAIL")  ? CK_FAIL
                     : o && !strcmp(o, "ERROR") ? CK_ERROR : CK_NA;
         if (rd_str(rd, x, "reference_file", NULL, &k.reference_file) ||
-            rd_str(rd, x, "row", NULL, &k.row))
+            rd_str(rd, x, "row_keys", NULL, &k.row))
             return -1;
         if (!k.reference || !k.metric)
             return yt_err(c->err, c->errlen, c->d, x, "a check needs reference and metric");
