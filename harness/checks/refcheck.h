@@ -5,7 +5,10 @@
  * machine that ran `tiny`) are taken from the workload's describe answer
  * (`stemdl --describe`, harness/workloads/registry.c) that exadl run's probe
  * stage recorded in the run folder's probe.yaml (harness/run/probe.h):
- * evaluating starts no process. */
+ * evaluating starts no process.  Only exact references are answered so (an
+ * acceptance check is about what the machine ran); a where that selects
+ * nothing this run ran is a reference error (CK_ERROR), not a pass or a
+ * failure of the machine.  Counting: tally.c; the terminal lines: listing.c. */
 #ifndef EXADL_HARNESS_REFCHECK_H
 #define EXADL_HARNESS_REFCHECK_H
 
@@ -114,7 +117,9 @@ void checks_tally_text(const ck_tally_t *t, char *buf, size_t len);
  * prefixes, others with 4 significant digits; NaN as "-". */
 void check_value_text(double v, const char *unit, int exact, char *buf, size_t len);
 
-/* Print "PASS  metric  where  measured  expected  bound" lines. */
+/* Print "PASS  metric  where  measured  expected  bound" lines (listing.c): a
+ * check that matched many rows with one outcome is one line with the count
+ * and range; a failing row is a line of its own with its row keys. */
 void checks_print(FILE *f, const checks_t *c);
 
 #endif

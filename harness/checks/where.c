@@ -133,7 +133,7 @@ static int keep(arena_t *a, const kv_t *w, const mtable_t *t, char *sel, const c
         if (!sel[j] || !p) continue;
         recorded++;
         if (where_value_same(p, w->value)) kept++;
-        else push_unique(a, &vals, &nv, &cv, p);
+        else push_unique(a, &vals, &nv, &cv, sanitize_name(a, p)); /* record text: a terminal's */
     }
     if (!anywhere) {
         *had = NULL;
@@ -211,7 +211,7 @@ const char *where_nothing_measured(arena_t *a, const kv_t *kv, size_t n, const m
             (want >= 0 && m->scale != want))
             continue;
         return ar_printf(a, "nothing measured: no launch of %s at n=%d ended ok (0 of %.0f)",
-                         m->bench, m->scale, m->n);
+                         sanitize_name(a, m->bench), m->scale, m->n);
     }
     return "no measurement of this run matches";
 }

@@ -15,13 +15,11 @@
 #    the json; docs/record.md's Python loader runs on them (python3 with PyYAML;
 #    SKIP without).
 set -u
-exadl=${EXADL_BIN:?}/exadl
-tmp=${EXADL_TMP:-$(mktemp -d)}
-root=${EXADL_ROOT:-$(pwd)}
-fake=$root/tests/fixtures/harness/fake_bench.sh
 fails=0
 pass() { echo "PASS: harness_checks: $1"; }
 fail() { echo "FAIL: harness_checks: $1"; fails=$((fails + 1)); }
+root=${EXADL_ROOT:-$(pwd)} tmp=${EXADL_TMP:-$(mktemp -d)}
+exadl=${EXADL_BIN:?}/exadl fake=$root/tests/fixtures/harness/fake_bench.sh
 
 suite() { # $1 file, $2 references (YAML list), $3 the train entry's mode
     cat >"$1" <<EOF
