@@ -45,9 +45,10 @@ static const char help_check[] =
     "run) is a REFERENCE ERROR: the file is wrong, not the machine.  Two reference\n"
     "files with the same name are told apart by their path.\n"
     "\n"
-    "Exit status: 0 when no check failed, 1 when one did (or a launch of the run\n"
-    "failed), 2 on bad input: a bad command line, run folder or reference file,\n"
-    "or a reference error.\n";
+    "A run whose launches failed says so first, with the first one's cause.\n"
+    "\n"
+    "Exit status: 0 when no check failed, 1 when one did, 2 on bad input: a bad\n"
+    "command line, run folder or reference file, or a reference error.\n";
 
 /* "; the first: ID: HOW" of the first failed launch results.yaml lists, or "" */
 static const char *first_failed(arena_t *a, const results_t *r)
@@ -55,12 +56,14 @@ static const char *first_failed(arena_t *a, const results_t *r)
     const ytnode *ls = r->root ? yt_get(r->root, "launches") : NULL;
     for (size_t i = 0; ls && ls->kind == YT_SEQ && i < ls->n; i++) {
         const ytnode *st = yt_get(ls->items[i], "status"), *id = yt_get(ls->items[i], "id");
-        const ytnode *how = yt_get(ls->items[i], "how");
+        const ytnode *how = yt_get(ls->items[i], "how"), *log = yt_get(ls->items[i], "log");
         if (!st || st->kind != YT_SCALAR || strcmp(st->str, "failed")) continue;
         /* text from the run folder reaches the terminal: names only, no control characters */
-        return ar_printf(a, "; the first: %s: %s",
+        return ar_printf(a, "; the first: %s: %s%s%s",
                          id && id->kind == YT_SCALAR ? sanitize_name(a, id->str) : "?",
-                         how && how->kind == YT_SCALAR ? printable(a, how->str) : "failed");
+                         how && how->kind == YT_SCALAR ? printable(a, how->str) : "failed",
+                         log && log->kind == YT_SCALAR ? ", its log " : "",
+                         log && log->kind == YT_SCALAR ? printable(a, log->str) : "");
     }
     return "";
 }
@@ -124,8 +127,8 @@ static int cmd_check(int argc, char **argv)
     printf("run %s (suite %s, machine %s)\n", r.name, r.suite ? r.suite : "?", r.machine);
     /* the real error first: launches that failed leave their checks nothing to measure */
     if (r.launches_failed)
-        printf("error: %d of %d launches of this run failed; the checks of their numbers fail "
-               "(why: the run's report.md, \"Failed launches\"%s)\n",
+        printf("failed launches: %d of %d launches of this run failed; the checks of their "
+               "numbers fail (why: the run's report.md, \"Failed launches\"%s)\n",
                r.launches_failed, r.launches, first_failed(a, &r));
     checks_print(stdout, &ck);
     ck_tally_t t = checks_tally(&ck);

@@ -122,7 +122,7 @@ suite "$tmp/fl.yaml" "[$tmp/a/acc.yaml]" fail
 "$exadl" run "$tmp/fl.yaml" --out "$tmp/fl" >/dev/null 2>&1
 fl=$(ls -d "$tmp"/fl/*-ck 2>/dev/null | head -1)
 cout=$("$exadl" check "$fl" 2>&1); crc=$?
-[ $crc -eq 1 ] && sed -n 2p <<<"$cout" | grep -q '^error: 4 of 8 launches of this run failed; .* the first: train-n1-r1: ' \
+[ $crc -eq 1 ] && sed -n 2p <<<"$cout" | grep -q '^failed launches: 4 of 8 launches of this run failed; .* the first: train-n1-r1: ' \
     && grep -qE '^  FAIL  launches_ok +train n=1 ' <<<"$cout" \
     && pass "check of a run with failed launches says so first" || { fail "failed launches first ($crc)"; echo "$cout"; }
 
