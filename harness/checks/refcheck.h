@@ -94,6 +94,11 @@ const char *checks_unanswered_note(arena_t *a, const checks_t *c, const probe_t 
  * share a name, so that their checks can be told apart. */
 void references_label(arena_t *a, reference_t *refs, size_t n);
 
+/* A reference error whose where names benchmark `name`, which the run skipped
+ * (an optional program not built), is the run's failure, not the file's: FAIL
+ * with the reason. */
+void checks_skipped(arena_t *a, checks_t *c, const char *name, const char *reason);
+
 /* 1 when c's value is a count of a configuration no launch ran (from --describe) */
 int check_described(const check_t *c);
 

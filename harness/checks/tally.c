@@ -61,3 +61,18 @@ void references_label(arena_t *a, reference_t *refs, size_t n)
         refs[i].label = twin ? ar_printf(a, "%s (%s)", refs[i].name, refs[i].path) : refs[i].name;
     }
 }
+
+void checks_skipped(arena_t *a, checks_t *c, const char *name, const char *reason)
+{
+    size_t ln = strlen(name);
+    for (size_t i = 0; i < c->n; i++) {
+        check_t *k = &c->c[i];
+        const char *w = k->where ? strstr(k->where, "benchmark=") : NULL;
+        if (k->outcome != CK_ERROR || !w || (w != k->where && w[-1] != ' ')) continue;
+        w += strlen("benchmark=");
+        if (strncmp(w, name, ln) || (w[ln] && w[ln] != ' ')) continue;
+        k->outcome = CK_FAIL;
+        k->detail = ar_printf(a, "the run skipped %s (%s)", name,
+                              reason ? reason : "optional");
+    }
+}

@@ -124,6 +124,12 @@ static int cmd_check(int argc, char **argv)
     references_label(a, loaded, nfiles); /* two files of one name: told apart by path */
     checks_t ck = {0};
     for (size_t i = 0; i < nfiles; i++) reference_evaluate(a, &loaded[i], &r.t, &probe, &ck);
+    const ytnode *sk = yt_get(r.root, "skipped"); /* optional benchmarks not built */
+    for (size_t i = 0; sk && sk->kind == YT_SEQ && i < sk->n; i++) {
+        const ytnode *n = yt_get(sk->items[i], "benchmark"), *why = yt_get(sk->items[i], "reason");
+        if (n && n->kind == YT_SCALAR)
+            checks_skipped(a, &ck, n->str, why && why->kind == YT_SCALAR ? printable(a, why->str) : NULL);
+    }
     printf("run %s (suite %s, machine %s)\n", r.name, r.suite ? r.suite : "?", r.machine);
     /* the real error first: launches that failed leave their checks nothing to measure */
     if (r.launches_failed)

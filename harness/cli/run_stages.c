@@ -180,6 +180,8 @@ static int stage_checks(run_t *r)
     references_label(c->a, c->refs, c->nrefs); /* two files of one name told apart */
     for (size_t i = 0; i < c->nrefs; i++)
         reference_evaluate(c->a, &c->refs[i], &c->t, &r->probe, &c->ck);
+    for (size_t i = 0; i < c->ri.nskipped; i++) /* not built: the run's failure, not the file's */
+        checks_skipped(c->a, &c->ck, c->ri.skipped[i].name, c->ri.skipped[i].reason);
     const char *note = checks_unanswered_note(c->a, &c->ck, &r->probe);
     if (note) fprintf(stderr, "exadl %s: note: %s\n", r->analyze ? "analyze" : "run", note);
     return 0;

@@ -117,6 +117,35 @@ re=$(ls -d "$tmp"/re/*-ck 2>/dev/null | head -1)
     && pass "run: reference errors exit 2, status reference_error, results kept, reference_file tells the two acc apart" \
     || { fail "run with a reference error ($rc)"; echo "$out" | tail -n 12; }
 
+# an optional benchmark the run skipped (not built): its checks FAIL, no reference error
+cat >"$tmp/skip.yaml" <<EOF
+name: sk
+launcher: "env FAKE_RANKS={ranks} {cmd}"
+scales: [1]
+repetitions: 1
+timeout_s: 30
+benchmarks:
+  - name: train
+    program: $fake
+    config: {mode: ok, step: 0.05, batch: 2}
+  - name: extra
+    program: $tmp/not-built-yet
+    optional: true
+EOF
+cat >"$tmp/skipref.yaml" <<'EOF'
+exadl_reference: 1
+name: skipref
+kind: acceptance
+checks:
+  - {metric: launches_ok, where: {benchmark: extra, scale: 1}, value: 1, lower: 0, upper: 0}
+EOF
+"$exadl" run "$tmp/skip.yaml" --reference "$tmp/skipref.yaml" --out "$tmp/sk" >"$tmp/sk.log" 2>&1; rc=$?
+sk=$(ls -d "$tmp"/sk/*-sk 2>/dev/null | head -1)
+cout=$("$exadl" check "$sk" 2>&1); crc=$?
+[ $rc -eq 1 ] && [ $crc -eq 1 ] && grep -qE '^  FAIL  launches_ok .*\(the run skipped extra ' <<<"$cout" \
+    && pass "a skipped optional benchmark: its check FAILs (exit 1), not a reference error" \
+    || { fail "skipped benchmark (run $rc, check $crc)"; echo "$cout"; tail -n 5 "$tmp/sk.log"; }
+
 # check of a run whose launches failed: that first
 suite "$tmp/fl.yaml" "[$tmp/a/acc.yaml]" fail
 "$exadl" run "$tmp/fl.yaml" --out "$tmp/fl" >/dev/null 2>&1
