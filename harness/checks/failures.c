@@ -44,18 +44,30 @@ const char *check_warning(const check_t *c, char *buf, size_t len)
 
 static void where_of(const check_t *k, char *at, size_t len)
 {
-    if (k->bench && k->scale) snprintf(at, len, "%s n=%d", k->bench, k->scale);
-    else if (k->bench) snprintf(at, len, "%s", k->bench);
+    const char *sp = k->row ? " " : "", *row = k->row ? k->row : "";
+    if (k->bench && k->scale) snprintf(at, len, "%s n=%d%s%s", k->bench, k->scale, sp, row);
+    else if (k->bench) snprintf(at, len, "%s%s%s", k->bench, sp, row);
     else snprintf(at, len, "%s", k->where);
 }
 
 void checks_print_failures(FILE *f, const checks_t *c)
 {
-    int nf = 0, nw = 0;
+    int nf = 0, nw = 0, ne = 0;
     char buf[256];
     for (size_t i = 0; i < c->n; i++) {
+        ne += c->c[i].outcome == CK_ERROR;
         nf += c->c[i].outcome == CK_FAIL;
-        nw += c->c[i].outcome != CK_NA && check_warning(&c->c[i], buf, sizeof buf) != NULL;
+        nw += c->c[i].outcome != CK_NA && c->c[i].outcome != CK_ERROR && check_warning(&c->c[i], buf, sizeof buf) != NULL;
+    }
+    /* first what must be fixed before any verdict: the reference files */
+    if (ne)
+        fprintf(f, "REFERENCE ERROR%s (%d): the reference file%s, not the machine (exit status 2):\n",
+                ne == 1 ? "" : "S", ne, ne == 1 ? " is wrong" : "s are wrong");
+    for (size_t i = 0; i < c->n && ne; i++) {
+        const check_t *k = &c->c[i];
+        if (k->outcome == CK_ERROR)
+            fprintf(f, "  ERROR %s where %s: %s  (%s, %s)\n", k->metric, k->where, k->detail,
+                    k->reference, k->reference_file ? k->reference_file : "?");
     }
     if (nf) fprintf(f, "FAILED check%s (%d):\n", nf == 1 ? "" : "s", nf);
     for (size_t i = 0; i < c->n && nf; i++) {
@@ -76,7 +88,8 @@ void checks_print_failures(FILE *f, const checks_t *c)
     for (size_t i = 0; i < c->n && nw; i++) {
         const check_t *k = &c->c[i];
         char at[160];
-        if (k->outcome == CK_NA || !check_warning(k, buf, sizeof buf)) continue;
+        if (k->outcome == CK_NA || k->outcome == CK_ERROR || !check_warning(k, buf, sizeof buf))
+            continue;
         if (last && !strcmp(last->reference, k->reference) && !strcmp(last->metric, k->metric) &&
             !strcmp(last->where ? last->where : "", k->where ? k->where : ""))
             continue;

@@ -7,11 +7,15 @@
 #include <string.h>
 
 #include "benchmarks/common/ytree.h"
+#include "harness/checks/rowkeys.h"
 #include "harness/checks/where.h"
 #include "harness/proc/argv.h"
 #include "harness/workloads/workload.h"
 
-const char *ck_name(ck_outcome o) { return o == CK_PASS ? "PASS" : o == CK_FAIL ? "FAIL" : "N/A"; }
+const char *ck_name(ck_outcome o)
+{
+    return o == CK_PASS ? "PASS" : o == CK_FAIL ? "FAIL" : o == CK_ERROR ? "ERROR" : "N/A";
+}
 
 static const char *const top_keys[] = {"exadl_reference", "name", "kind", "source", "system",
                                        "notes", "checks", NULL};
@@ -119,6 +123,8 @@ int reference_load(arena_t *a, const char *path, reference_t *r, char *err, size
     r->c = ar_alloc(a, (cs->n + 1) * sizeof *r->c);
     for (size_t i = 0; i < cs->n; i++)
         if (load_check(a, d, cs->items[i], &r->c[r->n++], err, errlen)) return -1;
+    for (size_t i = 0; i < r->n; i++) r->c[i].describable = !strcmp(r->kind, "exact");
+    r->label = r->name;
     return 0;
 }
 
@@ -191,7 +197,7 @@ int reference_describe_question(arena_t *a, const refspec_t *s, describe_q_t *q,
 {
     memset(q, 0, sizeof *q);
     const workload_t *w = workload_describer(where_get(s, "benchmark"));
-    if (numbered_scale(s) || !w || !workload_describes(w, s->metric)) return 0;
+    if (!s->describable || numbered_scale(s) || !w || !workload_describes(w, s->metric)) return 0;
     q->program = w->program;
     q->args[q->nargs++] = (char *)w->describe;
     for (size_t i = 0; i < s->nwhere && q->nargs < DESCRIBE_MAX_ARGS - 2; i++) {
@@ -254,12 +260,15 @@ static double describe(arena_t *a, const refspec_t *s, const probe_t *probe, con
 }
 
 static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t *s,
-                const metric_t *m, double measured, const char *source, const char *detail)
+                const mtable_t *t, const metric_t *m, double measured, const char *source,
+                const char *detail)
 {
     AR_GROW(a, out->c, out->n, out->cap);
     check_t *c = &out->c[out->n++];
     memset(c, 0, sizeof *c);
-    c->reference = r->name;
+    c->reference = r->label ? r->label : r->name;
+    c->reference_file = r->path;
+    c->row = m ? rowkeys_text(a, m, t) : NULL;
     c->kind = r->kind;
     c->metric = s->metric;
     c->where = where_text(a, s);
@@ -270,9 +279,9 @@ static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t
     c->lo = isnan(s->lower) ? NAN : s->value * (1 + s->lower);
     c->hi = isnan(s->upper) ? NAN : s->value * (1 + s->upper);
     if (!isnan(c->lo) && !isnan(c->hi) && c->lo > c->hi) { /* negative expected values */
-        double t = c->lo;
+        double sw = c->lo;
         c->lo = c->hi;
-        c->hi = t;
+        c->hi = sw;
     }
     c->measured = measured;
     c->source = source;
@@ -284,6 +293,66 @@ static void add(arena_t *a, checks_t *out, const reference_t *r, const refspec_t
         int ok = (isnan(c->lo) || measured >= c->lo) && (isnan(c->hi) || measured <= c->hi);
         c->outcome = ok ? CK_PASS : CK_FAIL;
     }
+}
+
+/* a published number of another configuration: N/A, with what this run has */
+static const char *not_comparable(arena_t *a, const refspec_t *s, const mtable_t *t)
+{
+    const metric_t *best = NULL;
+    const char *bn = where_get(s, "benchmark");
+    for (size_t j = 0; j < t->n; j++) {
+        const metric_t *m = &t->m[j];
+        if (strcmp(m->metric, s->metric) || (bn && !bench_matches(m, bn))) continue;
+        if (!best || m->scale > best->scale) best = m;
+    }
+    if (!best) return "no measurement of this run matches";
+    char v1[32];
+    fmt_si(best->value, best->unit, v1, sizeof v1);
+    return ar_printf(a, "not comparable: this run has %s = %s at n=%d (%s)", s->metric, v1,
+                     best->scale, best->bench);
+}
+
+/* check s matched no row of t: a count of a configuration no launch ran
+ * (exact references: --describe), a published number of another
+ * configuration (N/A), a where that selects nothing this run ran (the
+ * reference's mistake: ERROR), or a configuration that ran and measured
+ * nothing (the machine's failure: FAIL) */
+static void no_match(arena_t *a, const reference_t *r, const refspec_t *s, const mtable_t *t,
+                     const probe_t *probe, long long want, checks_t *out)
+{
+    const char *why = NULL, *source = NULL;
+    int unanswered = 0, published = !strcmp(r->kind, "published");
+    double v = want < 0 ? describe(a, s, probe, &why, &source, &unanswered) : NAN;
+    if (!isnan(v)) {
+        add(a, out, r, s, t, NULL, v, source, NULL);
+        return;
+    }
+    if (unanswered) { /* the answer was never recorded: not evaluated, and why */
+        add(a, out, r, s, t, NULL, NAN, "none", why);
+        out->c[out->n - 1].outcome = CK_NA;
+        return;
+    }
+    if (why && !source) { /* a where key no describe question may carry */
+        add(a, out, r, s, t, NULL, NAN, "none", ar_printf(a, "reference error: %s", why));
+        out->c[out->n - 1].outcome = CK_ERROR;
+        return;
+    }
+    if (source) { /* the describe answer failed or lacked the metric */
+        add(a, out, r, s, t, NULL, NAN, source, why);
+        out->c[out->n - 1].outcome = CK_FAIL;
+        return;
+    }
+    /* a where key or value that matches nothing is the reference's mistake;
+     * published references are checked for their keys only */
+    const char *bad = where_diagnose(a, s->metric, s->where, s->nwhere, t, !published);
+    if (!bad && !published) bad = where_ran(a, s->where, s->nwhere, t);
+    if (bad) {
+        add(a, out, r, s, t, NULL, NAN, "none", bad);
+        out->c[out->n - 1].outcome = CK_ERROR;
+        return;
+    }
+    add(a, out, r, s, t, NULL, NAN, "none",
+        published ? not_comparable(a, s, t) : where_nothing_measured(a, s->where, s->nwhere, t));
 }
 
 void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
@@ -313,46 +382,14 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
                 if (skip) continue;
             }
             found++;
-            add(a, out, r, s, m, m->value, "run", NULL);
+            add(a, out, r, s, t, m, m->value, "run", NULL);
             for (size_t k = 0; k < t->n; k++) /* how many launches the number rests on */
                 if (t->m[k].scale == m->scale && !strcmp(t->m[k].metric, "launches_ok") &&
                     !strcmp(t->m[k].bench, m->bench))
                     out->c[out->n - 1].launches = (int)t->m[k].value;
         }
         if (found) continue;
-        const char *why = NULL, *source = NULL;
-        int unanswered = 0;
-        double v = want < 0 ? describe(a, s, probe, &why, &source, &unanswered) : NAN;
-        if (!isnan(v)) {
-            add(a, out, r, s, NULL, v, source, NULL);
-            continue;
-        }
-        if (unanswered) { /* the answer was never recorded: not evaluated, and why */
-            add(a, out, r, s, NULL, NAN, "none", why);
-            out->c[out->n - 1].outcome = CK_NA;
-            continue;
-        }
-        /* nothing measured: a where key or value that matches nothing is the
-         * reference's mistake; for published numbers say what this run has */
-        const char *bad = where_diagnose(a, s->metric, s->where, s->nwhere, t,
-                                         strcmp(r->kind, "published") != 0);
-        const char *detail = bad ? bad : why ? why : "no measurement of this run matches";
-        if (!bad && !strcmp(r->kind, "published")) {
-            const metric_t *best = NULL;
-            const char *bn = where_get(s, "benchmark");
-            for (size_t j = 0; j < t->n; j++) {
-                const metric_t *m = &t->m[j];
-                if (strcmp(m->metric, s->metric) || (bn && !bench_matches(m, bn))) continue;
-                if (!best || m->scale > best->scale) best = m;
-            }
-            if (best) {
-                char v1[32];
-                fmt_si(best->value, best->unit, v1, sizeof v1);
-                detail = ar_printf(a, "not comparable: this run has %s = %s at n=%d (%s)",
-                                   s->metric, v1, best->scale, best->bench);
-            }
-        }
-        add(a, out, r, s, NULL, NAN, "none", detail);
+        no_match(a, r, s, t, probe, want, out);
     }
 }
 
@@ -368,16 +405,6 @@ const char *checks_unanswered_note(arena_t *a, const checks_t *c, const probe_t 
                                               : "is missing (no recorded describe answers)");
 }
 
-void checks_count(const checks_t *c, int *pass, int *fail, int *na)
-{
-    *pass = *fail = *na = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->c[i].outcome == CK_PASS) (*pass)++;
-        else if (c->c[i].outcome == CK_FAIL) (*fail)++;
-        else (*na)++;
-    }
-}
-
 void check_value_text(double v, const char *unit, int exact, char *buf, size_t len)
 {
     if (isnan(v)) {
@@ -391,34 +418,4 @@ void check_value_text(double v, const char *unit, int exact, char *buf, size_t l
         fmt_si(v, unit, buf, len);
     else
         snprintf(buf, len, "%.4g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
-}
-
-void checks_print(FILE *f, const checks_t *c)
-{
-    const char *ref = NULL;
-    for (size_t i = 0; i < c->n; i++) {
-        const check_t *k = &c->c[i];
-        int desc = k->source && strcmp(k->source, "run") && strcmp(k->source, "none");
-        if (!ref || strcmp(ref, k->reference)) {
-            ref = k->reference;
-            fprintf(f, "reference %s (%s)\n", k->reference, k->kind);
-        }
-        if (desc && (i == 0 || !c->c[i - 1].source || !strcmp(c->c[i - 1].source, "run") ||
-                     !strcmp(c->c[i - 1].source, "none") || strcmp(c->c[i - 1].reference, k->reference)))
-            fprintf(f, "  exact counts of a configuration no launch ran (%s):\n", k->source);
-        char m[48], e[48], lo[48], hi[48];
-        int ex = !strcmp(k->kind, "exact") || k->lo == k->hi; /* an exact match: every digit */
-        check_value_text(k->measured, k->unit, ex, m, sizeof m);
-        check_value_text(k->expected, k->unit, ex, e, sizeof e);
-        check_value_text(k->lo, k->unit, ex, lo, sizeof lo);
-        check_value_text(k->hi, k->unit, ex, hi, sizeof hi);
-        char at[160];
-        if (k->bench && k->scale) snprintf(at, sizeof at, "%s n=%d", k->bench, k->scale);
-        else if (k->bench) snprintf(at, sizeof at, "%s", k->bench);
-        else snprintf(at, sizeof at, "%s", k->where);
-        fprintf(f, "  %-4s  %-34s %-26s measured %-14s expected %-14s bound [%s, %s]%s%s%s\n",
-                ck_name(k->outcome), k->metric, at, m, e, isnan(k->lo) ? "-inf" : lo,
-                isnan(k->hi) ? "inf" : hi, k->detail ? "  (" : "", k->detail ? k->detail : "",
-                k->detail ? ")" : "");
-    }
 }

@@ -118,3 +118,100 @@ const char *where_diagnose(arena_t *a, const char *metric, const kv_t *kv, size_
     }
     return NULL;
 }
+
+/* the rows of t a where key keeps (sel[j]: still selected); 0 when it keeps
+ * none although some selected row records the key with another value (their
+ * values listed into *had) or no row of t records the key at all */
+static int keep(arena_t *a, const kv_t *w, const mtable_t *t, char *sel, const char **had)
+{
+    size_t kept = 0, recorded = 0, anywhere = 0;
+    const char **vals = NULL;
+    size_t nv = 0, cv = 0;
+    for (size_t j = 0; j < t->n; j++) {
+        const char *p = metric_param(&t->m[j], w->key);
+        anywhere += p != NULL;
+        if (!sel[j] || !p) continue;
+        recorded++;
+        if (where_value_same(p, w->value)) kept++;
+        else push_unique(a, &vals, &nv, &cv, sanitize_name(a, p)); /* record text: a terminal's */
+    }
+    if (!anywhere) {
+        *had = NULL;
+        return 0;
+    }
+    if (!recorded) return 1; /* the rows that would record it are absent (failed launches) */
+    if (!kept) {
+        *had = listing(a, vals, nv);
+        return 0;
+    }
+    for (size_t j = 0; j < t->n; j++) {
+        const char *p = sel[j] ? metric_param(&t->m[j], w->key) : NULL;
+        if (p && !where_value_same(p, w->value)) sel[j] = 0;
+    }
+    return 1;
+}
+
+const char *where_ran(arena_t *a, const kv_t *kv, size_t n, const mtable_t *t)
+{
+    char *sel = ar_alloc(a, t->n + 1);
+    memset(sel, 1, t->n + 1);
+    const char **names = NULL;
+    size_t nn = 0, cn = 0;
+    for (size_t i = 0; i < n; i++) { /* the benchmark first, then the scale */
+        if (strcmp(kv[i].key, "benchmark")) continue;
+        for (size_t j = 0; j < t->n; j++) {
+            push_unique(a, &names, &nn, &cn, t->m[j].bench);
+            sel[j] &= bench_is(&t->m[j], kv[i].value);
+        }
+    }
+    long long want = -1;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(kv[i].key, "scale") && !opt_parse_int(kv[i].value, &want) && want >= 0) {
+            const char **sc = NULL;
+            size_t ns = 0, cs = 0, any = 0;
+            for (size_t j = 0; j < t->n; j++) {
+                if (!sel[j] || !t->m[j].scale) continue;
+                push_unique(a, &sc, &ns, &cs, ar_printf(a, "%d", t->m[j].scale));
+                any += t->m[j].scale == want;
+            }
+            if (!any)
+                return ar_printf(a, "reference error: where scale=%lld matches nothing this run "
+                                    "ran (its scales there: %s)", want, listing(a, sc, ns));
+            for (size_t j = 0; j < t->n; j++) sel[j] &= !t->m[j].scale || t->m[j].scale == want;
+        }
+    size_t left = 0;
+    for (size_t j = 0; j < t->n; j++) left += sel[j];
+    if (!left)
+        return ar_printf(a, "reference error: where matches no benchmark this run ran (%s)",
+                         listing(a, names, nn));
+    for (size_t i = 0; i < n; i++) {
+        const char *had;
+        if (!strcmp(kv[i].key, "benchmark") || !strcmp(kv[i].key, "scale")) continue;
+        if (keep(a, &kv[i], t, sel, &had)) continue;
+        if (!had)
+            return ar_printf(a, "reference error: where key '%s' is recorded by no row of this "
+                                "run", kv[i].key);
+        return ar_printf(a, "reference error: where %s=%s matches nothing this run ran (it ran "
+                            "%s=%s)", kv[i].key, kv[i].value, kv[i].key, had);
+    }
+    return NULL;
+}
+
+const char *where_nothing_measured(arena_t *a, const kv_t *kv, size_t n, const mtable_t *t)
+{
+    const char *bench = NULL;
+    long long want = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(kv[i].key, "benchmark")) bench = kv[i].value;
+        if (!strcmp(kv[i].key, "scale")) opt_parse_int(kv[i].value, &want);
+    }
+    for (size_t j = 0; j < t->n; j++) {
+        const metric_t *m = &t->m[j];
+        if (strcmp(m->metric, "launches_ok") || m->value > 0 || (bench && !bench_is(m, bench)) ||
+            (want >= 0 && m->scale != want))
+            continue;
+        return ar_printf(a, "nothing measured: no launch of %s at n=%d ended ok (0 of %.0f)",
+                         sanitize_name(a, m->bench), m->scale, m->n);
+    }
+    return "no measurement of this run matches";
+}

@@ -21,4 +21,17 @@ int where_value_same(const char *recorded, const char *wanted);
 const char *where_diagnose(arena_t *a, const char *metric, const kv_t *kv, size_t n,
                            const mtable_t *t, int values);
 
+/* Why the where kv[0..n) selects no configuration this run ran, as a
+ * "reference error: ..." line, or NULL when it does select one (some row of
+ * any metric has its benchmark, its scale where that is a number, and each
+ * other key's value; a key that rows of the selection lack, such as a
+ * collective's op on a scale whose launches all failed, does not count
+ * against it unless no row of the run records it at all). */
+const char *where_ran(arena_t *a, const kv_t *kv, size_t n, const mtable_t *t);
+
+/* Why a configuration that ran measured nothing for a check: "no launch of
+ * stemdl at n=2 ended ok (0 of 3)" where launches_ok says so, else "no
+ * measurement of this run matches". */
+const char *where_nothing_measured(arena_t *a, const kv_t *kv, size_t n, const mtable_t *t);
+
 #endif

@@ -20,7 +20,8 @@ static const char help_analyze[] =
     "plan and the reference copies come from the folder (suite.yaml, run.yaml).\n"
     "`exadl run --resume RUN_DIR` also runs what is missing.\n"
     "Exit status: as `exadl run` (0 all ok, 1 a launch or check failed, 130 launches\n"
-    "interrupted or not run), 2 when RUN_DIR is not a readable run folder.\n";
+    "interrupted or not run), 2 when RUN_DIR is not a readable run folder or a\n"
+    "reference error.\n";
 
 static int cmd_analyze(int argc, char **argv)
 {

@@ -41,7 +41,8 @@ static const char help_run[] =
     "(time limit, scancel) stops the run as interrupted, not failed.\n"
     "Exit status: 0 all launches ok and all checks passed; 1 a launch failed or a\n"
     "check failed (everything else is still written); 2 bad usage, a bad suite or a\n"
-    "failed preflight; 130 interrupted: a launch stopped or not run (what ran is\n"
+    "failed preflight, or a reference error (a check's where selects nothing the\n"
+    "run ran; everything is still written); 130 interrupted: a launch stopped or not run (what ran is\n"
     "written; `exadl run --resume RUN_DIR` completes it).\n";
 
 static int cmd_run(int argc, char **argv)

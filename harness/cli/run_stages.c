@@ -171,8 +171,13 @@ static int stage_analysis(run_t *r)
 static int stage_checks(run_t *r)
 {
     runctx_t *c = &r->c;
+    if (c->ri.nreferences == c->nrefs) /* the run folder's copies: the same in run and analyze */
+        for (size_t i = 0; i < c->nrefs; i++) c->refs[i].path = c->ri.references[i];
+    references_label(c->a, c->refs, c->nrefs); /* two files of one name told apart */
     for (size_t i = 0; i < c->nrefs; i++)
         reference_evaluate(c->a, &c->refs[i], &c->t, &r->probe, &c->ck);
+    for (size_t i = 0; i < c->ri.nskipped; i++) /* not built: the run's failure, not the file's */
+        checks_skipped(c->a, &c->ck, c->ri.skipped[i].name, c->ri.skipped[i].reason);
     const char *note = checks_unanswered_note(c->a, &c->ck, &r->probe);
     if (note) fprintf(stderr, "exadl %s: note: %s\n", r->analyze ? "analyze" : "run", note);
     return 0;
@@ -185,15 +190,17 @@ static int stage_plots(run_t *r)
     return 0;
 }
 
-/* the exit status: 130 interrupted (a launch stopped or not run), 1 a launch
- * or a check failed, else 0 */
+/* the exit status: 130 interrupted (a launch stopped or not run), 2 a
+ * reference error, 1 a launch or a check failed, else 0 */
 static int stage_verdict(run_t *r)
 {
     runinfo_t *ri = &r->c.ri;
     int nfail, cp, cf, cn, ok, intr, notrun;
     outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     checks_count(&r->c.ck, &cp, &cf, &cn);
-    ri->exit_status = ri->interrupted ? 130 : (nfail || cf) ? 1 : 0;
+    /* a reference error is the reference file's (bad input, 2), not the machine's */
+    ri->exit_status = ri->interrupted ? 130 : checks_tally(&r->c.ck).ref_errors ? 2
+                                            : (nfail || cf) ? 1 : 0;
     char fin[32];
     timer_utc_iso(fin, sizeof fin);
     ri->finished_utc = r->prior.have ? r->prior.finished_utc : ar_strdup(r->c.a, fin);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/checks/rowkeys.h"
+#include "harness/report/results_export.h"
 #include "harness/report/runctx.h"
 #include "harness/util/version.h"
 
@@ -14,6 +16,33 @@ static void kv_num(rec_t *w, const char *k, double v)
     rec_key(w, k);
     if (isfinite(v)) rec_double(w, v);
     else rec_null(w);
+}
+
+static void kv_count(rec_t *w, const char *k, double v)
+{
+    rec_key(w, k);
+    if (isfinite(v) && v == floor(v) && fabs(v) < 9e18) rec_int(w, (int64_t)v);
+    else if (isfinite(v)) rec_double(w, v);
+    else rec_null(w);
+}
+
+/* a metric row's or a check's scale: null for one of a configuration, not per scale */
+static void kv_scale(rec_t *w, int scale)
+{
+    rec_key(w, "scale");
+    if (scale > 0) rec_int(w, scale);
+    else rec_null(w);
+}
+
+/* a row key as its type: bytes an integer, inplace a boolean, the others text */
+static void kv_rowkey(rec_t *w, const kv_t *k)
+{
+    long long i;
+    int b, t = rowkey_typed(rowkey_find(k->key), k->value, &i, &b);
+    rec_key(w, k->key);
+    if (t == 1) rec_int(w, i);
+    else if (t == 2) rec_bool(w, b);
+    else rec_str(w, k->value);
 }
 
 static void kv_ci(rec_t *w, const char *k, double v, double lo, double hi)
@@ -176,8 +205,8 @@ static void write_coll(rec_t *w, const cres_t *c)
     rec_kv_str(w, "dtype", c->dtype);
     rec_kv_str(w, "redop", c->redop);
     rec_kv_bool(w, "inplace", c->inplace);
-    kv_num(w, "bytes", c->bytes);
-    kv_num(w, "count", c->count);
+    kv_count(w, "bytes", c->bytes); /* integers, as in the record */
+    kv_count(w, "count", c->count);
     rec_kv_int(w, "samples", (int64_t)c->st.n);
     kv_num(w, "median_s", c->st.median);
     kv_num(w, "ci_lo_s", c->st.ci_lo);
@@ -214,11 +243,13 @@ static void write_checks(rec_t *w, const checks_t *ck)
         const check_t *c = &ck->c[i];
         rec_map_begin(w);
         rec_kv_str(w, "reference", c->reference);
+        rec_kv_str(w, "reference_file", c->reference_file);
         rec_kv_str(w, "kind", c->kind);
         rec_kv_str(w, "metric", c->metric);
         rec_kv_str(w, "where", c->where);
         rec_kv_str(w, "benchmark", c->bench);
-        rec_kv_int(w, "scale", c->scale);
+        kv_scale(w, c->scale);
+        if (c->row) rec_kv_str(w, "row_keys", c->row); /* text: the row it was measured on */
         kv_num(w, "measured", c->measured);
         kv_num(w, "expected", c->expected);
         kv_num(w, "lower_bound", c->lo);
@@ -240,8 +271,7 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     const checks_t *ck = &c->ck;
     rec_t *w = rec_open(path, err, errlen);
     if (!w) return -1;
-    int pass, fail, na, nok, nfail, nint, nnot;
-    checks_count(ck, &pass, &fail, &na);
+    int nok, nfail, nint, nnot;
     outcome_count(ri->o, ri->no, &nok, &nfail, &nint, &nnot);
     rec_map_begin(w);
     rec_kv_int(w, "exadl_results", RESULTS_FORMAT_VERSION);
@@ -258,7 +288,8 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_kv_str(w, "exadl_version", exadl_version());
     rec_kv_str(w, "exadl_commit", exadl_commit());
     rec_kv_str(w, "command", ri->command);
-    rec_kv_str(w, "status", ri->interrupted ? "interrupted" : (nfail || fail) ? "failed" : "ok");
+    ck_tally_t tl = checks_tally(ck);
+    rec_kv_str(w, "status", results_status(c));
     rec_kv_str(w, "stopped_by", ri->stopped_by);
     rec_kv_int(w, "exit_status", ri->exit_status);
     rec_kv_int(w, "launches", (int64_t)ri->no);
@@ -271,9 +302,13 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     for (size_t i = 0; i < ri->no; i++) busy += ri->o[i].intf.verdict == INTF_BUSY;
     rec_kv_int(w, "launches_busy", busy); /* measured while the machine was busy */
     rec_kv_str(w, "preflight", ri->preflight);
-    rec_kv_int(w, "checks_passed", pass);
-    rec_kv_int(w, "checks_failed", fail);
-    rec_kv_int(w, "checks_not_applicable", na);
+    /* checks of what ran apart from --describe counts of configurations not run */
+    rec_kv_int(w, "checks_passed", tl.pass);
+    rec_kv_int(w, "checks_failed", tl.fail);
+    rec_kv_int(w, "checks_not_applicable", tl.na);
+    rec_kv_int(w, "describe_checks_passed", tl.described_pass);
+    rec_kv_int(w, "describe_checks_failed", tl.described_fail);
+    rec_kv_int(w, "checks_reference_errors", tl.ref_errors);
     rec_key(w, "history");
     rec_seq_begin(w);
     for (size_t i = 0; i < ri->nhistory; i++) rec_str(w, ri->history[i]);
@@ -366,22 +401,24 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
         const metric_t *m = &t->m[i];
         rec_flow_map_begin(w);
         rec_kv_str(w, "benchmark", m->bench);
-        rec_kv_int(w, "scale", m->scale);
+        kv_scale(w, m->scale);
         rec_kv_str(w, "metric", m->metric);
         kv_num(w, "value", m->value);
         kv_num(w, "ci_lo", m->lo);
         kv_num(w, "ci_hi", m->hi);
         kv_num(w, "n", m->n);
         rec_kv_str(w, "unit", m->unit);
-        /* row-specific parameters; the benchmark's config is listed once above */
-        const char *rk[] = {"op", "bytes", "dtype", "inplace"};
-        int any = 0;
-        for (int k = 0; k < 4; k++) any |= metric_param(m, rk[k]) != NULL;
-        if (any) {
+        /* the keys that tell rows apart, typed (checks/rowkeys.h); the benchmark's
+         * config is listed once above */
+        const bres_t *b = NULL;
+        for (size_t k = 0; k < an->nb && !b; k++)
+            if (!strcmp(an->b[k].name, m->bench)) b = &an->b[k];
+        kv_t rk[ROWKEYS_MAX];
+        size_t nrk = rowkeys_of(m, b ? b->params : NULL, b ? b->nparams : 0, rk);
+        if (nrk) {
             rec_key(w, "row");
             rec_flow_map_begin(w);
-            for (int k = 0; k < 4; k++)
-                if (metric_param(m, rk[k])) rec_kv_str(w, rk[k], metric_param(m, rk[k]));
+            for (size_t k = 0; k < nrk; k++) kv_rowkey(w, &rk[k]);
             rec_map_end(w);
         }
         rec_map_end(w);

@@ -21,7 +21,8 @@ typedef struct {
 /* keys a collective row sets itself */
 static int row_key(const char *k)
 {
-    return !strcmp(k, "op") || !strcmp(k, "bytes") || !strcmp(k, "dtype") || !strcmp(k, "inplace");
+    return !strcmp(k, "op") || !strcmp(k, "bytes") || !strcmp(k, "dtype") || !strcmp(k, "inplace") ||
+           !strcmp(k, "redop");
 }
 
 /* scalar config of every benchmark, by name; -1 when a name is not text */
@@ -156,7 +157,12 @@ static int load_checks(lctx_t *c, const ytnode *root, results_t *r)
             rd_num(rd, x, "upper_bound", RD_ANY, &k.hi))
             return -1;
         k.scale = (int)sc;
-        k.outcome = o && !strcmp(o, "PASS") ? CK_PASS : o && !strcmp(o, "FAIL") ? CK_FAIL : CK_NA;
+        k.outcome = o && !strcmp(o, "PASS")    ? CK_PASS
+                    : o && !strcmp(o, "FAIL")  ? CK_FAIL
+                    : o && !strcmp(o, "ERROR") ? CK_ERROR : CK_NA;
+        if (rd_str(rd, x, "reference_file", NULL, &k.reference_file) ||
+            rd_str(rd, x, "row_keys", NULL, &k.row))
+            return -1;
         if (!k.reference || !k.metric)
             return yt_err(c->err, c->errlen, c->d, x, "a check needs reference and metric");
         AR_GROW(c->a, r->checks.c, r->checks.n, r->checks.cap);

@@ -20,17 +20,9 @@ const metric_t *mtable_find(const mtable_t *t, const char *bench, int scale, con
 
 const char *checks_line(const checks_t *ck)
 {
-    static char buf[192];
-    int p, f, n;
-    checks_count(ck, &p, &f, &n);
-    int described = 0; /* exact counts of configurations no launch ran, from --describe */
-    for (size_t i = 0; i < ck->n; i++)
-        described += ck->c[i].outcome == CK_PASS && ck->c[i].source && strcmp(ck->c[i].source, "run") &&
-                     strcmp(ck->c[i].source, "none");
-    if (described)
-        snprintf(buf, sizeof buf, "%d passed (%d of them exact counts of configurations not run, "
-                                  "from --describe), %d failed, %d not applicable", p, described, f, n);
-    else snprintf(buf, sizeof buf, "%d passed, %d failed, %d not applicable", p, f, n);
+    static char buf[256]; /* checks of what ran apart from --describe counts (refcheck.h) */
+    ck_tally_t t = checks_tally(ck);
+    checks_tally_text(&t, buf, sizeof buf);
     return buf;
 }
 
@@ -81,10 +73,8 @@ void summary_print(FILE *f, const mtable_t *t, const checks_t *ck, int md)
     }
     any += summary_coll_print(f, t, ck, md);
     if (!any) fprintf(f, "%s(no benchmark results)\n", md ? "\n" : "");
-    int p, fl, na;
-    checks_count(ck, &p, &fl, &na);
     int other = 0; /* checks not tied to a scale of this run (exact counts via --describe) */
-    for (size_t j = 0; j < ck->n; j++) other += !ck->c[j].bench;
-    fprintf(f, "%schecks: %s%s\n", md ? "\n" : "", checks_line(ck),
+    for (size_t j = 0; j < ck->n; j++) other += !ck->c[j].bench && !check_described(&ck->c[j]);
+    fprintf(f, "%s%s%s\n", md ? "\n" : "", checks_line(ck),
             other ? " (including those not tied to a row above)" : "");
 }

@@ -79,14 +79,15 @@ checks:
   - {metric: step_time_s, where: {benchmark: train, batch: 2}, value: 0.4, lower: null, upper: 0.1}
 EOF
 out=$("$exadl" check "$rt" --reference "$tmp/acc.yaml" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -q "benchmark=trian: no benchmark of this run has that name (did you mean 'train'?" <<<"$out" \
+[ $rc -eq 2 ] && grep -q "benchmark=trian: no benchmark of this run has that name (did you mean 'train'?" <<<"$out" \
     && grep -q "where key 'btch' is not recorded for step_time_s (did you mean 'batch'?" <<<"$out" \
-    && pass "where: an unknown benchmark and key are reference errors with a suggestion" \
+    && grep -q '^REFERENCE ERRORS (2): ' <<<"$out" \
+    && pass "where: an unknown benchmark and key are reference errors with a suggestion (exit 2)" \
     || { fail "where diagnosis ($rc)"; echo "$out"; }
 grep -qE '^  FAIL step_time_s train n=1: measured 0.505 s, bound \[-inf, 0.44 s\], \+14.8% over the upper bound' <<<"$out" \
-    && grep -q '^FAILED checks (3):' <<<"$out" \
+    && grep -q '^FAILED check (1):' <<<"$out" \
     && pass "each FAIL on the terminal with measured value, bound and margin" || { fail "FAIL lines"; echo "$out"; }
-head -1 "$rt/report-check.md" | grep -q ': FAILED$' && grep -q '^## Failed checks' "$rt/report-check.md" \
+head -1 "$rt/report-check.md" | grep -q ': REFERENCE ERROR$' && grep -q '^## Failed checks' "$rt/report-check.md" \
     && grep -q '^| PASS | acc | throughput_samples_per_s ' "$rt/report-check.md" \
     && pass "check writes report-check.md: the new verdict, failures first" || fail "report-check.md"
 

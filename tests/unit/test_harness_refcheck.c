@@ -123,7 +123,8 @@ static void test_acceptance(void)
     T_ASSERT(rc == 0, "%s", err);
     checks_t ck = {0};
     reference_evaluate(a, &r, &t, NULL, &ck);
-    ck_outcome want[] = {CK_PASS, CK_FAIL, CK_PASS, CK_PASS, CK_FAIL, CK_PASS};
+    /* preset small on a run of tiny: the reference's mistake, not the machine's */
+    ck_outcome want[] = {CK_PASS, CK_FAIL, CK_PASS, CK_PASS, CK_ERROR, CK_PASS};
     int ok = ck.n == 6;
     for (size_t i = 0; ok && i < 6; i++) ok = ck.c[i].outcome == want[i];
     char got[64] = "";
@@ -210,6 +211,64 @@ static void test_published_and_describe(void)
     T_ASSERT(quiet, "every answer recorded: no note");
 }
 
+/* an acceptance check of a configuration this run did not run is a reference
+ * error even where a --describe answer for it was recorded (issue 27: a
+ * preset=small check passed on a run of tiny); the exact reference's counts
+ * are counted apart from the checks of what ran; two files of one name are
+ * told apart by path */
+static void test_what_was_checked(void)
+{
+    arena_t *a = ar_new();
+    mtable_t t;
+    table(a, &t);
+    const char *acc = put("acc1.yaml",
+        "exadl_reference: 1\nname: acc\nkind: acceptance\nchecks:\n"
+        "  - {metric: forward_conv_flops_per_sample, where: {benchmark: stemdl, preset: small}, value: 1.0e9, lower: 0, upper: 0}\n"
+        "  - {metric: step_time_s, where: {benchmark: stemdl, scale: 4}, value: 1, lower: null, upper: 0}\n"
+        "  - {metric: step_time_s, where: {benchmark: stemdl, scale: 1}, value: 100, lower: null, upper: 0}\n");
+    const char *ex = put("acc2.yaml",
+        "exadl_reference: 1\nname: acc\nkind: exact\nchecks:\n"
+        "  - {metric: forward_conv_flops_per_sample, where: {benchmark: stemdl, preset: small}, value: 1.0e9, lower: 0, upper: 0}\n");
+    reference_t r[2];
+    int rc = reference_load(a, acc, &r[0], err, sizeof err) || reference_load(a, ex, &r[1], err, sizeof err);
+    if (rc) ar_free(a);
+    T_ASSERT(!rc, "%s", err);
+    describe_q_t q;
+    const char *why;
+    int asks_acc = reference_describe_question(a, &r[0].c[0], &q, &why);
+    T_ASSERT(reference_describe_question(a, &r[1].c[0], &q, &why) == 1, "the exact check asks --describe");
+    probe_t probe = {.path = "RUN/probe.yaml"};
+    probe_put(a, &probe, q.program, q.args, q.nargs, "forward_conv_flops_per_sample 1000000000\n", NULL);
+    references_label(a, r, 2);
+    checks_t ck = {0};
+    reference_evaluate(a, &r[0], &t, &probe, &ck);
+    reference_evaluate(a, &r[1], &t, &probe, &ck);
+    ck_tally_t tl = checks_tally(&ck);
+    char line[256], d0[256] = "", d1[256] = "", l0[256] = "", l1[256] = "";
+    checks_tally_text(&tl, line, sizeof line);
+    if (ck.n == 4) {
+        snprintf(d0, sizeof d0, "%s", ck.c[0].detail ? ck.c[0].detail : "");
+        snprintf(d1, sizeof d1, "%s", ck.c[1].detail ? ck.c[1].detail : "");
+        snprintf(l0, sizeof l0, "%s", ck.c[0].reference);
+        snprintf(l1, sizeof l1, "%s", ck.c[3].reference);
+    }
+    ck_outcome o[4] = {CK_NA, CK_NA, CK_NA, CK_NA};
+    for (size_t i = 0; i < ck.n && i < 4; i++) o[i] = ck.c[i].outcome;
+    ar_free(a);
+    T_ASSERT(asks_acc == 0, "an acceptance check asks no --describe question");
+    T_ASSERT(o[0] == CK_ERROR && strstr(d0, "reference error: where preset=small"), "preset small: %s (%s)",
+             ck_name(o[0]), d0);
+    T_ASSERT(o[1] == CK_ERROR && strstr(d1, "where scale=4 matches nothing this run ran"),
+             "scale 4: %s (%s)", ck_name(o[1]), d1);
+    T_ASSERT(o[2] == CK_PASS && o[3] == CK_PASS, "the run's check and the exact count pass");
+    T_ASSERT(tl.pass == 1 && tl.described_pass == 1 && tl.ref_errors == 2 && tl.fail == 0,
+             "tally %d %d %d %d", tl.pass, tl.described_pass, tl.ref_errors, tl.fail);
+    T_ASSERT(!strcmp(line, "checks of this run: 1 passed, 0 failed; counts of configurations not "
+                           "run (--describe): 1 passed, 0 failed; 2 reference errors"), "%s", line);
+    T_ASSERT(strstr(l0, "acc (") && strstr(l0, "acc1.yaml)") && strstr(l1, "acc2.yaml)"),
+             "labels '%s' '%s'", l0, l1);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
@@ -217,6 +276,7 @@ int main(void)
     T_RUN(test_bad_references);
     T_RUN(test_acceptance);
     T_RUN(test_published_and_describe);
+    T_RUN(test_what_was_checked);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) return 1;

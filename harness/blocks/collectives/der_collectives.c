@@ -13,16 +13,18 @@
 /* keys a collective row sets itself (a config key of the same name is not the row's) */
 static int row_key(const char *k)
 {
-    return !strcmp(k, "op") || !strcmp(k, "bytes") || !strcmp(k, "dtype") || !strcmp(k, "inplace");
+    return !strcmp(k, "op") || !strcmp(k, "bytes") || !strcmp(k, "dtype") || !strcmp(k, "inplace") ||
+           !strcmp(k, "redop");
 }
 
 static kv_t *coll_params(arena_t *a, const bres_t *b, const cres_t *c, size_t *np)
 {
-    kv_t *p = ar_alloc(a, (b->nparams + 5) * sizeof *p);
+    kv_t *p = ar_alloc(a, (b->nparams + 6) * sizeof *p);
     size_t k = 0;
     p[k++] = (kv_t){"op", c->op};
     p[k++] = (kv_t){"bytes", ar_printf(a, "%.0f", c->bytes)};
     p[k++] = (kv_t){"dtype", c->dtype};
+    if (c->redop && *c->redop) p[k++] = (kv_t){"redop", c->redop}; /* sum, min, max rows apart */
     p[k++] = (kv_t){"inplace", c->inplace ? "true" : "false"};
     for (size_t i = 0; i < b->nparams; i++)
         if (!row_key(b->params[i].key)) p[k++] = b->params[i];

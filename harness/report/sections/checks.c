@@ -12,6 +12,7 @@
 static int same_group(const check_t *x, const check_t *y)
 {
     return x->outcome == y->outcome && !strcmp(x->reference, y->reference) &&
+           !strcmp(x->reference_file ? x->reference_file : "", y->reference_file ? y->reference_file : "") &&
            !strcmp(x->metric, y->metric) && !strcmp(x->where ? x->where : "", y->where ? y->where : "");
 }
 
@@ -25,8 +26,9 @@ static void row(sb_t *o, const check_t *c, size_t n, double lo, double hi)
     for (int k = 0; k < 4; k++) check_value_text(v[k], u, ex, t[k], sizeof t[k]);
     sb_printf(o, "| **%s** | %s (%s) | %s | ", ck_name(c->outcome), c->reference, c->kind, c->metric);
     if (n > 1) sb_printf(o, "%s (%zu rows) | ", c->where, n);
-    else if (c->bench && c->scale) sb_printf(o, "%s n=%d | ", c->bench, c->scale);
-    else if (c->bench) sb_printf(o, "%s | ", c->bench);
+    else if (c->bench && c->scale)
+        sb_printf(o, "%s n=%d%s%s | ", c->bench, c->scale, c->row ? " " : "", c->row ? c->row : "");
+    else if (c->bench) sb_printf(o, "%s%s%s | ", c->bench, c->row ? " " : "", c->row ? c->row : "");
     else sb_printf(o, "%s | ", c->where);
     if (n > 1 && isfinite(lo)) {
         check_value_text(lo, u, ex, r0, sizeof r0), check_value_text(hi, u, ex, r1, sizeof r1);
@@ -53,12 +55,17 @@ static void md(sb_t *o, const runctx_t *rc, const void *self)
     }
     sb_printf(o, "%s. Bounds are fractions of the expected value (ReFrame style). Published "
                  "numbers are shown side by side; they pass or fail only where this run "
-                 "measured the same thing (otherwise N/A).\n\n"
+                 "measured the same thing (otherwise N/A). Counts of configurations no launch "
+                 "ran come from the workload's `--describe` (note \"from\") and are counted "
+                 "apart; an ERROR is a `where` that selects nothing this run ran: the "
+                 "reference file is wrong, not the machine.\n\n"
                  "| outcome | reference (kind) | metric | measured on | measured | expected | "
                  "bound | note |\n|---|---|---|---|---:|---:|---|---|\n", checks_line(ck));
     /* failures first, one row each; then the rest, a check that matched
      * several rows with one outcome (wrong: 0 over every collective size) as
      * one row with its count and range */
+    for (size_t i = 0; i < ck->n; i++) /* reference errors, then failures */
+        if (ck->c[i].outcome == CK_ERROR) row(o, &ck->c[i], 1, NAN, NAN);
     for (size_t i = 0; i < ck->n; i++)
         if (ck->c[i].outcome == CK_FAIL) row(o, &ck->c[i], 1, NAN, NAN);
     for (size_t i = 0; i < ck->n;) {
@@ -68,7 +75,7 @@ static void md(sb_t *o, const runctx_t *rc, const void *self)
             if (!isnan(ck->c[j].measured)) lo = fmin(lo, ck->c[j].measured), hi = fmax(hi, ck->c[j].measured);
             j++;
         }
-        if (ck->c[i].outcome != CK_FAIL) {
+        if (ck->c[i].outcome != CK_FAIL && ck->c[i].outcome != CK_ERROR) {
             if (j - i > 1) row(o, &ck->c[i], j - i, lo, hi);
             else row(o, &ck->c[i], 1, NAN, NAN);
         }

@@ -119,7 +119,7 @@ static const char *write_csv(const runctx_t *rc, const bres_t *b)
                                      ((*p | 32) >= 'a' && (*p | 32) <= 'z')) ? *p : '_');
         }
         sb_printf(&s, ",%s,%.0f,%.0f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%lld\n",
-                  c->inplace ? "yes" : "no", c->bytes, c->count, c->st.n, c->latency_us, c->lat_lo,
+                  c->inplace ? "true" : "false", c->bytes, c->count, c->st.n, c->latency_us, c->lat_lo,
                   c->lat_hi, c->algbw, c->busbw, c->factor, c->wrong);
     }
     const char *name = ar_printf(rc->a, "%s_collectives.csv", sanitize_name(rc->a, b->name));

@@ -17,6 +17,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     int p, f, na, ok, nfail, intr, notrun;
     outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     checks_count(&c->ck, &p, &f, &na);
+    ck_tally_t tl = checks_tally(&c->ck);
+    f = tl.fail + tl.described_fail; /* failed checks; reference errors are said apart */
     sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->machine ? ri->machine : ri->host);
     sb_printf(o, "Run `%s`, started %s, finished %s. ", ri->name, ri->started_utc,
               ri->finished_utc);
@@ -25,11 +27,16 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                      "interrupted, %d not run; `exadl run --resume` completes it). ",
                   ri->stopped_by ? ri->stopped_by : "the run stopped early", ok, ri->no, nfail,
                   intr, notrun);
+    else if (tl.ref_errors) /* the reference file is wrong, not the machine (exit 2) */
+        sb_printf(o, "Status: **REFERENCE ERROR** (%d check%s of the reference files select%s "
+                     "nothing this run ran; %d of %zu launch%s failed, %d check%s failed). ",
+                  tl.ref_errors, tl.ref_errors == 1 ? "" : "s", tl.ref_errors == 1 ? "s" : "", nfail, ri->no,
+                  ri->no == 1 ? "" : "es", f, f == 1 ? "" : "s");
     else if (nfail || f)
         sb_printf(o, "Status: **FAILED** (%d of %zu launch%s failed, %d check%s failed). ", nfail,
                   ri->no, ri->no == 1 ? "" : "es", f, f == 1 ? "" : "s");
-    else sb_printf(o, "Status: **ok** (%zu launch%s, %d check%s passed). ", ri->no,
-                   ri->no == 1 ? "" : "es", p, p == 1 ? "" : "s");
+    else sb_printf(o, "Status: **ok** (%zu launch%s; %s). ", ri->no, ri->no == 1 ? "" : "es",
+                   checks_line(&c->ck));
     sb_printf(o, "\n\nCommand: `%s`\n\n", ri->command);
     /* interference on the first page: a number measured beside other jobs
      * may be slower than the machine can do (docs/harness.md "Interference") */
