@@ -64,6 +64,8 @@ static const char help_compare[] =
     "  --metric NAME        compare this metric (repeatable; `exadl metrics` lists them)\n"
     "  --all                compare every metric, each collective size included\n"
     "  --allow-config-diff  compare rows whose workload config differs, marked '(config differs)'\n"
+    "  --ignore-interference  decide as if no launch was busy (the busy tags stay): for\n"
+    "                       runs known to share the machine alike\n"
     "\n"
     "Default metrics: step_time_s, throughput_samples_per_s, efficiency,\n"
     "sustained_flops, sustained_flops_per_device, fraction_of_peak, busbw_max_GBps.\n"
@@ -75,6 +77,7 @@ typedef struct {
     const char *only[64];
     size_t nonly;
     int all, allow, procurement, pool_flag;
+    int ignore_intf; /* --ignore-interference: busy sides still decide (tags kept) */
     double threshold;
     const char *threshold_from; /* " (--threshold)", " (the suite's)", " (default)" */
     const char *run[64];
@@ -108,6 +111,8 @@ static int parse(int argc, char **argv, copts_t *o)
             if (o->nonly < 64) o->only[o->nonly++] = argv[++i];
         } else if (!strcmp(s, "--all")) {
             o->all = 1;
+        } else if (!strcmp(s, "--ignore-interference")) {
+            o->ignore_intf = 1;
         } else if (!strcmp(s, "--allow-config-diff")) {
             o->allow = 1;
         } else if (!strcmp(s, "--baseline")) {
@@ -247,7 +252,8 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
                 return 2;
             }
             vjudge_t j;
-            verdict_judge(&p.base, &p.nw, m->better, o->threshold, p.ib.busy > 0, p.in.busy > 0, &j);
+            verdict_judge(&p.base, &p.nw, m->better, o->threshold, !o->ignore_intf && p.ib.busy > 0,
+                          !o->ignore_intf && p.in.busy > 0, &j);
             compare_fmt_ci(vb, sizeof vb, j.base, NAN, NAN, m->unit);
             compare_fmt_ci(vn, sizeof vn, j.nw, NAN, NAN, m->unit);
             if (isfinite(j.lo)) snprintf(rr, sizeof rr, "%.3gx [%.3g, %.3g] %+.1f%%", j.r, j.lo, j.hi, j.change_pct);

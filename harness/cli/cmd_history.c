@@ -42,6 +42,7 @@ static const char help_history[] =
     "  --out DIR         where the plot folder goes (default: beside the first run)\n"
     "  --threshold PCT   as compare's (default: the newest run's suite, else 5)\n"
     "  --allow-config-diff  keep runs whose workload config differs, marked\n"
+    "  --ignore-interference  decide as if no launch was busy (the busy lines stay)\n"
     "\n"
     "Exit status: 0 no regression, 1 the newest run is a REGRESSION, 2 bad usage or\n"
     "input (an unknown option, a bad value, a --scale or metric no run has, nothing\n"
@@ -113,7 +114,7 @@ static int run_argument(arena_t *a, const char *p)
 /* the newest run's verdict against the earlier runs of its machine; 1 when
  * it is a regression, -1 on a damaged record */
 static int newest_verdict(arena_t *a, const results_t *r, const metric_t *const *m, const int *refused,
-                          size_t last, double threshold, const char *from)
+                          size_t last, double threshold, const char *from, int ignore_intf)
 {
     const metric_t *nw = m[last];
     const results_t **runs = ar_alloc(a, (last + 1) * sizeof *runs);
@@ -132,7 +133,8 @@ static int newest_verdict(arena_t *a, const results_t *r, const metric_t *const 
         return -1;
     }
     vjudge_t j;
-    verdict_judge(&p.base, &p.nw, nw->better, threshold, p.ib.busy > 0, p.in.busy > 0, &j);
+    verdict_judge(&p.base, &p.nw, nw->better, threshold, !ignore_intf && p.ib.busy > 0,
+                  !ignore_intf && p.in.busy > 0, &j);
     char ci[64] = "(no CI)";
     if (isfinite(j.lo)) snprintf(ci, sizeof ci, "[95%% CI %.3g, %.3g]", j.lo, j.hi);
     printf("\nnewest run (#%zu) against the %zu before it on %s: %.3gx %s (%+.1f%%), %zu/%zu %s: %s",
@@ -156,7 +158,7 @@ static int cmd_history(int argc, char **argv)
     if (wants_help(argc, argv)) return fputs(help_history, stdout), 0;
     const char *runs[512], *metric = "throughput_samples_per_s", *bench = NULL, *out = NULL;
     const char *op = NULL, *bytes = NULL, *from = " (the default)";
-    int inplace = 0, allow = 0;
+    int inplace = 0, allow = 0, ignore_intf = 0;
     size_t nargs = 0;
     long long scale = 0;
     double threshold = NAN;
@@ -169,6 +171,7 @@ static int cmd_history(int argc, char **argv)
         else if (!strcmp(o, "--bytes") && has) bytes = argv[++i];
         else if (!strcmp(o, "--out") && has) out = argv[++i];
         else if (!strcmp(o, "--allow-config-diff")) allow = 1;
+        else if (!strcmp(o, "--ignore-interference")) ignore_intf = 1;
         else if (!strcmp(o, "--inplace") && has) {
             const char *v = argv[++i];
             if (!strcmp(v, "yes") || !strcmp(v, "true")) inplace = 1;
@@ -320,7 +323,7 @@ static int cmd_history(int argc, char **argv)
             if (!isnan(threshold)) from = " (the suite's regression_threshold_pct)";
             else threshold = 5;
         }
-        regression = newest_verdict(a, r, m, refused, last - 1, threshold, from);
+        regression = newest_verdict(a, r, m, refused, last - 1, threshold, from, ignore_intf);
         if (regression < 0) {
             sb_free(&dat);
             ar_free(a);
