@@ -31,7 +31,8 @@ static void usage(void)
            "                       times (default 2)\n"
            "  --plant-failures K   the first attempt(s) of tasks 0, K, 2K, ... run `false` (tests)\n"
            "  --plant-attempts A   how many first attempts fail (default 1)\n"
-           "  --record FILE        write the result record\n");
+           "  --record FILE        write the result record\n"
+           "  --check-config       check the options, run nothing (exit 0, or 2 with the error)\n");
 }
 
 static void parse(args_t *a, int argc, char **argv)
@@ -98,7 +99,9 @@ int main(int argc, char **argv)
 {
     check_set_program("manytask");
     args_t a;
+    int check_only = opt_take_check_config(&argc, argv); /* opt.h */
     parse(&a, argc, argv);
+    if (check_only) return opt_config_valid();
     char started[32], err[512];
     timer_utc_iso(started, sizeof started);
     mt_result r;
