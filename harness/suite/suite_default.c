@@ -87,12 +87,21 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                       "    # each sample over the ranks (the halo exchange: docs/cosmoflow.md)\n"
                       "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
                       "warmup: 2, cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
-    sb_printf(&b,
-              "  - name: collectives\n"
-              "    program: collectives\n"
-              "    optional: true              # skipped where the program is not built yet\n"
-              "    repetitions: 1\n"
-              "    config: {backend: %s, op: all, b: 8, e: %s, f: 4}\n",
+    sb_puts(&b,
+            "  - name: collectives\n"
+            "    program: collectives\n"
+            "    optional: true              # skipped where the program is not built yet\n"
+            "    repetitions: 3              # a busbw check rests on 3 launches, not one\n");
+    /* one rank moves nothing (bus bandwidth 0): from 2 ranks up; one CPU core
+     * still runs 2 ranks (oversubscribed), one GPU or a 1-rank allocation cannot */
+    if (machine_devices(m) >= 2)
+        sb_puts(&b, "    scales: {min: 2, max: auto} # 2, 4, ...: one rank moves no bytes\n");
+    else if (gpus <= 0 && !m->slurm)
+        sb_puts(&b, "    scales: [2]                 # one core: 2 ranks share it (one rank moves "
+                    "no bytes)\n");
+    else
+        sb_puts(&b, "    # one device here: 1 rank, which moves no bytes (bus bandwidth 0)\n");
+    sb_printf(&b, "    config: {backend: %s, op: all, b: 8, e: %s, f: 4}\n",
               gpus > 0 ? "nccl" : "mpi", gpus > 0 ? "1073741824" : "16777216");
     char *r = ar_strdup(a, sb_str(&b));
     sb_free(&b);
