@@ -62,7 +62,9 @@ static void parse(dd_cfg *c, int argc, char **argv, const comm_t *comm, int chec
             exit(0);
         } else if (!strcmp(a, "--bytes")) c->bytes = mpiopt_size(a, mpiopt_value(argc, argv, &i, in));
         else if (!strcmp(a, "--chunk-bytes")) c->chunk_bytes = mpiopt_size(a, mpiopt_value(argc, argv, &i, in));
-        else if (!strcmp(a, "--readers")) c->readers = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 1, check_only ? 1 << 20 : comm->size);
+        else if (!strcmp(a, "--readers"))
+            c->readers = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 1,
+                                         check_only ? 1 << 20 : comm->size);
         else if (!strcmp(a, "--reps")) c->reps = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 1, 100000);
         else if (!strcmp(a, "--warmup")) c->warmup = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 0, 100000);
         else if (!strcmp(a, "--seed")) c->seed = (uint64_t)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 0, INT64_MAX);

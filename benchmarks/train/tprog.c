@@ -93,7 +93,8 @@ int tprog_is_local(int argc, char **argv, const char *also)
 {
     for (int i = 1; i < argc; i++)
         if (is_flag(argv[i], "--help") || is_flag(argv[i], "-h") || is_flag(argv[i], "--describe") ||
-            is_flag(argv[i], "--sysinfo") || is_flag(argv[i], OPT_CHECK_CONFIG) || (also && is_flag(argv[i], also)))
+            is_flag(argv[i], "--sysinfo") || is_flag(argv[i], OPT_CHECK_CONFIG) ||
+            (also && is_flag(argv[i], also)))
             return 1;
     return 0;
 }

@@ -11,7 +11,7 @@
 #include "harness/cli/cmds.h"
 #include "harness/model/model_measured.h"
 #include "harness/model/model_out.h"
-#include "harness/proc/launch.h"
+#include "harness/proc/ask.h"
 #include "harness/run/rundir.h"
 #include "harness/workloads/workload.h"
 
@@ -252,7 +252,7 @@ static char *describe_text(arena_t *a, const mopts_t *o, char *err, size_t errle
                     (char *)(o->preset ? o->preset : o->config), NULL};
     char why[512];
     int code;
-    char *t = spawn_capture_said(argv, 60, &code, why, sizeof why);
+    char *t = ask_program(argv, NULL, 0, 60, &code, why, sizeof why);
     if (!t && code == 2) {
         /* the program refused the network: its own words ("stemdl: error:
          * unknown preset 'gb9999' (choose gb2019, ...)") without its prefix */

@@ -39,7 +39,8 @@ static int stage_options(run_t *r)
                 return run_stop(r, usage_error("run", "--machine: give a name of 1 to 100 characters"));
         }
         else if (!strcmp(o, "--reference")) {
-            if (r->nextra == 64) return run_stop(r, usage_error("run", "more than 64 --reference files"));
+            if (r->nextra == 64)
+                return run_stop(r, usage_error("run", "more than 64 --reference files"));
             r->extra[r->nextra++] = v;
         }
         else if (!strcmp(o, "--dry-run")) r->dry = 1;

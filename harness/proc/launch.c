@@ -389,50 +389,6 @@ char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whyle
     return r.out;
 }
 
-/* the last non-empty line of file path (at most len - 1 bytes, printable
- * ASCII, as log_tail keeps it) into line; "" when there is none */
-static void last_line(const char *path, char *line, size_t len)
-{
-    arena_t *a = ar_new();
-    const char *t = log_tail(a, path, 1, 4096);
-    snprintf(line, len, "%s", strcmp(t, "(no log)") ? t : "");
-    ar_free(a);
-}
-
-char *spawn_capture_said(char *const *argv, double timeout_s, int *code, char *why, size_t whylen)
-{
-    *code = -1;
-    if (why && whylen) why[0] = 0;
-    const char *tmp = getenv("TMPDIR");
-    char errlog[4096];
-    snprintf(errlog, sizeof errlog, "%s/exadl-stderr-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(errlog);
-    if (fd < 0) {
-        if (why) snprintf(why, whylen, "cannot create a file in %s: %s", tmp && *tmp ? tmp : "/tmp",
-                          strerror(errno));
-        return NULL;
-    }
-    close(fd);
-    spawn_opts_t o = {.argv = argv, .env = g_probe_env, .nenv = g_probe_nenv, .log = errlog,
-                      .timeout_s = timeout_s, .grace_s = 1, .capture = 1};
-    spawn_result_t r;
-    int bad = spawn_run(&o, &r);
-    if (r.exited) *code = r.code;
-    if (bad && why) {
-        char said[512];
-        last_line(errlog, said, sizeof said);
-        /* a program that stopped on its input says why on its last line */
-        if (r.exited && said[0]) snprintf(why, whylen, "%s", said);
-        else snprintf(why, whylen, "%s", r.why);
-    }
-    unlink(errlog);
-    if (bad) {
-        spawn_result_free(&r);
-        return NULL;
-    }
-    return r.out;
-}
-
 char *log_tail(arena_t *a, const char *path, int max_lines, size_t max_bytes)
 {
     FILE *f = fopen(path, "rb");

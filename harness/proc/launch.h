@@ -46,13 +46,6 @@ void spawn_result_free(spawn_result_t *r);
  * Returns the malloc'ed output (NULL when it could not run or exited non-zero;
  * then why, when given, says what happened). */
 char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whylen);
-/* The same (the probe environment too), for a program asked about its input,
- * here and never through the probe wrap (the answer does not depend on the
- * node): when it fails, why is its own last line on stderr where it exited
- * and printed one ("stemdl: error: unknown preset ..."), else how it ended;
- * *code is its exit status (-1: it did not exit: not started, killed, timed
- * out). */
-char *spawn_capture_said(char *const *argv, double timeout_s, int *code, char *why, size_t whylen);
 /* The environment spawn_capture's commands get on top of exadl's own: `exadl
  * run` sets the suite's env, so `stemdl --describe`, `--help` probes and the
  * peak probe run as the benchmarks do (a suite may set LD_LIBRARY_PATH...). */

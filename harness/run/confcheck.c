@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/proc/launch.h"
+#include "harness/proc/ask.h"
 #include "harness/run/launchplan.h"
 #include "harness/workloads/workload.h"
 
@@ -33,9 +33,7 @@ int confcheck_suite(arena_t *a, const suite_t *s, const char *const *skip, size_
         char why[512];
         int code;
         /* the suite's env: a program may need its LD_LIBRARY_PATH to start */
-        launch_set_probe_env(b->env, b->nenv);
-        free(spawn_capture_said(argv_done(a, &v), 60, &code, why, sizeof why));
-        launch_set_probe_env(NULL, 0);
+        free(ask_program(argv_done(a, &v), b->env, b->nenv, 60, &code, why, sizeof why));
         if (code == 2) {
             const char *words = strstr(why, ": error: ");
             snprintf(err, errlen, "%s:%d: benchmark %s: %s (%s %s)", s->path, b->line, b->name,

@@ -1,7 +1,7 @@
 /* confcheck: before anything runs, each benchmark program of a suite checks
  * its own configuration: the options of its first launch plus its workload's
  * check option (workload.h check_config, benchmarks/common/opt.h), started
- * through harness/proc here (never through the launcher: the answer does not
+ * here by harness/proc/ask.h (never through the launcher: the answer does not
  * depend on the node).  `exadl validate` and `exadl run` ask it, so that a
  * typo (`preset: tinyy`, `kernel: fast`) stops with the program's own words
  * instead of failing every launch.

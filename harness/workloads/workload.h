@@ -1,7 +1,8 @@
 /* workload: what the harness knows about each benchmark program, from ONE
  * table (registry.c): its program, the `benchmark:` value of its records,
  * how to ask it for its network's counts without running it, its
- * exact-reference file, the option that checks its configuration, whether it prints a record's system block, whether
+ * exact-reference file, the option that checks its configuration (check_config),
+ * whether it prints a record's system block, whether
  * its records feed the scaling model, and the report sections its suite
  * entries get.  Commands, checks, the model and the report look workloads up
  * here instead of testing program names.  A record kind not in the table is
