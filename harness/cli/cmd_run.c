@@ -44,6 +44,8 @@ static const char help_run[] =
     "check failed (everything else is still written); 2 bad usage, a bad suite or a\n"
     "failed preflight; 130 interrupted: a launch stopped or not run (what ran is\n"
     "written; `exadl run --resume RUN_DIR` completes it).\n"
+    "Before the run folder is made each benchmark program checks its configuration\n"
+    "(PROGRAM ... --check-config, as exadl validate does): a refusal is exit 2.\n"
     "As root with Open MPI's mpirun (launcher mpirun or netns) it refuses to start\n"
     "(exit 2) unless OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n"
     "are exported or in the suite's env: (or launcher_args has --allow-run-as-root).\n";

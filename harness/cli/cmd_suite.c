@@ -23,7 +23,8 @@ static int cmd_suite(int argc, char **argv)
         int k = cli_option("suite", argc, argv, &i, opts, &v);
         if (k == CLI_BAD) return 2;
         if (k == CLI_OPERAND)
-            return usage_error("suite", "takes no file or name ('%s'; see exadl suite --help)", argv[i]);
+            return usage_error("suite", "takes no file or name ('%s'; see exadl suite --help)",
+                               argv[i]);
         if (want >= 0 && want != k) return usage_error("suite", "give --cpu or --gpu, not both");
         want = k;
     }
