@@ -5,8 +5,10 @@
 # PASS:/FAIL:/SKIP: lines) and each integration script tests/it/*.sh (exit 0
 # pass, 77 skip, anything else fail; it prints PASS:/FAIL:/SKIP: lines of its
 # own when it checks several things).  Then, once, the fuzz harnesses when
-# EXADL_FUZZ_BUILD names their build (make test does).  Ends with "N passed,
-# N failed".
+# EXADL_FUZZ_BUILD names their build (make test does).  Last, that the tests
+# left the source tree as they found it (`git status --porcelain` before and
+# after: no new untracked or changed file; SKIP without git or outside a
+# clone).  Ends with "N passed, N failed".
 #
 # MPI settings for this machine live here, not in the programs: tests run as
 # root in CI and start more ranks than there are cores.
@@ -40,6 +42,13 @@ logdir=$(mktemp -d "${TMPDIR:-/tmp}/exadl-tests.XXXXXX")
 export EXADL_PEAK_CACHE=$logdir/peak-cache.yaml
 python3 tests/support/peak_cache.py "$EXADL_PEAK_CACHE" 2e10 || echo "tests/run.sh: no pinned peak cache"
 t_start=$(date +%s)
+# the tree as the tests found it (every untracked file listed, ignored ones not)
+tree_state() { git -C "$root" status --porcelain --untracked-files=all 2>/dev/null; }
+tree_git=0
+if command -v git >/dev/null 2>&1 && git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    tree_git=1
+    tree_state >"$logdir/tree.before"
+fi
 
 count() { # $1 = tag, $2 = log file
     local tag=$1 log=$2 p f s
@@ -119,6 +128,24 @@ if [ -n "${EXADL_FUZZ_BUILD:-}" ] && [ "${EXADL_FUZZ_SECONDS:-15}" != 0 ]; then
     echo "  (fuzzing took $(( $(date +%s) - t0 )) s)"
     if grep -q '^FAIL: ' "$log"; then sed 's/^/    | /' "$log" | tail -n 20; fi
 fi
+
+# a test writes only into its own temporary folders: whatever is new in
+# `git status` now (a stray file in the tree, a tracked file changed) is a failure
+log=$logdir/clean-tree.log
+if [ "$tree_git" = 1 ]; then
+    tree_state >"$logdir/tree.after"
+    new=$(grep -vxF -f "$logdir/tree.before" "$logdir/tree.after")
+    if [ -n "$new" ]; then
+        echo "FAIL: clean-tree: the tests left files in the source tree (git status):" >"$log"
+        printf '%s\n' "$new" | sed 's/^/    /' >>"$log"
+    else
+        echo "PASS: clean-tree: git status unchanged by the tests" >"$log"
+    fi
+else
+    echo "SKIP: clean-tree: no git clone here (git status cannot tell what the tests left)" >"$log"
+fi
+count all "$log"
+grep -q '^FAIL: ' "$log" && sed -n 's/^    /    | /p' "$log"
 
 echo
 echo "logs: $logdir   time: $(( $(date +%s) - t_start )) s"

@@ -38,6 +38,7 @@ static void usage(void)
         "  --inplace yes|no|both  in-place, out-of-place or both variants (both)\n"
         "  --seed N             data pattern seed (1)\n"
         "  --record FILE        write the result record (YAML, docs/record.md)\n"
+        "  --check-config       check the options, run nothing (exit 0, or 2 with the error)\n"
         "  --help               this text\n"
         "Output: a table per operation on stdout; time is the median over samples of the\n"
         "slowest rank's time per call (us), algbw = size/time, busbw = algbw x nccl-tests'\n"

@@ -14,6 +14,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/mpi/mpiopt.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
@@ -173,10 +174,18 @@ int main(int argc, char **argv)
 {
     check_set_program("collectives");
     comm_t c;
-    comm_init(&argc, &argv, &c);
+    /* --check-config (opt.h): the options alone, no MPI; what depends on the
+     * ranks (--root, the sizes each operation splits) is checked at launch */
+    int check_only = opt_take_check_config(&argc, argv);
+    if (check_only) comm_init_self(&c);
+    else comm_init(&argc, &argv, &c);
     mpiopt_init("collectives", c.rank);
     coll_cfg_t cfg;
     coll_cfg_parse(argc, argv, &cfg);
+    if (check_only) {
+        comm_finalize(&c);
+        return opt_config_valid();
+    }
     const char *delay = getenv("EXADL_COLL_PLANT_DELAY_US"); /* test hook: timing.h */
     if (delay && *delay)
         coll_planted_delay_s = (double)mpiopt_int("EXADL_COLL_PLANT_DELAY_US", delay, 0, 10000000) * 1e-6;

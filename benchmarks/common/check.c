@@ -14,6 +14,7 @@ static void (*g_abort)(int) = NULL;
 static char g_host[256];
 
 void check_set_program(const char *name) { g_program = name; }
+const char *check_program(void) { return g_program; }
 void check_set_rank(int rank) { g_rank = rank; }
 void check_set_abort(void (*abort_fn)(int)) { g_abort = abort_fn; }
 

@@ -11,6 +11,8 @@
 
 /* Program name shown in front of every message ("stemdl", "exadl", ...). */
 void check_set_program(const char *name);
+/* The name set there ("exadl" until then). */
+const char *check_program(void);
 /* Rank shown in messages; -1 (the default) means "not an MPI program". */
 void check_set_rank(int rank);
 /* Called instead of exit() by check_fail; comm.c installs MPI_Abort here so

@@ -108,3 +108,21 @@ int opt_choice(const char *opt, const char *val, const char *const *choices)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", choices[i]);
     check_usage("%s: unknown value '%s' (choose one of: %s)", opt, val, list);
 }
+
+int opt_take_check_config(int *argc, char **argv)
+{
+    int n = 0, found = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (i > 0 && !strcmp(argv[i], OPT_CHECK_CONFIG)) found = 1;
+        else argv[n++] = argv[i];
+    }
+    for (int i = n; i < *argc; i++) argv[i] = NULL;
+    *argc = n;
+    return found;
+}
+
+int opt_config_valid(void)
+{
+    printf("%s: %s: the configuration is valid\n", check_program(), OPT_CHECK_CONFIG);
+    return fflush(stdout) ? 1 : 0;
+}

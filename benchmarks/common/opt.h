@@ -20,4 +20,16 @@ int opt_parse_double(const char *val, double *out);
  * trailing B or iB).  0, or -1 when the text is not a size. */
 int opt_parse_size(const char *val, size_t *out);
 
+/* --check-config, which every benchmark program takes (exadl validate asks
+ * each): the program reads its command line and configuration as a run would
+ * (what depends on the rank count aside: it starts no MPI) and exits 0 after
+ * one line "PROGRAM: --check-config: the configuration is valid", or 2 with
+ * its own one-line error.  opt_take_check_config removes every
+ * "--check-config" from argv (argc shrinks, argv[argc] stays NULL) and
+ * returns 1 when there was one; opt_config_valid prints the line (PROGRAM:
+ * check_set_program's name) and returns 0, the exit status. */
+#define OPT_CHECK_CONFIG "--check-config"
+int opt_take_check_config(int *argc, char **argv);
+int opt_config_valid(void);
+
 #endif

@@ -19,6 +19,8 @@ static void usage(FILE *f)
             "  --help                 this text\n"
             "  --describe             print the layer table and exact totals; allocate nothing\n"
             "  --sysinfo              print the `system` block a record would hold, and exit\n"
+            "  --check-config         check the options and configuration, run nothing; exit 0,\n"
+            "                         or 2 with the error (exadl validate asks this)\n"
             "  --config FILE          YAML mapping of parameters (keys as below, with _)\n"
             "  --record FILE          write the result record (YAML) to FILE, atomically\n"
             "  --quiet                no progress lines\n"

@@ -12,6 +12,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/mpi/mpiopt.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
@@ -38,10 +39,14 @@ static void usage(void)
            "  --reps N             timed repetitions (default 3), --warmup N (default 1)\n"
            "  --seed N             the file's content (default 42)\n"
            "  --keep-cache         do not drop the file's pages before each repetition\n"
-           "  --record FILE        write the result record\n");
+           "  --record FILE        write the result record\n"
+           "  --check-config       check the options, run nothing (exit 0, or 2 with the error)\n");
 }
 
-static void parse(dd_cfg *c, int argc, char **argv, const comm_t *comm)
+/* check_only (--check-config): no ranks yet, so what depends on their count
+ * (--readers up to the ranks, --bytes a multiple of 8 x ranks) is checked
+ * as at one rank, --readers only for its range */
+static void parse(dd_cfg *c, int argc, char **argv, const comm_t *comm, int check_only)
 {
     memset(c, 0, sizeof *c);
     c->bytes = 64u << 20, c->chunk_bytes = 4u << 20, c->readers = 1, c->reps = 3, c->warmup = 1;
@@ -57,7 +62,9 @@ static void parse(dd_cfg *c, int argc, char **argv, const comm_t *comm)
             exit(0);
         } else if (!strcmp(a, "--bytes")) c->bytes = mpiopt_size(a, mpiopt_value(argc, argv, &i, in));
         else if (!strcmp(a, "--chunk-bytes")) c->chunk_bytes = mpiopt_size(a, mpiopt_value(argc, argv, &i, in));
-        else if (!strcmp(a, "--readers")) c->readers = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 1, comm->size);
+        else if (!strcmp(a, "--readers"))
+            c->readers = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 1,
+                                         check_only ? 1 << 20 : comm->size);
         else if (!strcmp(a, "--reps")) c->reps = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 1, 100000);
         else if (!strcmp(a, "--warmup")) c->warmup = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 0, 100000);
         else if (!strcmp(a, "--seed")) c->seed = (uint64_t)mpiopt_int(a, mpiopt_value(argc, argv, &i, in), 0, INT64_MAX);
@@ -186,12 +193,18 @@ int main(int argc, char **argv)
 {
     check_set_program("datadist");
     comm_t comm;
-    comm_init(&argc, &argv, &comm);
+    int check_only = opt_take_check_config(&argc, argv); /* opt.h: no MPI */
+    if (check_only) comm_init_self(&comm);
+    else comm_init(&argc, &argv, &comm);
     mpiopt_init("datadist", comm.rank);
     char started[32];
     timer_utc_iso(started, sizeof started);
     dd_cfg c;
-    parse(&c, argc, argv, &comm);
+    parse(&c, argc, argv, &comm, check_only);
+    if (check_only) {
+        comm_finalize(&comm);
+        return opt_config_valid();
+    }
     prepare(&c, &comm);
     unsigned char *buf = XMALLOC(c.bytes, "dataset buffer");
     dd_row rows[DD_NSTRATEGIES];

@@ -17,6 +17,7 @@ typedef struct {
     mt_cfg mt;
     const char *record, *task_text;
     char *words[32];
+    char *task_buf; /* the words point into it (malloc'ed) */
 } args_t;
 
 static void usage(void)
@@ -31,7 +32,8 @@ static void usage(void)
            "                       times (default 2)\n"
            "  --plant-failures K   the first attempt(s) of tasks 0, K, 2K, ... run `false` (tests)\n"
            "  --plant-attempts A   how many first attempts fail (default 1)\n"
-           "  --record FILE        write the result record\n");
+           "  --record FILE        write the result record\n"
+           "  --check-config       check the options, run nothing (exit 0, or 2 with the error)\n");
 }
 
 static void parse(args_t *a, int argc, char **argv)
@@ -54,7 +56,7 @@ static void parse(args_t *a, int argc, char **argv)
         else if (!strcmp(o, "--record")) a->record = v;
         else check_usage("unknown option '%s' (see manytask --help)", o);
     }
-    char *t = strdup(a->task_text), *save = NULL;
+    char *t = a->task_buf = strdup(a->task_text), *save = NULL;
     CHECK(t != NULL, "out of memory");
     int n = 0;
     for (char *w = strtok_r(t, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
@@ -98,12 +100,18 @@ int main(int argc, char **argv)
 {
     check_set_program("manytask");
     args_t a;
+    int check_only = opt_take_check_config(&argc, argv); /* opt.h */
     parse(&a, argc, argv);
+    if (check_only) {
+        free(a.task_buf);
+        return opt_config_valid();
+    }
     char started[32], err[512];
     timer_utc_iso(started, sizeof started);
     mt_result r;
     if (mt_run(&a.mt, &r, err, sizeof err)) {
         fprintf(stderr, "manytask: error: %s\n", err);
+        free(a.task_buf);
         return 1;
     }
     /* latency of the attempts that succeeded, sorted */
@@ -161,5 +169,6 @@ int main(int argc, char **argv)
     if (!r.done) rc = 1;
     free(lat);
     mt_result_free(&r);
+    free(a.task_buf);
     return rc;
 }

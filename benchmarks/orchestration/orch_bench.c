@@ -7,6 +7,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/mpiopt.h"
 #include "benchmarks/common/mpi/orch.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/rng.h"
 #include "benchmarks/common/stats.h"
@@ -52,7 +53,8 @@ static void usage(void)
            "  --warmup-steps W        untimed steps first; the first fills the cache (2)\n"
            "  --timeout SECONDS       a step without progress this long is an error (10)\n"
            "  --seed N                ready orders (1)\n"
-           "  --record FILE           write the result record\n");
+           "  --record FILE           write the result record\n"
+           "  --check-config          check the options, run nothing (exit 0, or 2 with the error)\n");
 }
 
 static void parse(int argc, char **argv, ocfg_t *o)
@@ -243,6 +245,13 @@ static void write_config(rec_t *r, const void *arg)
     rec_kv_double(r, "timeout_s", o->timeout_s);
     rec_kv_int(r, "seed", (int64_t)o->seed);
     rec_map_end(r);
+}
+
+int orch_bench_check(int argc, char **argv)
+{
+    ocfg_t o;
+    parse(argc, argv, &o);
+    return opt_config_valid();
 }
 
 int orch_bench_run(int argc, char **argv, comm_t *c)

@@ -11,6 +11,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/mpi/mpiopt.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/header.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/skeleton/skel.h"
@@ -57,7 +58,8 @@ static void usage(void)
            "  --cycle-ms MS           engine cycle time (1)\n"
            "  --comm-timeout S        a step without progress this long fails (60; 0: none)\n"
            "  --record FILE           write the result record\n"
-           "  --quiet                 no progress lines\n");
+           "  --quiet                 no progress lines\n"
+           "  --check-config          check the options, run nothing (exit 0, or 2 with the error)\n");
 }
 
 static void set(cfg_t *c, const char *key, const char *val)
@@ -214,10 +216,16 @@ int main(int argc, char **argv)
 {
     check_set_program("skeleton");
     comm_t comm;
-    comm_init(&argc, &argv, &comm);
+    int check_only = opt_take_check_config(&argc, argv); /* opt.h: no MPI */
+    if (check_only) comm_init_self(&comm);
+    else comm_init(&argc, &argv, &comm);
     mpiopt_init("skeleton", comm.rank);
     sargs_t a;
     parse(argc, argv, &a);
+    if (check_only) {
+        comm_finalize(&comm);
+        return opt_config_valid();
+    }
     char started[32], err[512];
     sysinfo_t si;
     tprog_start(&comm, &si, started, sizeof started);

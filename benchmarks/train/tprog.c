@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/backend.h"
@@ -13,7 +14,8 @@ static int is_flag(const char *s, const char *name) { return !strcmp(s, name); }
 /* The options that take no value. */
 static int is_switch(const char *o)
 {
-    return is_flag(o, "--describe") || is_flag(o, "--sysinfo") || is_flag(o, "--quiet");
+    return is_flag(o, "--describe") || is_flag(o, "--sysinfo") || is_flag(o, "--quiet") ||
+           is_flag(o, OPT_CHECK_CONFIG);
 }
 
 static int is_own_option(const tprog_cli *cli, const char *o)
@@ -35,6 +37,7 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
 {
     memset(a, 0, sizeof *a);
     const char *preset = cli->preset;
+    int check_only = 0; /* --check-config: parse, validate, say so, exit (opt.h) */
     char err[768];
     /* first pass: flags, --preset, --config and the program's options; every
      * option but the flags takes one value */
@@ -49,6 +52,8 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
             a->sysinfo = 1;
         } else if (is_flag(o, "--quiet")) {
             a->quiet = 1;
+        } else if (is_flag(o, OPT_CHECK_CONFIG)) {
+            check_only = 1;
         } else if (strncmp(o, "--", 2) == 0) {
             if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
                 check_usage("%s needs a value (see --help)", o);
@@ -81,13 +86,15 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
         if (a->config) check_usage("%s (after applying %s and the command line)", err, a->config);
         check_usage("%s", err);
     }
+    if (check_only) exit(rank == 0 ? opt_config_valid() : 0);
 }
 
 int tprog_is_local(int argc, char **argv, const char *also)
 {
     for (int i = 1; i < argc; i++)
         if (is_flag(argv[i], "--help") || is_flag(argv[i], "-h") || is_flag(argv[i], "--describe") ||
-            is_flag(argv[i], "--sysinfo") || (also && is_flag(argv[i], also)))
+            is_flag(argv[i], "--sysinfo") || is_flag(argv[i], OPT_CHECK_CONFIG) ||
+            (also && is_flag(argv[i], also)))
             return 1;
     return 0;
 }

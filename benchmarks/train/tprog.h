@@ -1,6 +1,7 @@
 /* tprog: what the main program of every training workload (stemdl,
  * cosmoflow) shares, so that each program keeps only what is its own:
- *   - the command line: --help, --describe, --sysinfo, --quiet, --preset,
+ *   - the command line: --help, --describe, --sysinfo, --quiet, --check-config
+ *     (benchmarks/common/opt.h: parse, validate, exit 0 or 2), --preset,
  *     --config, --record, --dump-weights and single parameters; whatever the
  *     order of the arguments, the preset comes first, then the --config file,
  *     then single parameters (the configuration's keys, keytab.h);
@@ -54,7 +55,7 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
                       char **argv, int rank);
 
 /* 1 when argv asks for an answer that needs no communication (--help, -h,
- * --describe, --sysinfo, or the option named also, which may be NULL): the
+ * --describe, --sysinfo, --check-config, or the option named also, which may be NULL): the
  * program then skips MPI's start-up. */
 int tprog_is_local(int argc, char **argv, const char *also);
 

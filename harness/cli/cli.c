@@ -24,3 +24,31 @@ int usage_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
     return 2;
 }
+
+static int cli_find(const cli_opt_t *opts, const char *name)
+{
+    for (int k = 0; opts[k].name; k++)
+        if (!strcmp(opts[k].name, name)) return k;
+    return -1;
+}
+
+int cli_option(const char *cmd, int argc, char **argv, int *i, const cli_opt_t *opts,
+               const char **value)
+{
+    const char *a = argv[*i];
+    *value = NULL;
+    if (a[0] != '-' || !a[1]) return CLI_OPERAND;
+    int k = cli_find(opts, a);
+    if (k < 0) {
+        usage_error(cmd, "unknown option '%s' (see exadl %s --help)", a, cmd);
+        return CLI_BAD;
+    }
+    if (!opts[k].takes_value) return k;
+    /* `--out --dry-run` is a forgotten value, not a folder named --dry-run */
+    if (*i + 1 >= argc || cli_find(opts, argv[*i + 1]) >= 0) {
+        usage_error(cmd, "%s needs a value (see exadl %s --help)", a, cmd);
+        return CLI_BAD;
+    }
+    *value = argv[++*i];
+    return k;
+}

@@ -13,7 +13,12 @@ static const char help_metrics[] =
 static int cmd_metrics(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_metrics, stdout), 0;
-    (void)argc;
+    static const cli_opt_t none[] = {{NULL, 0}};
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (cli_option("metrics", argc, argv, &i, none, &v) == CLI_BAD) return 2;
+        return usage_error("metrics", "takes no arguments ('%s'; see exadl metrics --help)", argv[i]);
+    }
     printf("%-38s %-10s %-7s %s\n", "metric", "unit", "better", "meaning");
     for (const metric_info_t *m = metric_catalog(); m->name; m++)
         printf("%-38s %-10s %-7s %s%s\n", m->name, *m->unit ? m->unit : "-",

@@ -11,7 +11,7 @@
 #include "harness/cli/cmds.h"
 #include "harness/model/model_measured.h"
 #include "harness/model/model_out.h"
-#include "harness/proc/launch.h"
+#include "harness/proc/ask.h"
 #include "harness/run/rundir.h"
 #include "harness/util/safefile.h"
 #include "harness/workloads/workload.h"
@@ -76,12 +76,24 @@ typedef struct {
     ar_algo_t algo;
 } mopts_t;
 
+/* every option of `exadl model` (--spatial's own: cmd_model_spatial.c) */
+static const cli_opt_t model_opts[] = {
+    {"--base", 1},       {"--network", 1},   {"--network-config", 1}, {"--config", 1},
+    {"--describe-file", 1}, {"--machine", 1}, {"--scales", 1},        {"--mode", 1},
+    {"--out", 1},        {"--from", 1},      {"--quiet", 0},          {"--reference", 1},
+    {"--gpu-flops", 1},  {"--cycle-ms", 1},  {"--fusion-bytes", 1},   {"--grad-bytes", 1},
+    {"--jitter-cv", 1},  {"--coord-request-s", 1}, {"--batch", 1},    {"--groups", 1},
+    {"--flops", 1},      {"--allreduce", 1}, {NULL, 0}};
+
 static int parse_args(int argc, char **argv, mopts_t *o)
 {
     *o = (mopts_t){.convention = 1, .batch = 1, .groups = 4, .grad_bytes = 2, .rate = NAN,
                    .cycle_ms = NAN, .fusion = NAN, .jitter = NAN, .creq = NAN};
     for (int i = 0; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *v;
+        int which_opt = cli_option("model", argc, argv, &i, model_opts, &v);
+        if (which_opt == CLI_BAD) return 2;
+        const char *k = which_opt >= 0 ? model_opts[which_opt].name : argv[i];
         double x;
         long long n;
         const char *const strs[] = {"--base", "--network", "--network-config", "--config",
@@ -93,20 +105,15 @@ static int parse_args(int argc, char **argv, mopts_t *o)
         for (int j = 0; strs[j]; j++)
             if (!strcmp(k, strs[j])) si = j;
         if (si >= 0) {
-            if (!v) goto missing;
             *sdst[si] = v;
-            i++;
             continue;
         }
         if (!strcmp(k, "--quiet")) { o->quiet = 1; continue; }
         if (!strcmp(k, "--reference")) {
-            if (!v) goto missing;
             if (o->nrefs == 16) return usage_error("model", "at most 16 --reference files");
             o->refs[o->nrefs++] = v;
-            i++;
             continue;
         }
-        if (!v && k[0] == '-') goto missing;
         /* ranges that keep every prediction finite (1e308 once gave inf and
          * NaN in model.yaml): absurd values are refused, naming the range */
         static const struct { const char *name; double lo, hi; } nums[] = {
@@ -125,32 +132,23 @@ static int parse_args(int argc, char **argv, mopts_t *o)
             double *dst[] = {&o->rate,       &o->cycle_ms, &o->fusion,
                              &o->grad_bytes, &o->jitter,   &o->creq};
             *dst[which] = x;
-            i++;
         } else if (!strcmp(k, "--batch") || !strcmp(k, "--groups")) {
             if (opt_parse_int(v, &n) || n < 1 || n > 1000000)
                 return usage_error("model", "%s: '%s' is not a whole number from 1", k, v);
             *(k[2] == 'b' ? &o->batch : &o->groups) = (int)n;
-            i++;
         } else if (!strcmp(k, "--flops")) {
             if (strcmp(v, "convention") && strcmp(v, "executed"))
                 return usage_error("model", "--flops: '%s' (use convention or executed)", v);
             o->convention = !strcmp(v, "convention");
-            i++;
         } else if (!strcmp(k, "--allreduce")) {
             if (ar_algo_parse(v, &o->algo))
                 return usage_error("model", "--allreduce: '%s' (use auto, ring, tree or rd)", v);
             o->have_algo = 1;
-            i++;
-        } else if (k[0] == '-') {
-            return usage_error("model", "unknown option '%s' (see exadl model --help)", k);
         } else if (!o->run) {
             o->run = k;
         } else {
             return usage_error("model", "more than one run given ('%s')", k);
         }
-        continue;
-    missing:
-        return usage_error("model", "%s needs a value", k);
     }
     int net = (o->preset != NULL) + (o->config != NULL) + (o->dfile != NULL);
     /* --from RUN: alone, the run is the whole input (as RUN); beside --network,
@@ -253,8 +251,17 @@ static char *describe_text(arena_t *a, const mopts_t *o, char *err, size_t errle
     char *prog = path_join(a, exadl_bindir(), w->program);
     char *argv[] = {prog, (char *)w->describe, o->preset ? "--preset" : "--config",
                     (char *)(o->preset ? o->preset : o->config), NULL};
-    char why[256];
-    char *t = spawn_capture(argv, 60, why, sizeof why);
+    char why[512];
+    int code;
+    char *t = ask_program(argv, NULL, 0, 60, &code, why, sizeof why);
+    if (!t && code == 2) {
+        /* the program refused the network: its own words ("stemdl: error:
+         * unknown preset 'gb9999' (choose gb2019, ...)") without its prefix */
+        const char *said = strstr(why, ": error: ");
+        snprintf(err, errlen, "%s %s: %s", o->preset ? "--network" : "--network-config",
+                 o->preset ? o->preset : o->config, said ? said + 9 : why);
+        return NULL;
+    }
     if (!t) {
         snprintf(err, errlen, "%s %s failed: %s", prog, w->describe, why);
         return NULL;

@@ -17,13 +17,22 @@ static const char help_suite[] =
 static int cmd_suite(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_suite, stdout), 0;
+    static const cli_opt_t opts[] = {{"--cpu", 0}, {"--gpu", 0}, {NULL, 0}};
+    int want = -1; /* 0 --cpu, 1 --gpu */
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int k = cli_option("suite", argc, argv, &i, opts, &v);
+        if (k == CLI_BAD) return 2;
+        if (k == CLI_OPERAND)
+            return usage_error("suite", "takes no file or name ('%s'; see exadl suite --help)",
+                               argv[i]);
+        if (want >= 0 && want != k) return usage_error("suite", "give --cpu or --gpu, not both");
+        want = k;
+    }
     machine_t m;
     machine_detect(&m);
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--gpu")) m.gpus = m.gpus ? m.gpus : 4;
-        else if (!strcmp(argv[i], "--cpu")) m.gpus = 0;
-        else return usage_error("suite", "unknown option '%s'", argv[i]);
-    }
+    if (want == 1) m.gpus = m.gpus ? m.gpus : 4;
+    else if (want == 0) m.gpus = 0;
     arena_t *a = ar_new();
     fputs(suite_default_text(a, &m, geteuid() == 0), stdout);
     ar_free(a);

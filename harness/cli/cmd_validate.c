@@ -9,10 +9,13 @@
 
 #include "harness/checks/refcheck.h"
 #include "harness/cli/cmds.h"
+#include "harness/cli/run_stages.h"
 #include "harness/launchers/launcher.h"
+#include "harness/run/confcheck.h"
 #include "harness/run/launchplan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/slurm.h"
+#include "harness/workloads/workload.h"
 
 static const char help_validate[] =
     "usage: exadl validate [SUITE.yaml] [--preflight | --no-preflight]\n"
@@ -21,6 +24,12 @@ static const char help_validate[] =
     "key gets the nearest valid one suggested), values, programs, reference files,\n"
     "scales against the Slurm allocation.  Prints the plan.  Without SUITE the\n"
     "embedded default suite is checked.\n"
+    "It starts processes (it is not read-only like analyze): each benchmark program\n"
+    "of the workload table checks its own configuration, the options of its first\n"
+    "launch plus --check-config, and exits at once (`preset: tinyy` or `kernel: fast`\n"
+    "fail here with the program's own words); as root with Open MPI's mpirun,\n"
+    "`mpirun --version`, to refuse a suite without OMPI_ALLOW_RUN_AS_ROOT and\n"
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM (as `exadl run` does).\n"
     "With launcher srun inside an allocation (or with --preflight for any launcher)\n"
     "it also starts one 1-rank job under the launcher (build/bin/mpiprobe) and says\n"
     "exactly what to set when MPI does not start (e.g. `launcher_mpi: pmix`).\n"
@@ -36,42 +45,18 @@ static void print_launchers(void)
     ar_free(a);
 }
 
-/* Open MPI refuses to start as root unless both variables are set: say so
- * before a run whose every launch would fail with "exit status 1" */
-static void validate_root(const suite_t *s)
-{
-    if (geteuid() != 0) return;
-    if (strcmp(s->launcher->name, "mpirun") && strcmp(s->launcher->name, "netns")) return;
-    static const char *const need[] = {"OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"};
-    for (size_t i = 0; i < s->nbench; i++) {
-        const bench_spec_t *b = &s->bench[i];
-        int have = 0;
-        for (int k = 0; k < 2; k++) {
-            int set = getenv(need[k]) != NULL;
-            for (size_t e = 0; e < b->nenv; e++)
-                if (!strcmp(b->env[e].key, need[k])) set = b->env[e].value != NULL;
-            have += set;
-        }
-        if (have < 2) {
-            printf("  warning: exadl runs as root and Open MPI's mpirun refuses root unless "
-                   "OMPI_ALLOW_RUN_AS_ROOT and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM are set: %s (and "
-                   "every benchmark without them) would fail at once; add both, \"1\", to the "
-                   "suite's env: (or run as a user)\n", b->name);
-            return;
-        }
-    }
-}
-
 static int cmd_validate(int argc, char **argv)
 {
     if (wants_help(argc, argv)) return fputs(help_validate, stdout), print_launchers(), 0;
     const char *file = NULL;
     int preflight = -1;
+    static const cli_opt_t opts[] = {{"--preflight", 0}, {"--no-preflight", 0}, {NULL, 0}};
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--preflight")) preflight = 1;
-        else if (!strcmp(argv[i], "--no-preflight")) preflight = 0;
-        else if (argv[i][0] == '-' || file)
-            return usage_error("validate", "give one suite file (see exadl validate --help)");
+        const char *v;
+        int k = cli_option("validate", argc, argv, &i, opts, &v);
+        if (k == CLI_BAD) return 2;
+        if (k >= 0) preflight = k == 0;
+        else if (file) return usage_error("validate", "give one suite file (see exadl validate --help)");
         else file = argv[i];
     }
     arena_t *a = ar_new();
@@ -94,17 +79,32 @@ static int cmd_validate(int argc, char **argv)
         ar_free(a);
         return 2;
     }
+    sb_t said = {0};
+    if (confcheck_suite(a, &s, NULL, 0, &said, err, sizeof err)) {
+        fprintf(stderr, "exadl validate: error: %s\n", err);
+        sb_free(&said);
+        ar_free(a);
+        return 2;
+    }
+    const char *root = run_root_refusal(a, &s);
+    if (root) {
+        fprintf(stderr, "exadl validate: error: %s: %s\n", s.path, root);
+        sb_free(&said);
+        ar_free(a);
+        return 2;
+    }
     slurm_choose_mpi(a, &s);
     launchplan_t p;
     launchplan_build(a, &s, NULL, &p);
     printf("%s: valid suite '%s', launcher %s, %zu benchmark(s), %zu launches\n", s.path, s.name,
            s.launcher->name, s.nbench, p.n);
+    if (said.len) fputs(sb_str(&said), stdout);
+    sb_free(&said);
     if (s.launcher->job_steps && !m.slurm)
         printf("  warning: launcher %s starts job steps of a Slurm allocation and there is none "
                "here (no SLURM_JOB_ID): `exadl run` must run inside salloc or an sbatch script; "
                "the plan below assumes this machine\n", s.launcher->name);
     if (m.slurm) printf("  Slurm job %s: %s\n", m.slurm_job, m.slurm_error[0] ? m.slurm_error : m.slurm_how);
-    validate_root(&s);
     if (s.launcher_mpi_source)
         printf("  srun --mpi: %s (%s)\n", s.launcher_mpi ? s.launcher_mpi : "not given",
                s.launcher_mpi_source);

@@ -119,6 +119,14 @@ static int probes_through_launcher(run_t *r)
     return 0;
 }
 
+/* as root without Open MPI's root variables every launch would fail: refuse
+ * before the first (a dry run and analyze start none) */
+static int root_refusal(run_t *r)
+{
+    const char *why = r->dry || r->analyze ? NULL : run_root_refusal(r->c.a, &r->c.s);
+    return why ? fail(r, why) : 0;
+}
+
 int run_stage_suite(run_t *r)
 {
     runctx_t *c = &r->c;
@@ -127,7 +135,7 @@ int run_stage_suite(run_t *r)
     char started[32];
     timer_utc_iso(started, sizeof started);
     c->ri.started_utc = ar_strdup(c->a, started);
-    if (r->resume) return suite_of_folder(r) || probes_through_launcher(r);
+    if (r->resume) return suite_of_folder(r) || root_refusal(r) || probes_through_launcher(r);
     int rc;
     if (r->suite_file) rc = suite_load_file(c->a, r->suite_file, &r->now, &c->s, err, sizeof err);
     else {
@@ -157,7 +165,8 @@ int run_stage_suite(run_t *r)
     const char **refs = ar_alloc(c->a, (s->nreferences + r->nextra + 1) * sizeof *refs);
     for (size_t i = 0; i < s->nreferences + r->nextra; i++)
         refs[i] = i < s->nreferences ? s->references[i] : r->extra[i - s->nreferences];
-    return load_references(r, refs, s->nreferences + r->nextra) || probes_through_launcher(r);
+    return load_references(r, refs, s->nreferences + r->nextra) || root_refusal(r) ||
+           probes_through_launcher(r);
 }
 
 int run_stage_preflight(run_t *r)

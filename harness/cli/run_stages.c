@@ -17,28 +17,37 @@
 #include "harness/report/results_export.h"
 #include "harness/report/summary.h"
 #include "harness/proc/launch.h"
+#include "harness/run/confcheck.h"
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
 
 static int stage_options(run_t *r)
 {
+    static const cli_opt_t opts[] = {{"--out", 1},     {"--machine", 1},   {"--reference", 1},
+                                     {"--dry-run", 0}, {"--resume", 1},    {"--preflight", 0},
+                                     {"--no-preflight", 0}, {"--remeasure-peak", 0}, {NULL, 0}};
     for (int i = 0; i < r->argc; i++) {
         char **argv = r->argv;
-        if (!strcmp(argv[i], "--out") && i + 1 < r->argc) r->out = argv[++i];
-        else if (!strcmp(argv[i], "--machine") && i + 1 < r->argc) {
-            r->machine = argv[++i];
+        const char *v;
+        int k = cli_option("run", r->argc, argv, &i, opts, &v);
+        const char *o = k >= 0 ? opts[k].name : "";
+        if (k == CLI_BAD) return run_stop(r, 2);
+        if (!strcmp(o, "--out")) r->out = v;
+        else if (!strcmp(o, "--machine")) {
+            r->machine = v;
             if (!r->machine[0] || strlen(r->machine) > 100)
                 return run_stop(r, usage_error("run", "--machine: give a name of 1 to 100 characters"));
         }
-        else if (!strcmp(argv[i], "--reference") && i + 1 < r->argc && r->nextra < 64)
-            r->extra[r->nextra++] = argv[++i];
-        else if (!strcmp(argv[i], "--dry-run")) r->dry = 1;
-        else if (!strcmp(argv[i], "--remeasure-peak")) r->remeasure_peak = 1;
-        else if (!strcmp(argv[i], "--resume") && i + 1 < r->argc) r->resume = argv[++i];
-        else if (!strcmp(argv[i], "--preflight")) r->preflight = 1;
-        else if (!strcmp(argv[i], "--no-preflight")) r->preflight = 0;
-        else if (argv[i][0] == '-')
-            return run_stop(r, usage_error("run", "unknown option '%s' (see exadl run --help)", argv[i]));
+        else if (!strcmp(o, "--reference")) {
+            if (r->nextra == 64)
+                return run_stop(r, usage_error("run", "more than 64 --reference files"));
+            r->extra[r->nextra++] = v;
+        }
+        else if (!strcmp(o, "--dry-run")) r->dry = 1;
+        else if (!strcmp(o, "--remeasure-peak")) r->remeasure_peak = 1;
+        else if (!strcmp(o, "--resume")) r->resume = v;
+        else if (!strcmp(o, "--preflight")) r->preflight = 1;
+        else if (!strcmp(o, "--no-preflight")) r->preflight = 0;
         else if (!r->suite_file) r->suite_file = argv[i];
         else return run_stop(r, usage_error("run", "more than one suite given ('%s')", argv[i]));
     }
@@ -84,6 +93,13 @@ static int stage_optional(run_t *r)
             r->skip[r->nskip++] = b->name;
             c->ri.skipped[c->ri.nskipped++] = (skipped_t){b->name, why};
         }
+    }
+    /* a typo in a benchmark's configuration stops the run here, in the
+     * program's own words, instead of failing every launch (confcheck.h) */
+    char err[1024];
+    if (confcheck_suite(c->a, &c->s, r->skip, r->nskip, NULL, err, sizeof err)) {
+        fprintf(stderr, "exadl run: error: %s\n", err);
+        return run_stop(r, 2);
     }
     return 0;
 }

@@ -79,6 +79,10 @@ int run_stage_rundir(run_t *r);
  * checks have (the CPU peak, describe answers) asked and recorded in the run
  * folder's probe.yaml; under analyze only read */
 int run_stage_probe(run_t *r);
+/* cmd_run.c: NULL, or why launches of s would all fail at once because exadl
+ * runs as root and s's mpirun is Open MPI's without its root variables (the
+ * message names the fix); `exadl run` refuses (exit 2), `exadl validate` too */
+const char *run_root_refusal(arena_t *a, const suite_t *s);
 /* Every stage in order over r (its argc, argv and modes set); the exit
  * status.  Frees r->c.a. */
 int run_pipeline(run_t *r);

@@ -1,7 +1,8 @@
 /* workload: what the harness knows about each benchmark program, from ONE
  * table (registry.c): its program, the `benchmark:` value of its records,
  * how to ask it for its network's counts without running it, its
- * exact-reference file, whether it prints a record's system block, whether
+ * exact-reference file, the option that checks its configuration (check_config),
+ * whether it prints a record's system block, whether
  * its records feed the scaling model, and the report sections its suite
  * entries get.  Commands, checks, the model and the report look workloads up
  * here instead of testing program names.  A record kind not in the table is
@@ -25,6 +26,11 @@ typedef struct {
     const char *describe;
     const char *const *describe_metrics;
     const char *exact_reference; /* its exact counts, from the project root (NULL: none) */
+    /* `PROGRAM OPTIONS... CHECK_CONFIG` reads the options and configuration a
+     * launch would get, runs nothing, and exits 0, or 2 with its own one-line
+     * error (benchmarks/common/opt.h): what `exadl validate` asks (NULL: it
+     * cannot) */
+    const char *check_config;
     int sysinfo;          /* `PROGRAM --sysinfo` prints the `system:` block of a record */
     int trains;           /* records hold training steps and a gradient_reduction block:
                              the scaling model's workload and the ablation's rows */

@@ -112,13 +112,13 @@ grep -q 'stemdl-n1-r1: mpirun -np 1 --map-by slot:PE=2 --report-bindings ' <<<"$
     && pass "threads: 2 -> mpirun --map-by slot:PE=2 at 1 rank, '${want2#mpirun -np 2 }' at 2 ranks on $cores cores" \
     || { fail "binding options"; echo "$out"; }
 
-# root: validate warns before a run whose every launch would fail
+# root: validate refuses a run whose every launch would fail (tests/it/harness_input.sh: run too)
 if [ "$(id -u)" = 0 ]; then
     sed '/OMPI_ALLOW_RUN_AS_ROOT/d' "$tmp/thr.yaml" >"$tmp/root.yaml"
     sed -i 's/^env: .*$/env: {OMPI_MCA_rmaps_base_oversubscribe: "1"}/' "$tmp/root.yaml"
-    out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM "$exadl" validate "$tmp/root.yaml" 2>&1)
-    grep -q "warning: exadl runs as root and Open MPI's mpirun refuses root" <<<"$out" \
-        && pass "validate warns about mpirun as root without the variables" || { fail "root warning"; echo "$out"; }
+    out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM "$exadl" validate "$tmp/root.yaml" 2>&1); rc=$?
+    [ $rc -eq 2 ] && grep -q "exadl runs as root and Open MPI's mpirun (.*) refuses root" <<<"$out" \
+        && pass "validate refuses mpirun as root without the variables (exit 2)" || { fail "root refusal ($rc)"; echo "$out"; }
 else
     echo "SKIP: harness_verdict: not root: the root warning cannot be shown"
 fi
@@ -152,12 +152,11 @@ hb=$(ls -d "$tmp"/badh/history-* 2>/dev/null | head -1)
 out=$("$exadl" compare --mode procurement "$rt" "$rb" 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -qF "B ($bad)" <<<"$out" && pass "compare names the machine as given" || { fail "compare hostile ($rc)"; echo "$out"; }
 
-# root: a run shows the first failure's own words (mpirun's)
-if [ "$(id -u)" = 0 ]; then
-    out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM "$exadl" run "$tmp/root.yaml" --out "$tmp/root" 2>&1)
-    grep -q "the first failed launch's log" <<<"$out" && grep -q '  | .*OMPI_ALLOW_RUN_AS_ROOT' <<<"$out" \
-        && pass "a failed launch: its launcher's message on the terminal" || { fail "first failure"; echo "$out"; }
-fi
+# a run shows the first failure's own words (mpirun's, refusing an option)
+sed 's/^launcher: mpirun$/launcher: mpirun\nlauncher_args: [--no-such-mpirun-option]/' "$tmp/thr.yaml" >"$tmp/badarg.yaml"
+out=$("$exadl" run "$tmp/badarg.yaml" --out "$tmp/badarg" 2>&1)
+grep -q "the first failed launch's log" <<<"$out" && grep -q '  | mpirun: Error: unknown option "--no-such-mpirun-option"' <<<"$out" \
+    && pass "a failed launch: its launcher's message on the terminal" || { fail "first failure"; echo "$out"; }
 
 
 sed -i 's/scales: \[1, 2\]/scales: [1]/' "$tmp/thr.yaml"

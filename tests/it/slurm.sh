@@ -16,7 +16,9 @@
 #     the next step cannot be created, the run is interrupted (exit 130, not
 #     1), nothing failed, the finished records kept;
 #   scancel during a launch: that launch interrupted, the rest not run;
-#   the sbatch example of docs/harness.md, as written there, end to end; the
+#   the sbatch example docs/examples/exadl.sbatch (docs/harness.md prints it:
+#     the copy must equal the file), submitted as the docs say on this CPU-only
+#     node (no GPU request in it, no option of the test's), end to end; the
 #     same with the time-limit warning (--signal=B:USR1, sent with scancel
 #     --signal=USR1 --batch): the running launch finishes, the rest are not
 #     run; a second job resumes the run, whose launch list then equals the
@@ -182,43 +184,49 @@ r=$(ls -d "$tmp"/cancel/*-cancel 2>/dev/null | head -1)
 }
 
 lane_c() {
-# ---- the sbatch example of docs/harness.md ---------------------------------------------------
-# the script as the docs print it, with this test's exadl, suite and output folder
-awk '/<!-- sbatch example: tests\/it\/slurm.sh -->/ { on = 1; next } on && /^```bash/ { next }
+# ---- the sbatch example: docs/examples/exadl.sbatch, as docs/harness.md prints it ----------
+# submitted as the docs say, with no option of the test's (no --gpus-per-node: the
+# node has no GPU and no gres; its own 4 tasks), from a folder whose build/bin is
+# this exadl's, a suite of the test's as its argument
+ex=$root/docs/examples/exadl.sbatch
+awk '/<!-- sbatch example: docs\/examples\/exadl.sbatch/ { on = 1; next } on && /^```bash/ { next }
      on && /^```/ { exit } on' "$root/docs/harness.md" >"$tmp/doc.sbatch"
-grep -q '^#SBATCH --signal=B:USR1@' "$tmp/doc.sbatch" && grep -q '^exec build/bin/exadl run ' "$tmp/doc.sbatch" ||
-    fail "docs/harness.md has no sbatch example with --signal=B:USR1 and exec exadl run"
+if [ -f "$ex" ] && cmp -s "$ex" "$tmp/doc.sbatch" && grep -q '^#SBATCH --signal=B:USR1@' "$ex" &&
+    grep -q '^exec build/bin/exadl run ' "$ex" && ! grep -q '^#SBATCH.*\(gpu\|gres\)' "$ex"; then
+    pass "docs/harness.md prints docs/examples/exadl.sbatch as it is: no GPU request, --signal=B:USR1, exec exadl run"
+else
+    fail "docs/examples/exadl.sbatch missing, asks for GPUs, or not the copy docs/harness.md prints"
+    diff "$ex" "$tmp/doc.sbatch"
+fi
 # the same suite twice, its launches quick, then long enough (2 s) to catch the signal in one
 for w in 0 2; do
     suite "$tmp/sb$w.yaml" batch "scales: auto
 repetitions: 2" "  - {program: $fake, config: {mode: ok, step: 0.1, sleep: $w}}"
 done
-sbatch_doc() { # $1 output folder, $2 suite, then sbatch options; the job ID
-    local out=$1 su=$2
-    shift 2
-    sed -e "s|build/bin/exadl|$exadl|; s|suites/acceptance.yaml|$su|; s|--out results|--out $out|" \
-        -e "s|cd \"\$SLURM_SUBMIT_DIR\"|cd $tmp|" "$tmp/doc.sbatch" >"$out.sh"
-    sbatch --parsable --nodes=1 --ntasks-per-node=2 --gpus-per-node=0 --time=20 -o "$tmp/sb-%j.out" "$@" "$out.sh"
+sbatch_doc() { # $1 submit folder, $2 suite; the job ID
+    mkdir -p "$1/build" && ln -sfn "$EXADL_BIN" "$1/build/bin"
+    (cd "$1" && sbatch --parsable "$ex" "$2")
 }
 exitcode() { scontrol show job "$1" | sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p'; }
 # until job $1 has left the queue (sbatch -W polls at growing intervals, up to seconds)
 wait_job() { for _ in $(seq 600); do squeue -h -j "$1" 2>/dev/null | grep -q . || return 0; sleep 0.2; done; }
 j1=$(sbatch_doc "$tmp/sb1" "$tmp/sb0.yaml")
 wait_job "$j1"
-r1=$(ls -d "$tmp"/sb1/*-batch 2>/dev/null | head -1)
-[ "$(exitcode "$j1")" = 0 ] && grep -q 'launches_ok: 4' "$r1/results.yaml" && grep -q "job_id: \"$j1\"" "$r1/results.yaml" &&
-    pass "the sbatch example of docs/harness.md: job $j1 ran 4 launches as steps, exit 0" ||
-    { fail "sbatch example (job $j1, exit $(exitcode "$j1"))"; cat "$tmp/sb-$j1.out"; }
+r1=$(ls -d "$tmp"/sb1/results/*-batch 2>/dev/null | head -1)
+[ "$(exitcode "$j1")" = 0 ] && grep -q 'launches_ok: 6' "$r1/results.yaml" && grep -q "job_id: \"$j1\"" "$r1/results.yaml" &&
+    [ "$(yq "$r1/results.yaml" '[l["scale"] for l in d["launches"]]')" = "[1, 2, 4, 1, 2, 4]" ] &&
+    pass "sbatch docs/examples/exadl.sbatch SUITE on a CPU node: job $j1 ran 6 launches (scales 1, 2, 4 of its 4 tasks) as steps, exit 0" ||
+    { fail "sbatch example (job $j1, exit $(exitcode "$j1"))"; cat "$tmp/sb1/exadl-$j1.out"; }
 j2=$(sbatch_doc "$tmp/sb2" "$tmp/sb2.yaml")
-for _ in $(seq 200); do grep -q '\[2/4\]' "$tmp/sb-$j2.out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 200); do grep -q '\[2/6\]' "$tmp/sb2/exadl-$j2.out" 2>/dev/null && break; sleep 0.1; done
 scancel --signal=USR1 --batch "$j2"
 wait_job "$j2"
-r2=$(ls -d "$tmp"/sb2/*-batch 2>/dev/null | head -1)
-[ "$(exitcode "$j2")" = 130 ] && grep -q 'launches_ok: 2' "$r2/results.yaml" && grep -q 'launches_not_run: 2' "$r2/results.yaml" &&
+r2=$(ls -d "$tmp"/sb2/results/*-batch 2>/dev/null | head -1)
+[ "$(exitcode "$j2")" = 130 ] && grep -q 'launches_ok: 2' "$r2/results.yaml" && grep -q 'launches_not_run: 4' "$r2/results.yaml" &&
     grep -q 'stopped_by: exadl got SIGUSR1' "$r2/results.yaml" &&
-    pass "the time-limit warning (SIGUSR1 to the batch shell): the running launch finished, 2 not run, exit 130" ||
-    { fail "SIGUSR1 warning (job $j2, exit $(exitcode "$j2"))"; cat "$tmp/sb-$j2.out"; }
-j3=$(sbatch --parsable -n 2 -t 5 -o "$tmp/sb-%j.out" --wrap "exec $exadl run --resume $r2")
+    pass "the time-limit warning (SIGUSR1 to the batch shell): the running launch finished, 4 not run, exit 130" ||
+    { fail "SIGUSR1 warning (job $j2, exit $(exitcode "$j2"))"; cat "$tmp/sb2/exadl-$j2.out"; }
+j3=$(sbatch --parsable -n 4 -t 5 -o "$tmp/sb-%j.out" --wrap "exec $exadl run --resume $r2")
 wait_job "$j3"
 list() { awk '/^launches:/ { on = 1; next } on && /^[a-z]/ { on = 0 } on && /^- id:|^  status:/' \
     "$1/results.yaml" | tr -d ' ' | paste -sd' '; }

@@ -17,6 +17,11 @@
 #
 # Commands of the tests (salloc, sbatch, srun, squeue) find the cluster
 # through SLURM_CONF.
+#
+# As a command, to try exadl under Slurm by hand (docs/harness.md "Running
+# under Slurm"):
+#   bash tests/support/slurm_local.sh up DIR     start it; prints the SLURM_CONF to export
+#   bash tests/support/slurm_local.sh down DIR   stop the daemons it started in DIR
 
 slurm_dir= slurm_why=
 
@@ -190,3 +195,27 @@ slurm_down() {
     slurm_dir=
     return 0
 }
+
+# ---- as a command: up DIR / down DIR --------------------------------------------------
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    me=$0
+    usage() { echo "usage: $me up DIR | down DIR" >&2; exit 2; }
+    [ $# -eq 2 ] || usage
+    case $1 in
+    up)
+        mkdir -p "$2" || exit 1
+        d=$(cd "$2" && pwd) || exit 1
+        [ -e "$d/slurmctld.pid" ] && slurm_alive "$(slurm_pid_of "$d/slurmctld.pid")" &&
+            { echo "$me: a Slurm of $d runs already (SLURM_CONF=$d/slurm.conf)" >&2; exit 1; }
+        slurm_up "$d" || { echo "$me: no local Slurm: $slurm_why" >&2; exit 1; }
+        echo "local Slurm up: node $(sinfo -h -o %N | head -n 1), partition debug, 8 CPUs; now run:"
+        echo "export SLURM_CONF=$SLURM_CONF"
+        ;;
+    down)
+        [ -f "$2/slurm.conf" ] || { echo "$me: $2 holds no local Slurm (no slurm.conf)" >&2; exit 1; }
+        slurm_dir=$(cd "$2" && pwd) && slurm_down
+        echo "local Slurm of $2 stopped"
+        ;;
+    *) usage ;;
+    esac
+fi

@@ -151,10 +151,28 @@ static void test_exits(void)
     expect_exit2(choice, NULL, "--kernels needs a value");
 }
 
+/* --check-config is taken out of the command line wherever it stands (never
+ * argv[0]), so that the program's own parser sees only its options */
+static void test_check_config(void)
+{
+    char *v[] = {"prog", "--check-config", "--steps", "3", "--check-config", NULL};
+    int argc = 5;
+    T_ASSERT(opt_take_check_config(&argc, v) == 1, "found");
+    T_ASSERT(argc == 3 && !strcmp(v[0], "prog") && !strcmp(v[1], "--steps") && !strcmp(v[2], "3") &&
+             v[3] == NULL, "argv left: %d", argc);
+    char *w[] = {"--check-config", "--steps", "3", NULL};
+    argc = 3;
+    T_ASSERT(opt_take_check_config(&argc, w) == 0 && argc == 3, "argv[0] is the program");
+    char *x[] = {"prog", "--check-configs", NULL};
+    argc = 2;
+    T_ASSERT(opt_take_check_config(&argc, x) == 0 && argc == 2, "only the exact word");
+}
+
 int main(void)
 {
     T_RUN(test_parse);
     T_RUN(test_good_values);
     T_RUN(test_exits);
+    T_RUN(test_check_config);
     T_DONE();
 }

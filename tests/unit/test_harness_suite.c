@@ -162,6 +162,47 @@ static void test_default_suite(void)
     ar_free(a);
 }
 
+/* the collectives of the default suite, as loaded on a machine of `cores`
+ * cores (or `gpus` GPUs): their scales and repetitions */
+static const bench_spec_t *default_collectives(arena_t *a, int cores, int gpus, suite_t *s)
+{
+    machine_t m = {.cores = cores, .gpus = gpus};
+    /* its programs need not be built for this: stemdl (not optional) is /bin/true */
+    const char *d = suite_default_text(a, &m, 1), *p = strstr(d, "program: stemdl\n");
+    T_ASSERT(p != NULL, "no stemdl entry");
+    const char *t = ar_printf(a, "%.*sprogram: /bin/true\n%s", (int)(p - d), d,
+                              p + strlen("program: stemdl\n"));
+    T_ASSERT(suite_load_text(a, t, strlen(t), "<default>", ".", &m, s, err, sizeof err) == 0,
+             "default suite on %d cores, %d GPUs: %s", cores, gpus, err);
+    for (size_t i = 0; i < s->nbench; i++)
+        if (!strcmp(s->bench[i].name, "collectives")) return &s->bench[i];
+    T_ASSERT(0, "no collectives entry");
+    return NULL;
+}
+
+/* one rank moves nothing (bus bandwidth 0) and one launch is no sample: the
+ * default suite's collectives run from 2 ranks up, 3 times */
+static void test_default_collectives(void)
+{
+    arena_t *a = ar_new();
+    suite_t s;
+    const bench_spec_t *c = default_collectives(a, 2, 0, &s);
+    T_ASSERT(c->nscales == 1 && c->scales[0] == 2 && c->repetitions == 3,
+             "2 cores: %zu scales from %d, %d repetitions", c->nscales, c->scales[0], c->repetitions);
+    c = default_collectives(a, 6, 0, &s);
+    T_ASSERT(c->nscales == 3 && c->scales[0] == 2 && c->scales[1] == 4 && c->scales[2] == 6,
+             "6 cores: 2, 4, 6 (%zu scales)", c->nscales);
+    c = default_collectives(a, 1, 0, &s);
+    T_ASSERT(c->nscales == 1 && c->scales[0] == 2 && c->repetitions == 3,
+             "1 core: 2 ranks oversubscribed (%zu scales from %d)", c->nscales, c->scales[0]);
+    c = default_collectives(a, 8, 4, &s);
+    T_ASSERT(c->nscales == 2 && c->scales[0] == 2 && c->scales[1] == 4, "4 GPUs: 2, 4");
+    for (size_t i = 0; i < s.nbench; i++)
+        T_ASSERT(strcmp(s.bench[i].name, "stemdl") || s.bench[i].scales[0] == 1,
+                 "stemdl still starts at 1 rank (its efficiency's base)");
+    ar_free(a);
+}
+
 /* bf16 flags from recorded /proc/cpuinfo texts */
 static void test_cpu_bf16(void)
 {
@@ -302,6 +343,7 @@ int main(void)
     T_RUN(test_launchers);
     T_RUN(test_auto_scales);
     T_RUN(test_default_suite);
+    T_RUN(test_default_collectives);
     T_RUN(test_cpu_bf16);
     T_RUN(test_unknown_keys);
     T_RUN(test_bad_values);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "harness/report/report.h"
@@ -104,6 +105,28 @@ static void load(arena_t *a, outcome_t *o, const char *bench, int scale, const c
     o->status = LS_OK;
 }
 
+/* an empty folder for the files a report writes beside itself (the
+ * collectives' CSV): never the current folder, which is the source tree */
+static char *scratch_dir(arena_t *a)
+{
+    const char *t = getenv("TMPDIR");
+    char *d = ar_printf(a, "%s/exadl-report-XXXXXX", t && *t ? t : "/tmp");
+    T_ASSERT(mkdtemp(d) != NULL, "mkdtemp %s", d);
+    return d;
+}
+
+/* remove the folder and the plain files in it */
+static void scratch_remove(arena_t *a, const char *d)
+{
+    DIR *dir = opendir(d);
+    if (!dir) return;
+    for (struct dirent *e; (e = readdir(dir));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            T_ASSERT(unlink(ar_printf(a, "%s/%s", d, e->d_name)) == 0, "unlink %s", e->d_name);
+    closedir(dir);
+    T_ASSERT(rmdir(d) == 0, "rmdir %s", d);
+}
+
 /* the report of three entries: stemdl records, the same records under a kind
  * no workload has, and a collectives record */
 static char *report_of(arena_t *a, const char *stem_kind)
@@ -119,7 +142,7 @@ static char *report_of(arena_t *a, const char *stem_kind)
     runinfo_t *ri = &c->ri;
     ri->o = o, ri->no = 5, ri->name = "run", ri->suite = "t", ri->host = "h";
     ri->started_utc = ri->finished_utc = "now", ri->command = "exadl run t.yaml";
-    ri->dir = ".";
+    ri->dir = scratch_dir(a);
     analysis_run(a, o, 5, NAN, NULL, &c->an);
     blocks_analyze(a, &c->s, o, 5, &c->an, &c->d, &c->t);
     char path[] = "/tmp/exadl-report-XXXXXX";
@@ -131,6 +154,9 @@ static char *report_of(arena_t *a, const char *stem_kind)
     char *text = fileio_read(path, &len, 1 << 24, err, sizeof err);
     unlink(path);
     T_ASSERT(rc == 0 && text, "report_write: %s", err);
+    T_ASSERT(access(ar_printf(a, "%s/coll_collectives.csv", ri->dir), R_OK) == 0,
+             "the collectives' CSV is not beside the report in the run folder");
+    scratch_remove(a, ri->dir);
     char *r = ar_strdup(a, text);
     free(text);
     return r;
