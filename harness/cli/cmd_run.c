@@ -47,7 +47,7 @@ static const char help_run[] =
     "check failed (everything else is still written); 2 bad usage, a bad suite or a\n"
     "failed preflight, or a reference error (a check's where selects nothing the\n"
     "run ran; everything is still written); 130 interrupted: a launch stopped or not run (what ran is\n"
-    "written; `exadl run --resume RUN_DIR` completes it).\n";
+    "written; `exadl run --resume RUN_DIR` completes it).\n"
     "Before the run folder is made each benchmark program checks its configuration\n"
     "(PROGRAM ... --check-config, as exadl validate does): a refusal is exit 2.\n"
     "As root with Open MPI's mpirun (launcher mpirun or netns) it refuses to start\n"
