@@ -56,7 +56,7 @@ for a, b in zip(y["metrics"], c):
     assert a["metric"] == b["metric"] and (a["value"] is None or abs(a["value"] - float(b["value"])) <= 1e-9 * abs(a["value"]))
 PY
 out=$("$exadl" compare "$rt" "$rs" 2>&1); rc=$?
-[ $rc -eq 2 ] && grep -q 'refused: config differs' <<<"$out" && ! grep -qE 'REGRESSION|improvement' <<<"$out" \
+[ $rc -eq 2 ] && grep -q 'refused: config differs' <<<"$out" && ! grep -qE 'REGRESSION|improvement' <<<"$(sed -n '/^metric /,/^$/p' <<<"$out")" \
     && grep -qE 'config train\.batch +A: 2 +B: 4' <<<"$out" && grep -qE 'machine +A: alpha +B: beta' <<<"$out" \
     && pass "compare of different workloads refuses every row and lists the differences (exit 2)" \
     || { fail "config refusal ($rc)"; echo "$out"; }
