@@ -20,7 +20,7 @@
 
 static const char help_history[] =
     "usage: exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N]\n"
-    "                            [--op OP] [--bytes B] [--inplace yes|no] [--out DIR]\n"
+    "                            [--op OP] [--bytes B] [--redop R] [--inplace yes|no] [--out DIR]\n"
     "                            [--threshold PCT] [--allow-config-diff]\n"
     "\n"
     "Tabulate one metric across many runs (in the order given: machine generations,\n"
@@ -39,6 +39,8 @@ static const char help_history[] =
     "  --scale N         default: the largest scale every run has (said in the output)\n"
     "  --op OP, --bytes B  pick a collective row (busbw_GBps, latency_us ...)\n"
     "  --inplace yes|no  in-place or out-of-place collective rows (default no)\n"
+    "  --redop R         the reduction (sum, min, max, ...) of a collective row; where\n"
+    "                    the options leave more than one row of a run, exit 2 naming them\n"
     "  --out DIR         where the plot folder goes (default: beside the first run)\n"
     "  --threshold PCT   as compare's (default: the newest run's suite, else 5)\n"
     "  --allow-config-diff  keep runs whose workload config differs, marked\n"
@@ -48,22 +50,54 @@ static const char help_history[] =
     "input (an unknown option, a bad value, a --scale or metric no run has, nothing\n"
     "comparable).\n";
 
+/* which collective row: --op, --bytes, --redop, --inplace (NULL: any) */
+typedef struct {
+    const char *op, *bytes, *redop;
+    int inplace;
+} hsel_t;
+
+static int selected(const metric_t *m, const char *metric, const char *bench, int scale, const hsel_t *s)
+{
+    if (strcmp(m->metric, metric) || (bench && strcmp(m->bench, bench))) return 0;
+    if (scale > 0 && m->scale != scale) return 0;
+    const char *mo = metric_param(m, "op"), *mb = metric_param(m, "bytes");
+    const char *ip = metric_param(m, "inplace"), *mr = metric_param(m, "redop");
+    if (s->op && (!mo || strcmp(mo, s->op))) return 0;
+    if (s->bytes && (!mb || strcmp(mb, s->bytes))) return 0;
+    if (s->redop && (!mr || strcmp(mr, s->redop))) return 0;
+    if (ip && (strcmp(ip, "true") == 0) != s->inplace) return 0;
+    return 1;
+}
+
 static const metric_t *pick(const mtable_t *t, const char *metric, const char *bench, int scale,
-                            const char *op, const char *bytes, int inplace)
+                            const hsel_t *s)
 {
     const metric_t *best = NULL;
     for (size_t i = 0; i < t->n; i++) {
         const metric_t *m = &t->m[i];
-        if (strcmp(m->metric, metric) || (bench && strcmp(m->bench, bench))) continue;
-        if (scale > 0 && m->scale != scale) continue;
-        const char *mo = metric_param(m, "op"), *mb = metric_param(m, "bytes");
-        const char *ip = metric_param(m, "inplace");
-        if (op && (!mo || strcmp(mo, op))) continue;
-        if (bytes && (!mb || strcmp(mb, bytes))) continue;
-        if (ip && (strcmp(ip, "true") == 0) != inplace) continue;
+        if (!selected(m, metric, bench, scale, s)) continue;
         if (!best || (!strcmp(m->bench, best->bench) && m->scale > best->scale)) best = m;
     }
     return best;
+}
+
+/* rows of one run that the selection leaves at one scale: more than one (sum,
+ * min and max of a size) is bad input, never one picked silently */
+static size_t matches(const mtable_t *t, const char *metric, const char *bench, int scale,
+                      const hsel_t *s, sb_t *which)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const metric_t *m = &t->m[i];
+        if (!selected(m, metric, bench, scale, s)) continue;
+        const char *mo = metric_param(m, "op"), *mb = metric_param(m, "bytes");
+        const char *mr = metric_param(m, "redop");
+        if (n < 6)
+            sb_printf(which, "%s%s%s%s%s%s%s", n ? "; " : "", mo ? "op " : "", mo ? mo : "",
+                      mr ? " redop " : "", mr ? mr : "", mb ? " bytes " : "", mb ? mb : "");
+        n++;
+    }
+    return n;
 }
 
 /* the largest scale below `below` at which some run has the metric; 0: none */
@@ -82,12 +116,12 @@ static int largest_below(const results_t *r, size_t n, const char *metric, const
 
 /* every run that has the metric at all has it at this scale */
 static int all_have(const results_t *r, size_t n, const char *metric, const char *bench, int scale,
-                    const char *op, const char *bytes, int inplace)
+                    const hsel_t *sel)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!pick(&r[i].t, metric, bench, 0, op, bytes, inplace)) continue;
-        if (!pick(&r[i].t, metric, bench, scale, op, bytes, inplace)) return 0;
+        if (!pick(&r[i].t, metric, bench, 0, sel)) continue;
+        if (!pick(&r[i].t, metric, bench, scale, sel)) return 0;
         any = 1;
     }
     return any;
@@ -159,6 +193,7 @@ static int cmd_history(int argc, char **argv)
     const char *runs[512], *metric = "throughput_samples_per_s", *bench = NULL, *out = NULL;
     const char *op = NULL, *bytes = NULL, *from = " (the default)";
     int inplace = 0, allow = 0, ignore_intf = 0;
+    hsel_t sel = {0};
     size_t nargs = 0;
     long long scale = 0;
     double threshold = NAN;
@@ -168,6 +203,7 @@ static int cmd_history(int argc, char **argv)
         if (!strcmp(o, "--metric") && has) metric = argv[++i];
         else if (!strcmp(o, "--benchmark") && has) bench = argv[++i];
         else if (!strcmp(o, "--op") && has) op = argv[++i];
+        else if (!strcmp(o, "--redop") && has) sel.redop = argv[++i];
         else if (!strcmp(o, "--bytes") && has) bytes = argv[++i];
         else if (!strcmp(o, "--out") && has) out = argv[++i];
         else if (!strcmp(o, "--allow-config-diff")) allow = 1;
@@ -207,6 +243,7 @@ static int cmd_history(int argc, char **argv)
         fprintf(stderr, "exadl history: error: no run folder among the arguments\n");
         return ar_free(a), 2;
     }
+    sel.op = op, sel.bytes = bytes, sel.inplace = inplace;
     results_t *r = ar_alloc(a, nruns * sizeof *r);
     const metric_t **m = ar_alloc(a, nruns * sizeof *m);
     int *refused = ar_alloc(a, nruns * sizeof *refused);
@@ -217,17 +254,29 @@ static int cmd_history(int argc, char **argv)
             ar_free(a);
             return 2;
         }
-        const metric_t *x = pick(&r[i].t, metric, bench, (int)scale, op, bytes, inplace);
+        const metric_t *x = pick(&r[i].t, metric, bench, (int)scale, &sel);
         if (x && !bench) bench = x->bench;
     }
     /* the scale: given, else the largest every run that has the metric has */
     int chosen = (int)scale;
     if (!chosen) {
         for (int cand = 1 << 30; cand >= 1 && !chosen; cand = largest_below(r, nruns, metric, bench, cand))
-            if (cand < (1 << 30) && all_have(r, nruns, metric, bench, cand, op, bytes, inplace)) chosen = cand;
+            if (cand < (1 << 30) && all_have(r, nruns, metric, bench, cand, &sel)) chosen = cand;
     }
-    for (size_t i = 0; i < nruns; i++)
-        m[i] = pick(&r[i].t, metric, bench, chosen, op, bytes, inplace);
+    for (size_t i = 0; i < nruns; i++) {
+        m[i] = pick(&r[i].t, metric, bench, chosen, &sel);
+        sb_t which = {0};
+        size_t k = m[i] && chosen > 0 ? matches(&r[i].t, metric, bench, chosen, &sel, &which) : 0;
+        if (k > 1) {
+            fprintf(stderr, "exadl history: error: %s has %zu rows of %s for %s at scale %d (%s%s): "
+                            "choose one with --op, --bytes, --redop or --inplace\n",
+                    r[i].name, k, metric, m[i]->bench, chosen, sb_str(&which), k > 6 ? "; ..." : "");
+            sb_free(&which);
+            ar_free(a);
+            return 2;
+        }
+        sb_free(&which);
+    }
     /* the newest run that has the row: the others are compared with it, and
      * refused where their workload config differs (as compare refuses them) */
     size_t last = nruns;
@@ -248,7 +297,8 @@ static int cmd_history(int argc, char **argv)
     for (size_t i = 0; i < nruns && !first; i++)
         if (!refused[i]) first = m[i];
     const char *unit = metric_info(metric)->unit;
-    printf("%s of %s%s%s%s, %s\n\n", metric, bench ? bench : "?", op ? " " : "", op ? op : "",
+    printf("%s of %s%s%s%s%s, %s\n\n", metric, bench ? bench : "?", op ? " " : "", op ? op : "",
+           sel.redop ? ar_printf(a, " (%s)", sel.redop) : "",
            bytes ? ar_printf(a, " %s B%s", bytes, inplace ? " in place" : "") : "",
            scale ? ar_printf(a, "scale %lld", scale)
            : chosen ? ar_printf(a, "scale %d (the largest every run has; --scale N for another)", chosen)

@@ -90,6 +90,15 @@ n=$(grep -c '^  PASS  wrong ' <<<"$cout")
 grep -qE '^  PASS  busbw_GBps +coll n=2 op=allreduce redop=min dtype=float32 bytes=256 inplace=false ' <<<"$cout" \
     && pass "where: {redop: min} selects the min row" || { fail "redop where"; echo "$cout"; }
 
+# history of a collective row: sum, min and max of a size are three rows, so
+# --bytes alone is ambiguous (exit 2 naming them), --redop picks one
+hout=$("$exadl" history "$run" "$run" --benchmark coll --metric busbw_GBps --op allreduce --bytes 256 --out "$tmp/h1" 2>&1); hrc=$?
+hout2=$("$exadl" history "$run" "$run" --benchmark coll --metric busbw_GBps --op allreduce --bytes 256 --redop min --out "$tmp/h2" 2>&1); hrc2=$?
+[ $hrc -eq 2 ] && grep -q 'has 3 rows of busbw_GBps for coll at scale 2 (op allreduce redop sum bytes 256; op allreduce redop min bytes 256; op allreduce redop max bytes 256)' <<<"$hout" \
+    && [ $hrc2 -eq 0 ] && grep -q '^busbw_GBps of coll allreduce (min) 256 B' <<<"$hout2" \
+    && pass "history: --bytes alone matching sum, min and max is refused naming them; --redop min picks one" \
+    || { fail "history redop ($hrc, $hrc2)"; echo "$hout"; echo "$hout2"; }
+
 # a where that selects nothing this run ran: a reference error, exit 2
 cout=$("$exadl" check "$run" --reference "$tmp/referr.yaml" 2>&1); crc=$?
 [ $crc -eq 2 ] && grep -qE '^  ERROR forward_conv_flops_per_sample .*reference error: where preset=small' <<<"$cout" \
