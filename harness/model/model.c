@@ -1,6 +1,7 @@
 /* The scaling model's arithmetic (model.h; formulas in docs/model.md). */
 #define _GNU_SOURCE
 #include "harness/model/model.h"
+#include "harness/model/model_orch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -91,11 +92,8 @@ double model_negotiation(const mneg_t *neg, const mnet_t *net, morch_t o, int p,
     if (p <= 1) return 0;
     int lg = model_lg(p);
     double req = o == MO_COORDINATOR ? neg->coord_per_request_s * p * k : 0;
-    if (neg->from_latency) {
-        int g = net->ranks_per_node;
-        double a = (g <= 0 || p <= g) ? net->intra.alpha_s : net->inter.alpha_s;
-        return (o == MO_COORDINATOR ? 2 * a * (p - 1) + 2 * a * lg : a * lg) + req;
-    }
+    if (neg->from_latency)
+        return morch_cycle(net, neg->lat_scale, neg->bv_bytes, o, p, k, NULL) + req;
     if (o == MO_COORDINATOR)
         return neg->coord_base_s + neg->coord_per_rank_s * (p - 1) + neg->coord_per_level_s * lg +
                req;
