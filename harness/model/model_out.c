@@ -109,6 +109,17 @@ static void summary_print(FILE *f, const mpred_t *p)
             break;
         }
     }
+    double bytes = 0;
+    for (size_t t = 0; t < in->w.nt; t++) bytes += in->w.t[t].bytes;
+    fprintf(f, "\nablation at %d: the engine's groups of the %zu tensors, fused reductions per "
+               "step (mean size), exposed time, efficiency\n", p->ns ? p->scales[top] : 0, in->w.nt);
+    for (size_t m = 0; m < p->nseries && p->ns; m++) {
+        const mresult_t *r = &p->s[m].r[top];
+        fprintf(f, "  %-18s %4d groups %5d reductions of %9.4g MB  exposed %8.4g ms  efficiency "
+                   "%.4f\n", p->s[m].name, r->ngroups, r->reductions,
+                r->reductions ? bytes / r->reductions / 1e6 : 0.0, r->exposed_s * 1e3,
+                r->efficiency);
+    }
     fprintf(f, "\nstragglers at %d: efficiency with the straggler term (cv %.3g) / without\n",
             p->ns ? p->scales[top] : 0, in->w.jitter_cv);
     for (size_t m = 0; m < p->nseries && p->ns; m++)

@@ -10,6 +10,7 @@
 #    [1.5, 2.5] from those inputs, with no --coord-request-s;
 #  - efficiency at 27,600 with and without the straggler term, the source named, the
 #    bit vector + layer one in [0.88, 0.98];
+#  - the ablation per mode (groups, fused reductions per step and their mean size);
 #  - --calibrate-from a folder without orchestration records: exit 2, one line.
 # On main (before the collectives' model) the coordinator's cycle was 2a per rank:
 # 2 ms at 1,024 ranks, the ratio at 6,000 1.013 (a step ratio), no calibration option.
@@ -50,6 +51,14 @@ awk -v x="$with" 'BEGIN { exit !(x != "" && x >= 0.88 && x <= 0.98) }' \
 awk -v x="$with" -v y="$without" 'BEGIN { exit !(y != "" && y > x) }' && pass "without stragglers higher" || fail "without: '$without'"
 echo "$out" | grep -q "^  straggler source: machine file summit, straggler_cv: source: P. Sinha" \
     && pass "the straggler source is named" || fail "no straggler source line"
+
+# the ablation per mode: groups, fused reductions and their size, for both orchestrations
+abl=$(echo "$out" | awk '/^ablation at 27600/ { t = 1; next } t && /^$/ { exit } t && /groups .* reductions of .* MB/' | wc -l)
+none=$(echo "$out" | awk '/^ablation at 27600/ { t = 1; next } t && /^$/ { exit } t && $1 == "bitvector+none" { print $2, $4 }')
+four=$(echo "$out" | awk '/^ablation at 27600/ { t = 1; next } t && /^$/ { exit } t && $1 == "bitvector+4" { print $2, $4 }')
+[ "$abl" -eq 6 ] && [ "$none" = "27 26" ] && [ "$four" = "4 24" ] \
+    && pass "ablation predicted per mode (6 modes; none: 27 groups in 26 fused reductions, 4 groups: 24)" \
+    || fail "ablation block: $abl lines, none '$none', 4 groups '$four'"
 
 # every shipped run, from 64 to the largest, within 20% of the model with one scale
 out=$("$exadl" model --network gb2019 --gpu-flops 55.8e12 --machine "$root/reference/machines/summit.yaml" \
