@@ -220,6 +220,8 @@ static void inputs_yaml(rec_t *w, const minputs_t *in)
     rec_map_begin(w);
     rec_kv_str(w, "source", in->neg_source);
     rec_kv_bool(w, "from_latency", in->neg.from_latency);
+    if (in->neg.from_latency) /* the collectives' model: its latency scale (docs/model.md) */
+        rec_kv_double(w, "latency_scale", in->neg.lat_scale > 0 ? in->neg.lat_scale : 1);
     rec_kv_double(w, "coordinator_per_request_s", in->neg.coord_per_request_s);
     if (in->request_source) rec_kv_str(w, "request_source", in->request_source);
     if (!in->neg.from_latency) {
