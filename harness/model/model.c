@@ -1,7 +1,6 @@
 /* The scaling model's arithmetic (model.h; formulas in docs/model.md). */
 #define _GNU_SOURCE
 #include "harness/model/model.h"
-#include "harness/model/model_orch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -85,19 +84,6 @@ double model_allreduce(double n, int p, const mnet_t *net, ar_algo_t *used)
     t += model_allreduce_flat(n / g, m, &shard, net->algo, used);
     t += (g - 1) * i->alpha_s + q * n * i->beta_s;
     return t;
-}
-
-double model_negotiation(const mneg_t *neg, const mnet_t *net, morch_t o, int p, int k)
-{
-    if (p <= 1) return 0;
-    int lg = model_lg(p);
-    double req = o == MO_COORDINATOR ? neg->coord_per_request_s * p * k : 0;
-    if (neg->from_latency)
-        return morch_cycle(net, neg->lat_scale, neg->bv_bytes, o, p, k, NULL) + req;
-    if (o == MO_COORDINATOR)
-        return neg->coord_base_s + neg->coord_per_rank_s * (p - 1) + neg->coord_per_level_s * lg +
-               req;
-    return neg->bv_base_s + neg->bv_per_level_s * lg;
 }
 
 /* Phi^-1 by Newton's method on Phi(x) = erfc(-x / sqrt 2) / 2 */

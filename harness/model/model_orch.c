@@ -101,6 +101,21 @@ double morch_cycle(const mnet_t *net, double lat_scale, double bv_bytes, morch_t
     return parts->gather_s + parts->gatherv_s + parts->bcast_s;
 }
 
+/* model.h's negotiation: the collectives' model (from_latency), else the
+ * fitted or given constants */
+double model_negotiation(const mneg_t *neg, const mnet_t *net, morch_t o, int p, int k)
+{
+    if (p <= 1) return 0;
+    int lg = model_lg(p);
+    double req = o == MO_COORDINATOR ? neg->coord_per_request_s * p * k : 0;
+    if (neg->from_latency)
+        return morch_cycle(net, neg->lat_scale, neg->bv_bytes, o, p, k, NULL) + req;
+    if (o == MO_COORDINATOR)
+        return neg->coord_base_s + neg->coord_per_rank_s * (p - 1) + neg->coord_per_level_s * lg +
+               req;
+    return neg->bv_base_s + neg->bv_per_level_s * lg;
+}
+
 void morch_print(FILE *f, const mnet_t *net, const mneg_t *neg, int ntensors, const int *scales,
                  size_t ns)
 {
