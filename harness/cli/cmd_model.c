@@ -9,6 +9,7 @@
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/cli/cmd_model_spatial.h"
 #include "harness/cli/cmds.h"
+#include "harness/model/model_calib.h"
 #include "harness/model/model_measured.h"
 #include "harness/model/model_out.h"
 #include "harness/proc/ask.h"
@@ -48,6 +49,9 @@ static const char help_model[] =
     "  --fusion-bytes B    largest fused reduction (default: the record's, else 8 MiB)\n"
     "  --jitter-cv X       step-time variation of one rank (std/mean): the step waits for\n"
     "                      the slowest of p (default: measured in RUN, else 0)\n"
+    "  --calibrate-from RUN  the orchestration cycle's latencies scaled to fit RUN's\n"
+    "                      orchestration benchmark (simulated or measured); without it the\n"
+    "                      cycle comes from the collectives on the machine file's latencies\n"
     "  --coord-request-s X rank 0's cost per tensor request in coordinator mode (default:\n"
     "                      the machine file's, else 0)\n"
     "  --allreduce ALG     auto, ring, tree or rd (default: the machine file's, else auto;\n"
@@ -68,6 +72,7 @@ static const char help_model[] =
 
 typedef struct {
     const char *run, *from, *base, *preset, *config, *dfile, *machine, *scales, *modes, *out;
+    const char *calib; /* --calibrate-from RUN */
     const char *refs[16];
     int nrefs;
     double rate, cycle_ms, fusion, jitter, creq;
@@ -98,9 +103,10 @@ static int parse_args(int argc, char **argv, mopts_t *o)
         long long n;
         const char *const strs[] = {"--base", "--network", "--network-config", "--config",
                                     "--describe-file", "--machine", "--scales", "--mode", "--out",
-                                    "--from", NULL};
+                                    "--from", "--calibrate-from", NULL};
         const char **sdst[] = {&o->base, &o->preset, &o->config, &o->config, &o->dfile,
-                               &o->machine, &o->scales, &o->modes, &o->out, &o->from};
+                               &o->machine, &o->scales, &o->modes, &o->out, &o->from,
+                               &o->calib};
         int si = -1;
         for (int j = 0; strs[j]; j++)
             if (!strcmp(k, strs[j])) si = j;
@@ -303,6 +309,17 @@ static int run_model(arena_t *a, const mopts_t *o, int argc, char **argv)
     if (o->have_algo) in.net.algo = o->algo;
     if (measured_inputs(a, o, mf, oc, no, &in, err, sizeof err)) return usage_error("model", "%s", err);
     if (isfinite(o->jitter)) in.w.jitter_cv = o->jitter, in.jitter_source = "--jitter-cv";
+    if (o->calib) { /* the collectives' latencies fitted to the run's orchestration benchmark */
+        outcome_t *co = NULL;
+        size_t nc = model_load_run(a, o->calib, &co, err, sizeof err);
+        const char *src;
+        if (!nc) return usage_error("model", "--calibrate-from: %s", err);
+        if (model_calibrate_from_run(a, co, nc, &in.net, &in.neg, &src, &in.calib_detail))
+            return usage_error("model", "--calibrate-from %s: %s", o->calib, src);
+        in.neg_source = ar_printf(a, "%s: %s", o->calib, src);
+        /* the fitted cycle already holds rank 0's per-request work */
+        in.neg.coord_per_request_s = 0, in.request_source = NULL;
+    }
     if (isfinite(o->creq)) in.neg.coord_per_request_s = o->creq, in.request_source = "--coord-request-s";
     double cycle = isfinite(o->cycle_ms) ? o->cycle_ms * 1e-3
                    : in.have_mode        ? in.mode.cycle_s

@@ -86,22 +86,6 @@ double model_allreduce(double n, int p, const mnet_t *net, ar_algo_t *used)
     return t;
 }
 
-double model_negotiation(const mneg_t *neg, const mnet_t *net, morch_t o, int p, int k)
-{
-    if (p <= 1) return 0;
-    int lg = model_lg(p);
-    double req = o == MO_COORDINATOR ? neg->coord_per_request_s * p * k : 0;
-    if (neg->from_latency) {
-        int g = net->ranks_per_node;
-        double a = (g <= 0 || p <= g) ? net->intra.alpha_s : net->inter.alpha_s;
-        return (o == MO_COORDINATOR ? 2 * a * (p - 1) + 2 * a * lg : a * lg) + req;
-    }
-    if (o == MO_COORDINATOR)
-        return neg->coord_base_s + neg->coord_per_rank_s * (p - 1) + neg->coord_per_level_s * lg +
-               req;
-    return neg->bv_base_s + neg->bv_per_level_s * lg;
-}
-
 /* Phi^-1 by Newton's method on Phi(x) = erfc(-x / sqrt 2) / 2 */
 static double probit(double q)
 {

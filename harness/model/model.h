@@ -53,21 +53,25 @@ double model_allreduce(double n, int p, const mnet_t *net, ar_algo_t *used);
 typedef enum { MO_COORDINATOR = 0, MO_BITVECTOR = 1 } morch_t;
 typedef enum { MG_NONE = 0, MG_LAYER = 1, MG_COUNT = 2 } mgroup_t;
 
-/* Cost of one orchestration cycle at p ranks (0 at p = 1: one rank needs none):
- *   coordinator  c0 + c_rank (p-1) + c_level lg p + c_req p k
+/* Cost of one orchestration cycle at p ranks (0 at p = 1: one rank needs none).
+ * from_latency (the default: no negotiation constants given or fitted): from
+ * the collectives the cycle runs, by the algorithms Open MPI picks for their
+ * sizes, on the network's latencies times lat_scale (model_orch.h):
+ *   coordinator  binomial gather + linear gatherv of k requests + binomial bcast
+ *   bit vector   recursive-doubling allreduce of bv_bytes
+ * Otherwise the fitted or given constants:
+ *   coordinator  c0 + c_rank (p-1) + c_level lg p
  *   bit vector   b0 + b_level lg p
  * k: tensors that became ready since the previous cycle (each rank sends rank
- * 0 one request per tensor; c_req is rank 0's cost per request).
- * from_latency: the constants are ignored and taken from the latency a of the
- * level p spans (intra within a node, inter beyond): c_rank = 2a (rank 0
- * receives a count and a list from every rank, one after another), c_level = 2a
- * (the broadcast of the decision, header and list), b_level = a (one allreduce
- * of a small bit vector by recursive doubling). */
+ * 0 one request per tensor); c_req p k is added in coordinator mode either way
+ * (rank 0's software cost per request). */
 typedef struct {
     int from_latency;
     double coord_base_s, coord_per_rank_s, coord_per_level_s;
     double coord_per_request_s; /* applies with from_latency too (0 unless given) */
     double bv_base_s, bv_per_level_s;
+    double lat_scale;           /* from_latency: latencies x this (0 or 1: as given) */
+    double bv_bytes;            /* from_latency: the bit vector's bytes (0: one word) */
 } mneg_t;
 double model_negotiation(const mneg_t *neg, const mnet_t *net, morch_t o, int p, int k);
 
@@ -119,6 +123,7 @@ typedef struct {
     double step_s;          /* T(p) = T(1) (1 + cv z(p)) + exposed */
     double straggler_s;     /* T(1) cv z(p): waiting for the slowest rank */
     double efficiency;      /* T(1) / T(p): weak scaling, fixed batch per rank */
+    double efficiency_no_straggler; /* the same without the straggler term (model_compute) */
     double exposed_s;       /* reductions ending after backward */
     double negotiation_s;   /* all cycles of the step */
     double comm_s;          /* all reductions of the step */

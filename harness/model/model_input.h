@@ -23,6 +23,7 @@ typedef struct {
     size_t fit_rows;
     mneg_t neg;
     const char *neg_source;
+    const char *calib_detail; /* --calibrate-from: model against run, one line per row */
     const char *jitter_source;   /* where jitter_cv comes from (NULL: the work source) */
     const char *request_source;  /* where coord_per_request_s comes from (NULL: none) */
     const mfile_t *machine;   /* NULL without --machine */

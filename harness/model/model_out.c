@@ -1,6 +1,7 @@
 /* The scaling model's table, YAML and plot (model_out.h). */
 #define _GNU_SOURCE
 #include "harness/model/model_out.h"
+#include "harness/model/model_orch.h"
 
 #include <math.h>
 #include <string.h>
@@ -28,6 +29,8 @@ int model_compute(arena_t *a, const minputs_t *in, const mmode_t *modes, size_t 
     out->ns = ns;
     out->s = ar_alloc(a, (nm + 1) * sizeof *out->s);
     int *scratch = ar_alloc(a, (in->w.nt + 1) * sizeof *scratch);
+    mneg_t neg = in->neg; /* the bit vector's size follows the workload's tensors */
+    if (!(neg.bv_bytes > 0)) neg.bv_bytes = morch_bv_bytes((int)in->w.nt);
     for (size_t m = 0; m < nm; m++) {
         mseries_t *s = &out->s[out->nseries++];
         s->mode = modes[m];
@@ -35,7 +38,7 @@ int model_compute(arena_t *a, const minputs_t *in, const mmode_t *modes, size_t 
         s->name = ar_strdup(a, model_mode_name(&modes[m], buf, sizeof buf));
         s->r = ar_alloc(a, (ns + 1) * sizeof *s->r);
         for (size_t k = 0; k < ns; k++)
-            if (model_predict(&in->w, &modes[m], &in->net, &in->neg, scales[k], scratch, NULL,
+            if (model_predict(&in->w, &modes[m], &in->net, &neg, scales[k], scratch, NULL,
                               &s->r[k])) {
                 snprintf(err, errlen, "the model cannot predict %s at %d ranks (check the step "
                          "time, tensor sizes, fusion and cycle)", s->name, scales[k]);
@@ -45,7 +48,11 @@ int model_compute(arena_t *a, const minputs_t *in, const mmode_t *modes, size_t 
         size_t b = 0;
         for (size_t k = 1; k < ns; k++)
             if (scales[k] < scales[b]) b = k;
-        for (size_t k = 0; k < ns; k++) s->r[k].efficiency = s->r[b].step_s / s->r[k].step_s;
+        for (size_t k = 0; k < ns; k++) {
+            s->r[k].efficiency = s->r[b].step_s / s->r[k].step_s;
+            s->r[k].efficiency_no_straggler = (s->r[b].step_s - s->r[b].straggler_s) /
+                                              (s->r[k].step_s - s->r[k].straggler_s);
+        }
         /* inputs from files and options: a prediction that is not a finite
          * positive time is refused here rather than written as inf or nan */
         for (size_t k = 0; k < ns; k++)
@@ -72,6 +79,58 @@ static const char *algo_mix(const mresult_t *r, char *buf, size_t len)
     return buf;
 }
 
+/* The two headline comparisons, each said in words: coordinator against bit
+ * vector per grouping (orchestration cost per step, and the step), and every
+ * mode's efficiency at the largest scale with and without the straggler term,
+ * naming the spread's source. */
+static void summary_print(FILE *f, const mpred_t *p)
+{
+    const minputs_t *in = p->in;
+    size_t top = 0;
+    for (size_t k = 1; k < p->ns; k++)
+        if (p->scales[k] > p->scales[top]) top = k;
+    fprintf(f, "\ncoordinator / bit vector (orchestration per step; step):\n");
+    for (size_t m = 0; m < p->nseries; m++) {
+        const mmode_t *x = &p->s[m].mode;
+        if (x->orch != MO_COORDINATOR) continue;
+        for (size_t b = 0; b < p->nseries; b++) {
+            const mmode_t *y = &p->s[b].mode;
+            if (y->orch != MO_BITVECTOR || x->grouping != y->grouping ||
+                (x->grouping == MG_COUNT && x->groups != y->groups))
+                continue;
+            for (size_t k = 0; k < p->ns; k++) {
+                const mresult_t *c = &p->s[m].r[k], *v = &p->s[b].r[k];
+                if (c->p < 2) continue;
+                fprintf(f, "  %-8s at %7d: orchestration %.3f (%.4g / %.4g ms), step %.4f\n",
+                        strchr(p->s[m].name, '+') + 1, c->p,
+                        v->negotiation_s > 0 ? c->negotiation_s / v->negotiation_s : NAN,
+                        c->negotiation_s * 1e3, v->negotiation_s * 1e3, c->step_s / v->step_s);
+            }
+            break;
+        }
+    }
+    double bytes = 0;
+    for (size_t t = 0; t < in->w.nt; t++) bytes += in->w.t[t].bytes;
+    fprintf(f, "\nablation at %d: the engine's groups of the %zu tensors, fused reductions per "
+               "step (mean size), exposed time, efficiency\n", p->ns ? p->scales[top] : 0, in->w.nt);
+    for (size_t m = 0; m < p->nseries && p->ns; m++) {
+        const mresult_t *r = &p->s[m].r[top];
+        fprintf(f, "  %-18s %4d groups %5d reductions of %9.4g MB  exposed %8.4g ms  efficiency "
+                   "%.4f\n", p->s[m].name, r->ngroups, r->reductions,
+                r->reductions ? bytes / r->reductions / 1e6 : 0.0, r->exposed_s * 1e3,
+                r->efficiency);
+    }
+    fprintf(f, "\nstragglers at %d: efficiency with the straggler term (cv %.3g) / without\n",
+            p->ns ? p->scales[top] : 0, in->w.jitter_cv);
+    for (size_t m = 0; m < p->nseries && p->ns; m++)
+        fprintf(f, "  %-18s with %.4f  without %.4f\n", p->s[m].name, p->s[m].r[top].efficiency,
+                p->s[m].r[top].efficiency_no_straggler);
+    fprintf(f, "  straggler source: %s\n",
+            in->w.jitter_cv > 0 ? (in->jitter_source ? in->jitter_source : in->work_source)
+                                : "none (cv 0: give --jitter-cv, a machine file's straggler_cv "
+                                  "or --from RUN with per-rank compute times)");
+}
+
 void model_print(FILE *f, const mpred_t *p)
 {
     const minputs_t *in = p->in;
@@ -85,12 +144,14 @@ void model_print(FILE *f, const mpred_t *p)
             in->net.inter.gamma_s);
     fprintf(f, "negotiation: %s%s\n", in->neg_source,
             in->neg.coord_per_request_s > 0 ? "; plus rank 0's cost per request" : "");
+    if (in->calib_detail) fputs(in->calib_detail, f);
     if (in->neg.coord_per_request_s > 0)
         fprintf(f, "             coordinator: %.3g s per tensor request at rank 0 (%s)\n",
                 in->neg.coord_per_request_s, in->request_source ? in->request_source : "given");
     fprintf(f, "stragglers:  step-time variation %.3g (std/mean of one rank): the step waits for "
                "the slowest rank, T(1) cv z(p)\n", in->w.jitter_cv);
     fprintf(f, "             from: %s\n\n", in->jitter_source ? in->jitter_source : "the workload's source");
+    if (in->neg.from_latency) morch_print(f, &in->net, &in->neg, (int)in->w.nt, p->scales, p->ns);
     fprintf(f, "%7s  %-18s %6s %8s %10s %10s %12s %12s %14s %10s %7s  %s\n", "scale", "mode",
             "groups", "cycle_ms", "step_s", "efficiency", "exposed_ms", "straggler_ms",
             "negotiation_ms", "comm_ms", "cycles", "reductions");
@@ -104,6 +165,7 @@ void model_print(FILE *f, const mpred_t *p)
                     r->negotiation_s * 1e3, r->comm_s * 1e3, r->cycles,
                     algo_mix(r, mix, sizeof mix));
         }
+    summary_print(f, p);
 }
 
 static void link_yaml(rec_t *w, const char *key, const mlink_t *l)
@@ -158,6 +220,8 @@ static void inputs_yaml(rec_t *w, const minputs_t *in)
     rec_map_begin(w);
     rec_kv_str(w, "source", in->neg_source);
     rec_kv_bool(w, "from_latency", in->neg.from_latency);
+    if (in->neg.from_latency) /* the collectives' model: its latency scale (docs/model.md) */
+        rec_kv_double(w, "latency_scale", in->neg.lat_scale > 0 ? in->neg.lat_scale : 1);
     rec_kv_double(w, "coordinator_per_request_s", in->neg.coord_per_request_s);
     if (in->request_source) rec_kv_str(w, "request_source", in->request_source);
     if (!in->neg.from_latency) {
@@ -221,6 +285,7 @@ int model_write_yaml(const char *path, const mpred_t *p, const char *command,
             rec_kv_double(w, "fusion_bytes", md->fusion_bytes);
             rec_kv_double(w, "step_s", r->step_s);
             rec_kv_double(w, "efficiency", r->efficiency);
+            rec_kv_double(w, "efficiency_no_straggler", r->efficiency_no_straggler);
             rec_kv_double(w, "exposed_s", r->exposed_s);
             rec_kv_double(w, "straggler_s", r->straggler_s);
             rec_kv_double(w, "negotiation_s", r->negotiation_s);

@@ -26,7 +26,9 @@ eff=$(echo "$out" | awk '/model_efficiency/ && /n=27600/ { for (i = 1; i <= NF; 
 spd=$(echo "$out" | awk '/model_speedup/ && /n=6000/ { for (i = 1; i <= NF; i++) if ($i == "measured") print $(i + 1) }')
 awk -v x="$eff" 'BEGIN { d = x - 0.9716; exit !(x != "" && d < 0.001 && d > -0.001) }' \
     && pass "bit vector + layer at 27,600 GPUs: $eff (docs/ablation.md: 0.9716 with summit.yaml's straggler_cv 0.01)" || fail "efficiency at 27,600: '$eff'"
-awk -v x="$spd" 'BEGIN { d = x - 1.013; exit !(x != "" && d < 0.005 && d > -0.005) }' \
-    && pass "coordinator / bit vector at 6,000 GPUs: $spd (docs/ablation.md: 1.013)" || fail "speedup at 6,000: '$spd'"
+# the step ratio: the coordinator's cycle from its collectives (36 us at 6,000) hides
+# under the 1 ms cycle and backward, as the bit vector's does (docs/model.md)
+awk -v x="$spd" 'BEGIN { d = x - 1.000; exit !(x != "" && d < 0.005 && d > -0.005) }' \
+    && pass "coordinator / bit vector step at 6,000 GPUs: $spd (docs/ablation.md: 1.000)" || fail "speedup at 6,000: '$spd'"
 grep -q "^checks:" "$tmp/s/model.yaml" && pass "checks recorded in model.yaml" || fail "model.yaml checks"
 [ $fails -eq 0 ]

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness/model/model.h"
+#include "harness/model/model_orch.h"
 #include "tests/unit/tap.h"
 
 #define NEAR(x, y, rel) (fabs((double)(x) - (double)(y)) <= (rel) * fabs((double)(y)) + 1e-15)
@@ -72,15 +73,51 @@ static void test_negotiation_growth(void)
     double gb = model_negotiation(&neg, &net, MO_BITVECTOR, 1000, 0) /
                 model_negotiation(&neg, &net, MO_BITVECTOR, 2, 0);
     T_ASSERT(NEAR(gc, 1.999e-3 / 3e-6, 1e-9) && NEAR(gb, 5.5, 1e-12), "growth %g %g", gc, gb);
-    /* from the latency a = 1e-6 at p = 4: coordinator 2a(p-1) + 2a lg p = 6e-6 + 4e-6;
-     * bit vector a lg p = 2e-6; a request cost 1e-6 per rank and tensor, 3 tensors: +12e-6 */
+    /* from the collectives, a = 1e-6 everywhere, p = 4 (two tree levels): coordinator
+     * gather 2a + bcast 2a (no requests: no gatherv); bit vector 2 rounds = 2a; 3
+     * requests per rank: gatherv a + 1e-6 x 4 ranks x 3 of request cost: +13e-6 */
     neg = (mneg_t){.from_latency = 1};
-    T_ASSERT(NEAR(model_negotiation(&neg, &net, MO_COORDINATOR, 4, 0), 1e-5, 1e-12), "latency c");
+    T_ASSERT(NEAR(model_negotiation(&neg, &net, MO_COORDINATOR, 4, 0), 4e-6, 1e-12), "latency c");
     T_ASSERT(NEAR(model_negotiation(&neg, &net, MO_BITVECTOR, 4, 0), 2e-6, 1e-12), "latency bv");
     neg.coord_per_request_s = 1e-6;
-    T_ASSERT(NEAR(model_negotiation(&neg, &net, MO_COORDINATOR, 4, 3), 2.2e-5, 1e-12), "requests");
+    T_ASSERT(NEAR(model_negotiation(&neg, &net, MO_COORDINATOR, 4, 3), 1.7e-5, 1e-12), "requests");
     T_ASSERT(NEAR(model_negotiation(&neg, &net, MO_BITVECTOR, 4, 3), 2e-6, 1e-12),
              "the bit vector sends no requests");
+}
+
+/* The orchestration cycle from its collectives on Summit's latencies (6 ranks per
+ * node, 2 us within a node, 1 us between; no bandwidth term): a level pairing
+ * ranks 1, 2 or 4 apart may stay in the node (2 us), one 8 or more apart crosses
+ * (1 us).  1,024 ranks: 10 levels, 3 of them mixed: a tree 3 x 2 + 7 x 1 = 13 us;
+ * coordinator gather 13 + gatherv (k = 1) 1 + bcast 13 = 27 us, bit vector 10
+ * rounds 13 us: 2.08x (SMPI, docs/simulate.md: 26.3 and 13.0 us).  6,144: 13
+ * levels, a tree 16 us; k = 27: 16 + 1 + 16 = 33 us (bytes free here); the bit
+ * vector 12 rounds (3 x 2 + 9 x 1) + 2 extra steps of 2 us = 19 us (SMPI 18.0). */
+static void test_orchestration_algorithms(void)
+{
+    mnet_t net = {.ranks_per_node = 6, .intra = {2e-6, 0, 0}, .inter = {1e-6, 0, 0}};
+    morch_parts_t c, b;
+    double tc = morch_cycle(&net, 1, 8, MO_COORDINATOR, 1024, 1, &c);
+    double tb = morch_cycle(&net, 1, 8, MO_BITVECTOR, 1024, 1, &b);
+    T_ASSERT(c.levels == 10 && c.mixed_levels == 3, "levels %d %d", c.levels, c.mixed_levels);
+    T_ASSERT(NEAR(c.gather_s, 13e-6, 1e-12) && NEAR(c.gatherv_s, 1e-6, 1e-12) &&
+             NEAR(c.bcast_s, 13e-6, 1e-12), "coordinator parts %g %g %g", c.gather_s,
+             c.gatherv_s, c.bcast_s);
+    T_ASSERT(NEAR(tc, 27e-6, 1e-12) && NEAR(tb, 13e-6, 1e-12), "1024: %g %g", tc, tb);
+    T_ASSERT(b.rounds == 10 && b.extra_steps == 0, "rounds %d+%d", b.rounds, b.extra_steps);
+    tc = morch_cycle(&net, 1, 8, MO_COORDINATOR, 6144, 27, NULL);
+    tb = morch_cycle(&net, 1, 8, MO_BITVECTOR, 6144, 27, &b);
+    T_ASSERT(NEAR(tc, 33e-6, 1e-12) && NEAR(tb, 19e-6, 1e-12), "6144: %g %g", tc, tb);
+    T_ASSERT(b.rounds == 12 && b.extra_steps == 2, "rounds %d+%d", b.rounds, b.extra_steps);
+    /* no requests (an idle cycle): no gatherv; the latency scale multiplies all */
+    tc = morch_cycle(&net, 2, 8, MO_COORDINATOR, 1024, 0, NULL);
+    T_ASSERT(NEAR(tc, 52e-6, 1e-12), "idle, scaled %g", tc);
+    T_ASSERT(morch_cycle(&net, 1, 8, MO_BITVECTOR, 1, 0, NULL) == 0, "one rank");
+    /* bandwidth: 6,144 ranks send 27 requests (108 B) to rank 0 at 25 GB/s: 26.5 us */
+    net.inter.beta_s = 1 / 25e9;
+    morch_cycle(&net, 1, 8, MO_COORDINATOR, 6144, 27, &c);
+    T_ASSERT(NEAR(c.gatherv_s, 1e-6 + 6143 * 108 / 25e9, 1e-12), "gatherv bytes %g", c.gatherv_s);
+    T_ASSERT(NEAR(morch_bv_bytes(27), 8, 0) && NEAR(morch_bv_bytes(63), 16, 0), "bit vector words");
 }
 
 /* three layers A, B, C of 100, 200, 300 bytes, made at 10, 20, 30 ms of a
@@ -244,6 +281,7 @@ int main(void)
     T_RUN(test_flat_costs);
     T_RUN(test_hierarchical);
     T_RUN(test_negotiation_growth);
+    T_RUN(test_orchestration_algorithms);
     T_RUN(test_overlap_three_groups);
     T_RUN(test_fusion);
     T_RUN(test_groups);
