@@ -88,7 +88,7 @@ static const cli_opt_t model_opts[] = {
     {"--out", 1},        {"--from", 1},      {"--quiet", 0},          {"--reference", 1},
     {"--gpu-flops", 1},  {"--cycle-ms", 1},  {"--fusion-bytes", 1},   {"--grad-bytes", 1},
     {"--jitter-cv", 1},  {"--coord-request-s", 1}, {"--batch", 1},    {"--groups", 1},
-    {"--flops", 1},      {"--allreduce", 1}, {NULL, 0}};
+    {"--flops", 1},      {"--allreduce", 1}, {"--calibrate-from", 1}, {NULL, 0}};
 
 static int parse_args(int argc, char **argv, mopts_t *o)
 {
