@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "benchmarks/common/timer.h"
+#include "harness/blocks/recread.h"
 #include "harness/run/runstate.h"
 #include "harness/run/slurm.h"
 #include "harness/util/safefile.h"
@@ -301,6 +302,10 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     else intf_judge(&before, &after, l->scale * (threads > 1 ? threads : 1), &x->intf);
     rename(part, l->log); /* the log appears whole */
     sweep_judge(a, l, &r, x);
+    /* SimGrid's seconds are computed, not measured: the host's load does not
+     * change them (docs/simulate.md), so no verdict */
+    if (x->rec && record_simulated(x->rec))
+        intf_unknown(&x->intf, "simulated: SimGrid's time does not depend on how busy this host was");
     res->launches_s += r.elapsed_s;
     res->ran++;
     launch_facts_t f;
