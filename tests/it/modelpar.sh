@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# modelpar: the locally connected autoencoder with its weights sharded over
+# the tiles of model groups (docs/modelpar.md), over real MPI jobs
+# (oversubscribed):
+# - the counts of --describe (parameters, FLOPs, halo bytes, memory per
+#   rank) equal those of tests/support/modelpar_count.py, which counts by
+#   another route, for tiny, small and the 15e9 preset;
+# - tiny on 1 rank, model groups of 2 and 4 (2x2 and 1x4 grids) and 2 model
+#   ranks x 2 replicas: losses within 1e-5 of 1 rank over 20 steps, the
+#   shards reassembled equal to 1 rank's weights, halo bytes as run equal
+#   to the formula;
+# - small at 1, 2, 4 model ranks: the memory high-water mark per rank
+#   within 10% of the formula, falling with the model ranks;
+# - bad partitions refused in one line, exit 2.
+set -u
+P=$EXADL_BIN/modelpar
+T=$EXADL_TMP
+M=${EXADL_MPIRUN:-mpirun}
+export COUNT_PY=$EXADL_ROOT/tests/support/modelpar_count.py
+COUNT="python3 $COUNT_PY"
+
+# ---- counts by another route -------------------------------------------------
+same_counts() { # name "describe args" "count args"
+    local name=$1 got want
+    # shellcheck disable=SC2086
+    got=$("$P" --describe $2 | sed -n 's/^\([a-z_0-9]*\): \([0-9]*\).*/\1: \2/p' |
+        grep -v '^ranks' | sort)
+    # shellcheck disable=SC2086
+    want=$($COUNT describe $3 | sort)
+    if [ -n "$got" ] && [ "$got" = "$want" ]; then
+        echo "PASS: modelpar --describe $name: $(echo "$want" | tr '\n' ' ')"
+    else
+        echo "FAIL: modelpar --describe $name: got [$got] want [$want]"
+    fi
+}
+same_counts "tiny" "--preset tiny" "8 1 4 4 3 1 1 1 1 2"
+same_counts "small on 2x2" "--preset small --model-ranks 4" "32 1 8 8 5 4 2 2 4 2"
+same_counts "small on 1x4, 2 replicas" "--preset small --model-ranks 4 --grid 1x4 --ranks 8" \
+    "32 1 8 8 5 4 1 4 8 2"
+same_counts "yfcc15b at 128 ranks" "--preset yfcc15b --ranks 128" \
+    "128 3 116 92 9 64 8 8 128 1"
+if "$P" --preset yfcc15b --describe | grep -q '^parameters: 14994423808$'; then
+    echo "PASS: modelpar yfcc15b has 14,994,423,808 parameters (15e9)"
+else
+    echo "FAIL: modelpar yfcc15b parameter count changed"
+fi
+
+# ---- training on 1, 2 and 4 ranks -----------------------------------------------
+common=(--preset tiny --kernels reference --threads 1 --quiet)
+run() { # name np [args...]
+    local name=$1 np=$2
+    shift 2
+    $M -np "$np" "$P" "${common[@]}" --record "$T/$name.yaml" --dump-weights "$T/$name.w" "$@" \
+        >"$T/$name.out" 2>&1 || echo "FAIL: modelpar $name: $(tail -n 3 "$T/$name.out")"
+}
+run one 1
+run m2 2 --model-ranks 2
+run m4 4 --model-ranks 4
+run m14 4 --model-ranks 4 --grid 1x4
+run h22 4 --model-ranks 2 --batch 1
+
+python3 - "$T" <<'PY'
+import os, struct, subprocess, sys, yaml
+T = sys.argv[1]
+def rec(n):
+    with open("%s/%s.yaml" % (T, n)) as f:
+        return yaml.safe_load(f)
+def weights(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    return struct.unpack("<%df" % (len(b) // 4), b)
+one = rec("one")
+w1 = weights(T + "/one.w.0")
+for name, gy, gx, ranks in (("m2", 1, 2, 2), ("m4", 2, 2, 4), ("m14", 1, 4, 4), ("h22", 1, 2, 4)):
+    try:
+        r = rec(name)
+    except OSError as e:
+        print("FAIL: modelpar %s: no record (%s)" % (name, e))
+        continue
+    a, b = one["loss"]["steps"], r["loss"]["steps"]
+    bad = [(x, y) for x, y in zip(a, b) if abs(x - y) > 1e-5 * abs(x)]
+    if len(a) == 20 and len(b) == 20 and not bad:
+        print("PASS: modelpar %s: 20 losses within 1e-5 of 1 rank" % name)
+    else:
+        print("FAIL: modelpar %s: losses differ from 1 rank: %s" % (name, bad[:3] or (len(a), len(b))))
+    mp = r["model_parallel"]
+    groupM = gy * gx
+    subprocess.run([sys.executable, os.environ["COUNT_PY"],
+                    "weights", "8", "1", "4", "4", "3", str(gy), str(gx), "%s/%s.w" % (T, name),
+                    str(groupM)], check=True)
+    w = weights("%s/%s.w.whole" % (T, name))
+    big = max(abs(x) for x in w1)
+    d = max(abs(x - y) for x, y in zip(w1, w)) if len(w) == len(w1) else float("inf")
+    if d <= 1e-5 * big:
+        print("PASS: modelpar %s: shards gathered equal 1 rank's %d weights (max diff %.3g)" % (name, len(w), d))
+    else:
+        print("FAIL: modelpar %s: gathered weights differ from 1 rank's by %.3g (of %.3g)" % (name, d, big))
+    if mp["halo_bytes_per_step"] == mp["halo_bytes_per_step_formula"] > 0:
+        print("PASS: modelpar %s: halo bytes as run %d = the formula" % (name, mp["halo_bytes_per_step"]))
+    else:
+        print("FAIL: modelpar %s: halo bytes as run %s, formula %s" % (name, mp.get("halo_bytes_per_step"), mp["halo_bytes_per_step_formula"]))
+PY
+
+# ---- memory per rank ----------------------------------------------------------------
+for m in 1 2 4; do
+    $M -np $m "$P" --preset small --kernels reference --threads 1 --quiet --model-ranks $m \
+        --record "$T/mem$m.yaml" >"$T/mem$m.out" 2>&1 || echo "FAIL: modelpar small $m: $(tail -n 3 "$T/mem$m.out")"
+done
+# ASan's redzones and quarantine count in the high-water mark: there only
+# the fall with the model ranks is checked
+asan=0
+ldd "$P" 2>/dev/null | grep -q libasan && asan=1
+python3 - "$T" "$asan" <<'PY'
+import sys, yaml
+T, asan = sys.argv[1], sys.argv[2] == "1"
+prev = prevgot = None
+for m in (1, 2, 4):
+    try:
+        with open("%s/mem%d.yaml" % (T, m)) as f:
+            mp = yaml.safe_load(f)["model_parallel"]
+    except (OSError, KeyError) as e:
+        print("FAIL: modelpar memory at %d model ranks: no record (%s)" % (m, e))
+        continue
+    want = mp["memory_bytes_per_rank_formula"]
+    got = mp["rank_hwm_bytes"]
+    off = max(abs(g - want) / want for g in got)
+    falls = prev is None or (want < prev and max(got) < prevgot)
+    if falls and (off <= 0.10 or asan):
+        print("PASS: modelpar memory per rank at %d model ranks %d, the formula %d (%.1f%% off)%s" %
+              (m, max(got), want, 100 * off, ", ASan: only its fall checked" if asan else ""))
+    else:
+        print("FAIL: modelpar memory per rank at %d model ranks %s, formula %d" % (m, got, want))
+    prev, prevgot = want, max(got)
+PY
+
+# ---- bad partitions -------------------------------------------------------------------
+refused() { # name np args...: exit 2 and one line naming the problem
+    local name=$1 np=$2 out rc
+    shift 2
+    out=$($M -np "$np" "$P" --preset tiny --steps 1 --quiet "$@" 2>&1)
+    rc=$?
+    if [ "$rc" = 2 ] && echo "$out" | grep -q "modelpar: error: .*$name"; then
+        echo "PASS: modelpar refuses $*: $(echo "$out" | grep -m1 'error')"
+    else
+        echo "FAIL: modelpar $* not refused (exit $rc): $out"
+    fi
+}
+refused "does not divide" 1 --model-ranks 3 --grid 1x3
+refused "more model ranks than" 1 --model-ranks 65
+refused "not model-ranks" 1 --model-ranks 4 --grid 1x2
+refused "do not form model groups" 3 --model-ranks 2
+refused "no grid of" 1 --model-ranks 7
+exit 0
