@@ -52,39 +52,43 @@ static const kt_key keys[] = {
 
 const char *mp_preset_list(void) { return "tiny, small, medium or yfcc15b"; }
 
+/* The presets: the network, the model ranks and the run's length. */
+static const struct {
+    const char *name;
+    int size, channels, hidden1, hidden2, kernel, model_ranks, steps, warmup, batch;
+} presets[] = {
+    /* 8 x 8 positions, 14,400 weights: 1, 2 and 4 tiles of 4+ positions */
+    {"tiny", 8, 1, 4, 4, 3, 1, 20, 0, 2},
+    /* 2.07e6 weights (33 MB with gradients and Adam): memory per rank
+     * dominated by the shard, so that it falls with the model ranks */
+    {"small", 32, 1, 8, 8, 5, 1, 4, 1, 2},
+    {"medium", 64, 3, 16, 16, 7, 1, 5, 1, 4},
+    /* 14.99e9 weights in three layers (Ni et al. 2015 give the count and
+     * the depth; the sizes are ExaDL's, docs/modelpar.md); 8 x 8 tiles of
+     * 16 x 16 positions: 234e6 weights a rank */
+    {"yfcc15b", 128, 3, 116, 92, 9, 64, 5, 1, 1},
+};
+
 int mp_preset(mp_cfg *c, const char *name)
 {
-    mp_cfg d;
-    memset(&d, 0, sizeof d);
-    runcfg_default(&d.run);
-    d.slope = 0.1;
-    d.model_ranks = 1;
-    snprintf(d.grid, sizeof d.grid, "auto");
-    d.run.lr = 1e-3;
-    if (!strcmp(name, "tiny")) {
-        /* 8 x 8 positions, 14,400 weights: 1, 2 and 4 tiles of 4+ positions */
-        d.size = 8, d.channels = 1, d.hidden1 = 4, d.hidden2 = 4, d.kernel = 3;
-        d.run.steps = 20, d.run.warmup = 0, d.run.batch = 2;
-    } else if (!strcmp(name, "small")) {
-        /* 2.06e6 weights (33 MB with gradients and Adam): memory per rank
-         * dominated by the shard, so that it falls with the model ranks */
-        d.size = 32, d.channels = 1, d.hidden1 = 8, d.hidden2 = 8, d.kernel = 5;
-        d.run.steps = 4, d.run.warmup = 1, d.run.batch = 2;
-    } else if (!strcmp(name, "medium")) {
-        d.size = 64, d.channels = 3, d.hidden1 = 16, d.hidden2 = 16, d.kernel = 7;
-        d.run.steps = 5, d.run.warmup = 1, d.run.batch = 4;
-    } else if (!strcmp(name, "yfcc15b")) {
-        /* 14.99e9 weights in three layers (Ni et al. 2015 give the count and
-         * the depth; the sizes are ExaDL's, docs/modelpar.md) */
-        d.size = 128, d.channels = 3, d.hidden1 = 116, d.hidden2 = 92, d.kernel = 9;
-        d.model_ranks = 64; /* 8 x 8 tiles of 16 x 16 positions: 234e6 weights a rank */
-        d.run.steps = 5, d.run.warmup = 1, d.run.batch = 1;
-    } else {
-        return -1;
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+        if (strcmp(presets[i].name, name)) continue;
+        mp_cfg d;
+        memset(&d, 0, sizeof d);
+        runcfg_default(&d.run);
+        d.slope = 0.1;
+        d.run.lr = 1e-3;
+        snprintf(d.grid, sizeof d.grid, "auto");
+        d.size = presets[i].size, d.channels = presets[i].channels;
+        d.hidden1 = presets[i].hidden1, d.hidden2 = presets[i].hidden2;
+        d.kernel = presets[i].kernel, d.model_ranks = presets[i].model_ranks;
+        d.run.steps = presets[i].steps, d.run.warmup = presets[i].warmup;
+        d.run.batch = presets[i].batch;
+        snprintf(d.preset, sizeof d.preset, "%s", name);
+        *c = d;
+        return 0;
     }
-    snprintf(d.preset, sizeof d.preset, "%s", name);
-    *c = d;
-    return 0;
+    return -1;
 }
 
 static const char *const extra_keys[] = {"preset", NULL};
@@ -97,18 +101,11 @@ static int set_extra(void *cfg, const char *key, const char *value, char *err, s
     return -1;
 }
 
-static const kt_table parts[] = {
-    {keys, 0},
-    RUNCFG_TABLE(mp_cfg, run),
-};
-static const kt_spec spec = {
-    .what = "a modelpar configuration",
-    .parts = parts,
-    .nparts = sizeof parts / sizeof *parts,
-    .extra = extra_keys,
-    .set_extra = set_extra,
-    .first = "preset",
-};
+/* the network's and the partition's keys, then the run keys (runcfg.h) */
+static const kt_table parts[] = {{keys, 0}, RUNCFG_TABLE(mp_cfg, run)};
+static const kt_spec spec = {.what = "a modelpar configuration", .parts = parts,
+                             .nparts = sizeof parts / sizeof *parts, .extra = extra_keys,
+                             .set_extra = set_extra, .first = "preset"};
 
 const kt_spec *mp_keys(void) { return &spec; }
 

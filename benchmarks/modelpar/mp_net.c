@@ -11,18 +11,18 @@
 #include "benchmarks/modelpar/mp_halo.h"
 #include "benchmarks/modelpar/mp_stats.h"
 
-struct mp_net {
+typedef struct mp_net {
     const mp_model *m;
-    const kern_ops *ops;
-    void *ctx;
-    int n, dry;
-    size_t bytes;
-    float *master, *grads;
-    float *A[MP_LAYERS], *dA[MP_LAYERS], *Z[MP_LAYERS]; /* dA[0] unused */
+    const kern_ops *ops; void *ctx;
+    int n, dry;               /* batch; a dry instance allocates nothing */
+    size_t bytes;             /* what it allocates (or would) */
+    /* weights and gradients of the shard; per layer its input with halo,
+     * that input's gradient (dA[0] unused) and its output, position-major */
+    float *master, *grads, *A[MP_LAYERS], *dA[MP_LAYERS], *Z[MP_LAYERS];
     float *target, *dZ, *patch, *dpatch, *send, *recv;
-    double halo_s;    /* this step's exchange time */
+    double halo_s;            /* this step's exchange time, bytes and messages */
     int64_t halo_bytes, halo_msgs;
-};
+} mp_net;
 
 static float *take(mp_net *n, int64_t floats, int *ok)
 {
@@ -39,9 +39,10 @@ static int64_t a_floats(const mp_geom *g, int n, int l)
     return (int64_t)n * (g->th + 2 * L->pad) * (g->tw + 2 * L->pad) * L->ci;
 }
 
-mp_net *mp_net_create(const mp_model *m, const kern_ops *ops, void *ctx, int batch, int dry,
-                      char *err, size_t errlen)
+void *mp_net_create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
+                    char *err, size_t errlen)
 {
+    const mp_model *m = model;
     const mp_geom *g = &m->g;
     mp_net *n = XCALLOC(1, sizeof *n, "modelpar instance");
     n->m = m, n->ops = ops, n->ctx = ctx, n->n = batch, n->dry = dry;
@@ -74,8 +75,9 @@ mp_net *mp_net_create(const mp_model *m, const kern_ops *ops, void *ctx, int bat
     return n;
 }
 
-void mp_net_free(mp_net *n)
+void mp_net_free(void *inst)
 {
+    mp_net *n = inst;
     if (!n) return;
     float **all[] = {&n->master, &n->grads, &n->target, &n->dZ, &n->patch,
                      &n->dpatch, &n->send,  &n->recv};
@@ -89,14 +91,27 @@ void mp_net_free(mp_net *n)
     free(n);
 }
 
-size_t mp_net_bytes(const mp_net *n) { return n->bytes; }
-float *mp_net_master(const mp_net *n) { return n->master; }
-float *mp_net_grads(const mp_net *n) { return n->grads; }
+size_t mp_net_bytes(const void *inst) { return ((const mp_net *)inst)->bytes; }
+
+size_t mp_net_bytes_needed(const void *model, const kern_ops *ops, int batch)
+{
+    (void)ops;
+    return (size_t)mp_geom_bytes(&((const mp_model *)model)->g, batch);
+}
+
+void mp_net_params(const void *inst, net_params *p)
+{
+    const mp_net *n = inst;
+    p->master = n->master;
+    p->compute = n->master;
+    p->grads = n->grads;
+}
 
 /* Weights of a position depend on the seed, the layer and the position in
  * the whole image only, so that every partition starts from the same model. */
-void mp_net_init_params(mp_net *n, uint64_t seed)
+void mp_net_init_params(void *inst, uint64_t seed)
 {
+    mp_net *n = inst;
     const mp_geom *g = &n->m->g;
     for (int l = 0; l < MP_LAYERS; l++) {
         const mp_layer *L = &g->layer[l];
@@ -112,20 +127,24 @@ void mp_net_init_params(mp_net *n, uint64_t seed)
     }
 }
 
-void mp_net_get_params(const mp_net *n, float *host)
+void mp_net_get_params(const void *inst, float *host)
 {
+    const mp_net *n = inst;
     memcpy(host, n->master, (size_t)n->m->g.params_rank * sizeof *host);
 }
 
-void mp_net_set_params(mp_net *n, const float *host)
+void mp_net_set_params(void *inst, const float *host)
 {
+    mp_net *n = inst;
     memcpy(n->master, host, (size_t)n->m->g.params_rank * sizeof *host);
 }
 
 /* The tile and its halo of the whole image (zeros outside it), and the
  * target (the tile itself) position-major [tile][n][c]. */
-void mp_net_load(mp_net *n, const float *input)
+void mp_net_load(void *inst, const float *input, const float *target)
 {
+    (void)target;
+    mp_net *n = inst;
     const mp_geom *g = &n->m->g;
     int S = g->cfg.size, C = g->cfg.channels, p = g->layer[0].pad;
     int Hp = g->th + 2 * p, Wp = g->tw + 2 * p;
@@ -200,8 +219,9 @@ static void exchange(mp_net *n, kc_t *kc, int l, int backward)
     n->halo_s += timer_now_s() - t0;
 }
 
-double mp_net_forward(mp_net *n, kc_t *kc)
+double mp_net_forward(void *inst, kc_t *kc)
 {
+    mp_net *n = inst;
     const mp_geom *g = &n->m->g;
     n->halo_s = 0, n->halo_bytes = 0, n->halo_msgs = 0;
     double loss = 0;
@@ -238,8 +258,9 @@ double mp_net_forward(mp_net *n, kc_t *kc)
     return loss;
 }
 
-void mp_net_backward(mp_net *n, kc_t *kc, void (*ready)(void *, int, void *, int64_t), void *user)
+void mp_net_backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
 {
+    mp_net *n = inst;
     const mp_geom *g = &n->m->g;
     const int k = g->cfg.kernel;
     for (int l = MP_LAYERS - 1; l >= 0; l--) {

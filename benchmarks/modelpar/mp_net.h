@@ -9,7 +9,7 @@
  * per-position mean squared error, so that a tile's gradient is exactly
  * its part of the whole image's.
  *
- * defines: mp_net and its functions */
+ * defines: the mp_net_* functions of modelpar_network */
 #ifndef MODELPAR_MP_NET_H
 #define MODELPAR_MP_NET_H
 
@@ -18,21 +18,23 @@
 
 #include "benchmarks/modelpar/mp_model.h"
 #include "benchmarks/train/counted.h"
+#include "benchmarks/train/network.h"
 
-typedef struct mp_net mp_net;
-
-mp_net *mp_net_create(const mp_model *m, const kern_ops *ops, void *ctx, int batch, int dry,
-                      char *err, size_t errlen);
-void mp_net_free(mp_net *n);
-size_t mp_net_bytes(const mp_net *n);
-void mp_net_init_params(mp_net *n, uint64_t seed);
-void mp_net_get_params(const mp_net *n, float *host);
-void mp_net_set_params(mp_net *n, const float *host);
-float *mp_net_master(const mp_net *n);
-float *mp_net_grads(const mp_net *n);
-/* input: the whole image, batch x size x size x channels (channels last) */
-void mp_net_load(mp_net *n, const float *input);
-double mp_net_forward(mp_net *n, kc_t *kc);
-void mp_net_backward(mp_net *n, kc_t *kc, void (*ready)(void *, int, void *, int64_t), void *user);
+/* The instance half of modelpar_network (benchmarks/train/network.h), in
+ * its signatures: inst is an mp_net, model an mp_model. */
+void *mp_net_create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
+                    char *err, size_t errlen);
+void mp_net_free(void *inst);
+size_t mp_net_bytes(const void *inst);
+size_t mp_net_bytes_needed(const void *model, const kern_ops *ops, int batch);
+void mp_net_init_params(void *inst, uint64_t seed);
+void mp_net_get_params(const void *inst, float *host);
+void mp_net_set_params(void *inst, const float *host);
+void mp_net_params(const void *inst, net_params *p);
+/* input: the whole image, batch x size x size x channels (channels last);
+ * the target is the input */
+void mp_net_load(void *inst, const float *input, const float *target);
+double mp_net_forward(void *inst, kc_t *kc);
+void mp_net_backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user);
 
 #endif

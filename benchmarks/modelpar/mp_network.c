@@ -53,9 +53,9 @@ static int tensors(const void *model, gsync_tensor **out)
     return n;
 }
 
-void mp_describe(const mp_model *m, FILE *f, int64_t executed, int batch)
+void mp_describe(const void *model, FILE *f, int64_t executed, int batch)
 {
-    const mp_geom *g = &m->g;
+    const mp_geom *g = &MM(model)->g;
     fprintf(f, "locally connected autoencoder: %d x %d positions, %d channel(s), kernel %d\n",
             g->cfg.size, g->cfg.size, g->cfg.channels, g->cfg.kernel);
     fprintf(f, "  %-5s %6s %6s %8s %20s\n", "layer", "c_in", "c_out", "field", "parameters");
@@ -78,11 +78,6 @@ void mp_describe(const mp_model *m, FILE *f, int64_t executed, int batch)
     fprintf(f, "memory_bytes_per_rank0: %lld (buffers %lld, optimizer state and the runtime's "
                "copy of the shard)\n",
             (long long)mem, (long long)mp_geom_bytes(g, batch));
-}
-
-static void describe(const void *model, FILE *f, int64_t executed, int batch)
-{
-    mp_describe(model, f, executed, batch);
 }
 
 static void write_record(const void *model, rec_t *w)
@@ -116,57 +111,15 @@ static void generate(const void *model, uint64_t seed, int64_t step, int64_t fir
     target[0] = 0;
 }
 
-static void *create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
-                    char *err, size_t errlen)
-{
-    return mp_net_create(model, ops, ctx, batch, dry, err, errlen);
-}
-static void release(void *inst) { mp_net_free(inst); }
-static size_t bytes(const void *inst) { return mp_net_bytes(inst); }
-static size_t bytes_needed(const void *model, const kern_ops *ops, int batch)
-{
-    (void)ops;
-    return (size_t)mp_geom_bytes(&MM(model)->g, batch);
-}
-static void init_params(void *inst, uint64_t seed) { mp_net_init_params(inst, seed); }
-static void get_params(const void *inst, float *host) { mp_net_get_params(inst, host); }
-static void set_params(void *inst, const float *host) { mp_net_set_params(inst, host); }
-static void params(const void *inst, net_params *p)
-{
-    p->master = mp_net_master(inst);
-    p->compute = p->master;
-    p->grads = mp_net_grads(inst);
-}
-static void load(void *inst, const float *input, const float *target)
-{
-    (void)target;
-    mp_net_load(inst, input);
-}
-static double forward(void *inst, kc_t *kc) { return mp_net_forward(inst, kc); }
-static void backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
-{
-    mp_net_backward(inst, kc, ready, user);
-}
-
 const network_t modelpar_network = {
     .name = "locally connected autoencoder",
     .oom_hint = "try a smaller preset or --batch, or more --model-ranks",
-    .facts = facts,
-    .slices = slices,
-    .tensors = tensors,
-    .describe = describe,
-    .write_record = write_record,
-    .batch_floats = batch_floats,
-    .generate = generate,
-    .create = create,
-    .release = release,
-    .bytes = bytes,
-    .bytes_needed = bytes_needed,
-    .init_params = init_params,
-    .get_params = get_params,
-    .set_params = set_params,
-    .params = params,
-    .load = load,
-    .forward = forward,
-    .backward = backward,
+    /* the model */
+    .facts = facts, .slices = slices, .tensors = tensors, .describe = mp_describe,
+    .write_record = write_record, .batch_floats = batch_floats, .generate = generate,
+    /* an instance (mp_net.c) */
+    .create = mp_net_create, .release = mp_net_free, .bytes = mp_net_bytes,
+    .bytes_needed = mp_net_bytes_needed, .init_params = mp_net_init_params,
+    .get_params = mp_net_get_params, .set_params = mp_net_set_params, .params = mp_net_params,
+    .load = mp_net_load, .forward = mp_net_forward, .backward = mp_net_backward,
 };

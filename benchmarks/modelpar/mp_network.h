@@ -15,6 +15,6 @@ extern const network_t modelpar_network;
 
 /* --describe: layers, parameters, FLOPs (the formula and a dry step's
  * count), halo bytes and memory per rank at the model's rank count. */
-void mp_describe(const mp_model *m, FILE *f, int64_t executed_per_step, int batch);
+void mp_describe(const void *model, FILE *f, int64_t executed_per_step, int batch);
 
 #endif
