@@ -133,6 +133,40 @@ for m in (1, 2, 4):
     prev, prevgot = want, max(got)
 PY
 
+# ---- the harness: record kind, block, metrics and report section ----------------------
+export EXADL_PEAK_CACHE=$T/peak.yaml # pinned: no peak_cpu runs here
+python3 "$EXADL_ROOT/tests/support/peak_cache.py" "$EXADL_PEAK_CACHE" 2e10
+cat >"$T/suite.yaml" <<EOF2
+exadl_suite: 1
+name: mp
+launcher: mpirun
+scaling: spatial
+repetitions: 1
+timeout_s: 300
+benchmarks:
+  - name: mp2
+    program: $P
+    scales: [2]
+    config: {preset: tiny, model_ranks: 2, kernels: reference, threads: 1, steps: 3}
+EOF2
+mkdir -p "$T/runs"
+if "$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/runs" >"$T/exadl.out" 2>&1; then
+    python3 - "$T"/runs/*-mp <<'PY'
+import sys, yaml
+d = sys.argv[1]
+res = yaml.safe_load(open(d + "/results.yaml"))
+rows = {m["metric"]: m for m in res.get("metrics", []) if m["metric"].startswith("mp_")}
+rep = open(d + "/report.md").read()
+ok = (rows.get("mp_halo_bytes_per_step", {}).get("value") == 2048 and
+      rows.get("mp_parameters_per_rank", {}).get("value") == 7200 and
+      "## Model parallelism" in rep and "| mp2 | 2 | 2 x 1 | 1x2 |" in rep)
+print("%s: modelpar through exadl run: mp_* metrics %s and the report's model parallelism section" %
+      ("PASS" if ok else "FAIL", sorted(rows)))
+PY
+else
+    echo "FAIL: modelpar: exadl run of a modelpar suite: $(tail -n 3 "$T/exadl.out")"
+fi
+
 # ---- bad partitions -------------------------------------------------------------------
 refused() { # name np args...: exit 2 and one line naming the problem
     local name=$1 np=$2 out rc
