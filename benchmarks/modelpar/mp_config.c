@@ -43,6 +43,7 @@ static const kt_key keys[] = {
     INT(kernel, 1, 63, "receptive field kernel x kernel (odd), 'same' padding"),
     {.key = "slope", .type = KT_DOUBLE, .off = F(slope), .min = 1e-6, .max = 1,
      .help = "leaky ReLU slope for negative inputs"},
+    INT(dense, 0, 1 << 20, "D: hidden width of a tensor-parallel dense pair after lc2 (0: none)"),
     INT(model_ranks, 1, 1 << 20, "M: ranks of a model group (each a tile of every layer)"),
     {.key = "grid", .type = KT_WORD, .off = F(grid), .aux = sizeof(((mp_cfg *)0)->grid),
      .valid = grid_valid, .what = "auto or GYxGX (positive tiles along rows and columns)",
@@ -132,7 +133,9 @@ int mp_validate(const mp_cfg *c, char *err, size_t errlen)
     if (widest < c->channels) widest = c->channels;
     if (count_mul(c->size, c->size, &pos) || count_mul(c->kernel, c->kernel, &k2) ||
         count_prod((const int64_t[]){pos, k2, widest, widest, 3}, 5, &w) ||
-        count_prod((const int64_t[]){w, 6, c->run.batch}, 3, &fl) || fl > (int64_t)1 << 60)
+        count_prod((const int64_t[]){w, 6, c->run.batch}, 3, &fl) || fl > (int64_t)1 << 60 ||
+        count_prod((const int64_t[]){pos, c->hidden2, c->dense, 12, c->run.batch}, 5, &fl) ||
+        fl > (int64_t)1 << 60)
         return snprintf(err, errlen, "network too large: weights or FLOPs per step overflow"), -1;
     return 0;
 }

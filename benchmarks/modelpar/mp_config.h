@@ -25,6 +25,8 @@ typedef struct {
     int hidden1, hidden2;
     int kernel;        /* receptive field kernel x kernel (odd) */
     double slope;      /* leaky ReLU slope for negative inputs */
+    int dense;         /* D: hidden width of the tensor-parallel dense pair after the
+                          second layer (per position, weights shared); 0: none */
     /* the partition */
     int model_ranks;   /* M: ranks of a model group, each holding a tile of every layer */
     char grid[32];     /* GYxGX tiles (GY * GX = M), or auto */

@@ -52,6 +52,10 @@ int mp_geom_make(mp_geom *g, const mp_cfg *c, int ranks, int rank, char *err, si
                         "(kernel %d)",
                         g->gy, g->gx, g->th, g->tw, pad, c->kernel),
                -1;
+    if (c->dense > 0 && c->dense % M)
+        return snprintf(err, errlen, "dense %d: not divisible by model-ranks %d (the pair's "
+                                     "hidden units are split evenly)", c->dense, M),
+               -1;
     if (ranks % M)
         return snprintf(err, errlen, "%d ranks do not form model groups of %d (model-ranks)", ranks,
                         M),
@@ -74,12 +78,27 @@ int mp_geom_make(mp_geom *g, const mp_cfg *c, int ranks, int rank, char *err, si
         g->params_rank += L->params_rank;
         g->params_total += L->params_total;
     }
+    if (c->dense > 0) {
+        g->dslice = c->dense / M;
+        g->tp_params_rank = COUNT_PROD("weights", 2, g->dslice, c->hidden2);
+        g->off_tp1 = off;
+        g->off_tp2 = off + g->tp_params_rank / 2;
+        g->params_rank += g->tp_params_rank;
+        g->params_total += COUNT_PROD("weights", 2, c->dense, c->hidden2);
+    }
     return 0;
 }
 
-int64_t mp_geom_flops(const mp_geom *g, int64_t n, int64_t T)
+int64_t mp_geom_flops(const mp_geom *g, int64_t n, int whole)
 {
-    int64_t f = 0;
+    int64_t T = whole ? g->positions : g->tile, f = 0;
+    if (g->dslice) {
+        /* every position of the group on every rank, its D/M hidden units:
+         * 6 GEMMs (2 forward, 4 backward) and the leaky ReLU both ways */
+        int64_t ds = whole ? g->cfg.dense : g->dslice;
+        int64_t rows = COUNT_PROD("FLOPs", g->positions, n);
+        f += COUNT_PROD("FLOPs", 12, rows, g->cfg.hidden2, ds) + COUNT_PROD("FLOPs", 4, rows, ds);
+    }
     for (int l = 0; l < MP_LAYERS; l++) {
         const mp_layer *L = &g->layer[l];
         int64_t gemm = COUNT_PROD("FLOPs", 2, T, n, L->in, L->co);
@@ -111,6 +130,12 @@ int64_t mp_geom_halo_bytes(const mp_geom *g, int64_t n, int64_t *rank_bytes)
     return group;
 }
 
+int64_t mp_geom_tp_bytes(const mp_geom *g, int64_t n)
+{
+    if (!g->dslice) return 0;
+    return COUNT_PROD("tensor-parallel bytes", 4, g->M - 1, g->tile, n, g->cfg.hidden2, 4);
+}
+
 int64_t mp_geom_stage_floats(const mp_geom *g, int64_t n)
 {
     int64_t m = 0;
@@ -139,6 +164,10 @@ int64_t mp_geom_bytes(const mp_geom *g, int64_t n)
     fl += COUNT_PROD("activations", g->tile, n, maxco);           /* dZ */
     fl += 2 * COUNT_PROD("patches", n, maxin);                     /* patch, its gradient */
     fl += 2 * mp_geom_stage_floats(g, n);                          /* send, receive */
+    if (g->dslice) /* the pair: its input and output over the group, hidden and its gradient,
+                      this tile's output */
+        fl += COUNT_PROD("tensor-parallel", n, g->positions, 2 * (g->cfg.hidden2 + g->dslice)) +
+              COUNT_PROD("tensor-parallel", n, g->tile, g->cfg.hidden2);
     return COUNT_PROD("bytes", fl, 4);
 }
 

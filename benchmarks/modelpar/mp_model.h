@@ -23,11 +23,14 @@ typedef struct {
     double halo_s;           /* this rank, timed steps: halo exchange time */
     int64_t halo_bytes_step; /* this rank, the last step: halo bytes sent */
     int64_t halo_msgs_step;
+    double tp_s;             /* this rank, timed steps: the dense pair's collectives */
+    int64_t tp_bytes_step;   /* this rank, the last step: their bytes */
     int64_t base_rss_bytes;  /* VmRSS before the instance's buffers */
     int64_t alloc_bytes;     /* what the instance allocated */
     /* gathered (world rank 0) */
     int gathered;
     double halo_s_max;       /* per timed step, max over ranks */
+    double tp_s_max;
     int64_t group_halo_bytes;/* per step, sum over the ranks of model group 0 */
     int64_t *rank_hwm_bytes; /* per world rank: VmHWM - base */
     int64_t *rank_alloc_bytes;

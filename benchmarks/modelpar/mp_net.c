@@ -20,8 +20,11 @@ typedef struct mp_net {
      * that input's gradient (dA[0] unused) and its output, position-major */
     float *master, *grads, *A[MP_LAYERS], *dA[MP_LAYERS], *Z[MP_LAYERS];
     float *target, *dZ, *patch, *dpatch, *send, *recv;
-    double halo_s;            /* this step's exchange time, bytes and messages */
-    int64_t halo_bytes, halo_msgs;
+    /* the dense pair: its input and output over the group's positions, its
+     * hidden units and their gradient, the tile's share of its output */
+    float *X, *Yp, *H, *dH, *U;
+    double halo_s, tp_s;      /* this step's exchange times, bytes and messages */
+    int64_t halo_bytes, halo_msgs, tp_bytes;
 } mp_net;
 
 static float *take(mp_net *n, int64_t floats, int *ok)
@@ -66,6 +69,14 @@ void *mp_net_create(const void *model, const kern_ops *ops, void *ctx, int batch
     int64_t stage = mp_geom_stage_floats(g, batch);
     n->send = take(n, stage, &ok);
     n->recv = take(n, stage, &ok);
+    if (g->dslice) {
+        int64_t rows = g->positions * batch;
+        n->X = take(n, rows * g->cfg.hidden2, &ok);
+        n->Yp = take(n, rows * g->cfg.hidden2, &ok);
+        n->H = take(n, rows * g->dslice, &ok);
+        n->dH = take(n, rows * g->dslice, &ok);
+        n->U = take(n, g->tile * batch * g->cfg.hidden2, &ok);
+    }
     if (!ok) {
         snprintf(err, errlen, "cannot allocate %zu bytes of buffers", n->bytes);
         mp_net_free(n);
@@ -79,8 +90,8 @@ void mp_net_free(void *inst)
 {
     mp_net *n = inst;
     if (!n) return;
-    float **all[] = {&n->master, &n->grads, &n->target, &n->dZ, &n->patch,
-                     &n->dpatch, &n->send,  &n->recv};
+    float **all[] = {&n->master, &n->grads, &n->target, &n->dZ, &n->patch, &n->dpatch, &n->send,
+                     &n->recv,   &n->X,     &n->Yp,     &n->H,  &n->dH,    &n->U};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (*all[i]) n->ops->release(n->ctx, *all[i]);
     for (int l = 0; l < MP_LAYERS; l++) {
@@ -123,6 +134,18 @@ void mp_net_init_params(void *inst, uint64_t seed)
             float *w = n->master + L->off_w + t * per;
             for (int64_t j = 0; j < per; j++) w[j] = (float)((2 * rng_uniform(&r) - 1) * a);
             memset(n->master + L->off_b + t * L->co, 0, (size_t)L->co * sizeof(float));
+        }
+    }
+    /* the pair: hidden unit j's row of tp1 and column of tp2, whoever holds it */
+    int h2 = g->cfg.hidden2, ds = g->dslice;
+    for (int j = 0; j < ds; j++) {
+        int64_t gj = (int64_t)g->shard * ds + j;
+        rng_t r1 = rng_stream(seed, 0x7E1, (uint64_t)gj, 0), r2 = rng_stream(seed, 0x7E2, (uint64_t)gj, 0);
+        for (int i = 0; i < h2; i++) {
+            n->master[g->off_tp1 + (int64_t)j * h2 + i] =
+                (float)((2 * rng_uniform(&r1) - 1) / sqrt((double)h2));
+            n->master[g->off_tp2 + (int64_t)i * ds + j] =
+                (float)((2 * rng_uniform(&r2) - 1) / sqrt((double)g->cfg.dense));
         }
     }
 }
@@ -219,11 +242,77 @@ static void exchange(mp_net *n, kc_t *kc, int l, int backward)
     n->halo_s += timer_now_s() - t0;
 }
 
+/* The collectives of the pair over the model group (counted, timed); with
+ * one model rank the whole is the tile. */
+static void tp_allgather(mp_net *n, kc_t *kc, const float *tile, float *all)
+{
+    const mp_geom *g = &n->m->g;
+    int64_t cnt = g->tile * n->n * g->cfg.hidden2;
+    if (kc->dry) return;
+    double t0 = timer_now_s();
+    if (g->M == 1) memcpy(all, tile, (size_t)cnt * sizeof *all);
+    else CHECK_MPI(MPI_Allgather(tile, (int)cnt, MPI_FLOAT, all, (int)cnt, MPI_FLOAT, n->m->group));
+    n->tp_bytes += (g->M - 1) * cnt * (int64_t)sizeof(float);
+    n->tp_s += timer_now_s() - t0;
+}
+
+static void tp_reduce_scatter(mp_net *n, kc_t *kc, const float *all, float *tile)
+{
+    const mp_geom *g = &n->m->g;
+    int64_t cnt = g->tile * n->n * g->cfg.hidden2;
+    if (kc->dry) return;
+    double t0 = timer_now_s();
+    if (g->M == 1) memcpy(tile, all, (size_t)cnt * sizeof *all);
+    else
+        CHECK_MPI(MPI_Reduce_scatter_block(all, tile, (int)cnt, MPI_FLOAT, MPI_SUM, n->m->group));
+    n->tp_bytes += (g->M - 1) * cnt * (int64_t)sizeof(float);
+    n->tp_s += timer_now_s() - t0;
+}
+
+static float *at(float *p, int64_t off) { return p ? p + off : NULL; }
+
+/* The dense pair on the tile's lc2 output z ([tile][n][hidden2]) into n->U:
+ * the group's positions gathered, this rank's D/M hidden units, its partial
+ * output summed over the group and scattered back to the tiles. */
+static void pair_forward(mp_net *n, kc_t *kc, const float *z)
+{
+    const mp_geom *g = &n->m->g;
+    int rows = (int)(g->positions * n->n), h2 = g->cfg.hidden2, ds = g->dslice;
+    tp_allgather(n, kc, z, n->X);
+    kc_dense_fwd(kc, "tp1", n->X, at(n->master, g->off_tp1), rows, h2, ds, n->H);
+    t3view hv = {.p = n->H, .n = rows, .c = ds, .d = 1, .h = 1, .w = 1, .sn = ds, .sc = 1,
+                 .sd = ds, .sh = ds, .sw = ds};
+    kc_lrelu_fwd(kc, "tp1", &hv, &hv, (float)g->cfg.slope);
+    kc_dense_fwd(kc, "tp2", n->H, at(n->master, g->off_tp2), rows, ds, h2, n->Yp);
+    tp_reduce_scatter(n, kc, n->Yp, n->U);
+}
+
+/* Its backward: du ([tile][n][hidden2]) in, the gradient of its input into du. */
+static void pair_backward(mp_net *n, kc_t *kc, float *du, net_grad_ready_fn ready, void *user)
+{
+    const mp_geom *g = &n->m->g;
+    int rows = (int)(g->positions * n->n), h2 = g->cfg.hidden2, ds = g->dslice;
+    float *dY = n->Yp; /* the output is not needed any more */
+    tp_allgather(n, kc, du, dY);
+    kc_dense_bwd_weights(kc, "tp2", n->H, dY, rows, ds, h2, at(n->grads, g->off_tp2));
+    if (ready && n->grads) ready(user, 3, n->grads + g->off_tp2, g->tp_params_rank / 2);
+    kc_dense_bwd_data(kc, "tp2", dY, at(n->master, g->off_tp2), rows, ds, h2, n->dH);
+    t3view hv = {.p = n->H, .n = rows, .c = ds, .d = 1, .h = 1, .w = 1, .sn = ds, .sc = 1,
+                 .sd = ds, .sh = ds, .sw = ds};
+    t3view dv = hv;
+    dv.p = n->dH;
+    kc_lrelu_bwd(kc, "tp1", &hv, &dv, &dv, (float)g->cfg.slope);
+    kc_dense_bwd_weights(kc, "tp1", n->X, n->dH, rows, h2, ds, at(n->grads, g->off_tp1));
+    if (ready && n->grads) ready(user, 2, n->grads + g->off_tp1, g->tp_params_rank / 2);
+    kc_dense_bwd_data(kc, "tp1", n->dH, at(n->master, g->off_tp1), rows, h2, ds, dY);
+    tp_reduce_scatter(n, kc, dY, du);
+}
+
 double mp_net_forward(void *inst, kc_t *kc)
 {
     mp_net *n = inst;
     const mp_geom *g = &n->m->g;
-    n->halo_s = 0, n->halo_bytes = 0, n->halo_msgs = 0;
+    n->halo_s = 0, n->tp_s = 0, n->halo_bytes = 0, n->halo_msgs = 0, n->tp_bytes = 0;
     double loss = 0;
     for (int l = 0; l < MP_LAYERS; l++) {
         const mp_layer *L = &g->layer[l];
@@ -242,8 +331,10 @@ double mp_net_forward(void *inst, kc_t *kc)
             t3view all = {.p = n->Z[l], .n = (int)(g->tile * n->n), .c = L->co, .d = 1, .h = 1,
                           .w = 1, .sn = L->co, .sc = 1, .sd = L->co, .sh = L->co, .sw = L->co};
             kc_lrelu_fwd(kc, L->name, &all, &all, (float)g->cfg.slope);
+            float *out = n->Z[l];
+            if (l == 1 && g->dslice) pair_forward(n, kc, out), out = n->U;
             t3view a, b;
-            interior(n, l + 1, n->A[l + 1], n->Z[l], &a, &b);
+            interior(n, l + 1, n->A[l + 1], out, &a, &b);
             kc_copy3d(kc, "scatter", L->name, &b, &a);
         } else {
             int64_t cnt = (int64_t)n->n * L->co;
@@ -275,6 +366,7 @@ void mp_net_backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
             t3view a, b;
             interior(n, l + 1, n->dA[l + 1], dz, &a, &b);
             kc_copy3d(kc, "gather", L->name, &a, &b);
+            if (l == 1 && g->dslice) pair_backward(n, kc, dz, ready, user);
             t3view all = {.p = n->Z[l], .n = (int)(g->tile * n->n), .c = L->co, .d = 1, .h = 1,
                           .w = 1, .sn = L->co, .sc = 1, .sd = L->co, .sh = L->co, .sw = L->co};
             t3view dall = all;
@@ -303,8 +395,9 @@ void mp_net_backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
                 kc_add(kc, L->name, &s, &d);
             }
         }
-        if (ready && n->grads) ready(user, l, n->grads + L->off_w, L->params_rank);
+        if (ready && n->grads) ready(user, mp_lc_id(g, l), n->grads + L->off_w, L->params_rank);
         if (l > 0) exchange(n, kc, l, 1);
     }
-    if (!kc->dry && n->m->st) mp_stats_step(n->m, n->halo_s, n->halo_bytes, n->halo_msgs);
+    if (!kc->dry && n->m->st)
+        mp_stats_step(n->m, n->halo_s, n->halo_bytes, n->halo_msgs, n->tp_s, n->tp_bytes);
 }

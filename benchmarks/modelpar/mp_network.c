@@ -12,7 +12,7 @@ static const mp_model *MM(const void *model) { return model; }
 static void facts(const void *model, net_facts *f)
 {
     const mp_geom *g = &MM(model)->g;
-    f->layers = MP_LAYERS;
+    f->layers = MP_LAYERS + (g->dslice ? 2 : 0);
     f->params = g->params_rank;
     /* per sample, the whole image: the GEMMs of the forward pass */
     int64_t fwd = 0;
@@ -27,27 +27,39 @@ static void facts(const void *model, net_facts *f)
 static int slices(const void *model, net_slice **out)
 {
     const mp_geom *g = &MM(model)->g;
-    net_slice *s = XCALLOC(MP_LAYERS, sizeof *s, "parameter slices");
+    net_slice *s = XCALLOC(MP_LAYERS + 2, sizeof *s, "parameter slices");
+    int n = 0;
     for (int l = 0; l < MP_LAYERS; l++)
-        s[l] = (net_slice){.name = g->layer[l].name, .off = g->layer[l].off_w,
-                           .count = g->layer[l].params_rank};
+        s[n++] = (net_slice){.name = g->layer[l].name, .off = g->layer[l].off_w,
+                             .count = g->layer[l].params_rank};
+    if (g->dslice) {
+        s[n++] = (net_slice){.name = "tp1", .off = g->off_tp1, .count = g->tp_params_rank / 2};
+        s[n++] = (net_slice){.name = "tp2", .off = g->off_tp2, .count = g->tp_params_rank / 2};
+    }
     *out = s;
-    return MP_LAYERS;
+    return n;
 }
 
 static int tensors(const void *model, gsync_tensor **out)
 {
     const mp_geom *g = &MM(model)->g;
-    gsync_tensor *t = XCALLOC(2 * MP_LAYERS, sizeof *t, "gradient tensors");
+    gsync_tensor *t = XCALLOC(2 * MP_LAYERS + 2, sizeof *t, "gradient tensors");
     int n = 0;
     for (int l = MP_LAYERS - 1; l >= 0; l--) {
         const mp_layer *L = &g->layer[l];
+        int id = mp_lc_id(g, l);
         snprintf(t[n].name, sizeof t[n].name, "%s.w", L->name);
-        t[n].layer = l, t[n].off = L->off_w, t[n].count = L->off_b - L->off_w;
+        t[n].layer = id, t[n].off = L->off_w, t[n].count = L->off_b - L->off_w;
         n++;
         snprintf(t[n].name, sizeof t[n].name, "%s.b", L->name);
-        t[n].layer = l, t[n].off = L->off_b, t[n].count = g->tile * L->co;
+        t[n].layer = id, t[n].off = L->off_b, t[n].count = g->tile * L->co;
         n++;
+        if (l == 2 && g->dslice) /* backward: tp2, then tp1 */
+            for (int k = 3; k >= 2; k--, n++) {
+                snprintf(t[n].name, sizeof t[n].name, "tp%d.w", k - 1);
+                t[n].layer = k, t[n].off = k == 3 ? g->off_tp2 : g->off_tp1;
+                t[n].count = g->tp_params_rank / 2;
+            }
     }
     *out = t;
     return n;
@@ -62,18 +74,23 @@ void mp_describe(const void *model, FILE *f, int64_t executed, int batch)
     for (int l = 0; l < MP_LAYERS; l++)
         fprintf(f, "  %-5s %6d %6d %8d %20lld\n", g->layer[l].name, g->layer[l].ci,
                 g->layer[l].co, g->layer[l].in, (long long)g->layer[l].params_total);
+    if (g->dslice)
+        fprintf(f, "  %-5s %6d %6d %8s %20lld  (tensor-parallel pair: %d hidden units, %d a rank)\n",
+                "tp1+2", g->cfg.hidden2, g->cfg.hidden2, "-", 2LL * g->cfg.dense * g->cfg.hidden2,
+                g->cfg.dense, g->dslice);
     int64_t halo_rank, halo = mp_geom_halo_bytes(g, batch, &halo_rank);
     int64_t mem = mp_geom_rank_bytes(g, batch);
     fprintf(f, "parameters: %lld\n", (long long)g->params_total);
-    fprintf(f, "train_flops_per_sample: %lld\n", (long long)mp_geom_flops(g, 1, g->positions));
+    fprintf(f, "train_flops_per_sample: %lld\n", (long long)mp_geom_flops(g, 1, 1));
     fprintf(f, "ranks: %d = %d model group(s) x %d model ranks (grid %dx%d, tiles %dx%d)\n",
             g->ranks, g->groups, g->M, g->gy, g->gx, g->th, g->tw);
     fprintf(f, "parameters_per_rank: %lld\n", (long long)g->params_rank);
     fprintf(f, "train_flops_per_step_rank0: %lld (batch %d, formula, no optimizer)\n",
-            (long long)mp_geom_flops(g, batch, g->tile), batch);
+            (long long)mp_geom_flops(g, batch, 0), batch);
     fprintf(f, "executed_flops_per_step_rank0: %lld (dry step, optimizer included)\n",
             (long long)executed);
     fprintf(f, "halo_bytes_per_step_group: %lld\n", (long long)halo);
+    fprintf(f, "tp_bytes_per_step_rank0: %lld\n", (long long)mp_geom_tp_bytes(g, batch));
     fprintf(f, "halo_bytes_per_step_rank0: %lld\n", (long long)halo_rank);
     fprintf(f, "memory_bytes_per_rank0: %lld (buffers %lld, optimizer state and the runtime's "
                "copy of the shard)\n",
@@ -87,7 +104,7 @@ static void write_record(const void *model, rec_t *w)
     rec_flow_map_begin(w);
     rec_kv_int(w, "layers", MP_LAYERS);
     rec_kv_int(w, "parameters", g->params_total);
-    rec_kv_int(w, "train_flops_per_sample", mp_geom_flops(g, 1, g->positions));
+    rec_kv_int(w, "train_flops_per_sample", mp_geom_flops(g, 1, 1));
     rec_map_end(w);
     mp_stats_write(model, w);
 }

@@ -30,8 +30,10 @@ static void gather(const mp_model *m)
     if (m->rank == 0) all = XCALLOC((size_t)g->ranks * 3, sizeof *all, "per-rank statistics");
     CHECK_MPI(MPI_Gather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, 0, m->halo));
     int64_t timed = s->steps_seen - s->warmup;
-    double per = timed > 0 ? s->halo_s / (double)timed : 0;
-    CHECK_MPI(MPI_Reduce(&per, &s->halo_s_max, 1, MPI_DOUBLE, MPI_MAX, 0, m->halo));
+    double per[2] = {timed > 0 ? s->halo_s / (double)timed : 0, timed > 0 ? s->tp_s / (double)timed : 0},
+           mx[2];
+    CHECK_MPI(MPI_Reduce(per, mx, 2, MPI_DOUBLE, MPI_MAX, 0, m->halo));
+    s->halo_s_max = mx[0], s->tp_s_max = mx[1];
     if (m->rank != 0) return;
     s->rank_hwm_bytes = XCALLOC((size_t)g->ranks, sizeof(int64_t), "per-rank memory");
     s->rank_alloc_bytes = XCALLOC((size_t)g->ranks, sizeof(int64_t), "per-rank memory");
@@ -46,11 +48,13 @@ static void gather(const mp_model *m)
     s->gathered = 1;
 }
 
-void mp_stats_step(const mp_model *m, double halo_s, int64_t bytes, int64_t msgs)
+void mp_stats_step(const mp_model *m, double halo_s, int64_t bytes, int64_t msgs, double tp_s,
+                   int64_t tp_bytes)
 {
     mp_stats *s = m->st;
     s->steps_seen++;
-    if (s->steps_seen > s->warmup) s->halo_s += halo_s;
+    if (s->steps_seen > s->warmup) s->halo_s += halo_s, s->tp_s += tp_s;
+    s->tp_bytes_step = tp_bytes;
     s->halo_bytes_step = bytes;
     s->halo_msgs_step = msgs;
     if (m->mpi && s->steps_seen == s->total_steps) gather(m);
@@ -81,6 +85,8 @@ void mp_stats_write(const mp_model *m, rec_t *w)
     rec_kv_int(w, "parameters", g->params_total);
     rec_kv_int(w, "parameters_per_rank", g->params_rank);
     rec_kv_int(w, "halo_bytes_per_step_formula", group_halo);
+    rec_kv_int(w, "dense", g->cfg.dense);
+    rec_kv_int(w, "tp_bytes_per_step_rank_formula", mp_geom_tp_bytes(g, n));
     rec_kv_int(w, "allreduce_bytes_per_step_rank",
                R > 1 ? (int64_t)(2.0 * (R - 1) / R * (double)shard_bytes) : 0);
     rec_kv_int(w, "memory_bytes_per_rank_formula",
@@ -89,12 +95,15 @@ void mp_stats_write(const mp_model *m, rec_t *w)
         rec_kv_int(w, "halo_bytes_per_step", s->group_halo_bytes);
         rec_kv_int(w, "halo_messages_per_step_rank0", s->halo_msgs_step);
         rec_kv_double(w, "halo_s_per_step", s->halo_s_max);
+        rec_kv_int(w, "tp_bytes_per_step_rank0", s->tp_bytes_step);
+        rec_kv_double(w, "tp_s_per_step", s->tp_s_max);
         rec_kv_ints(w, "rank_halo_bytes_per_step", s->rank_halo_bytes, (size_t)g->ranks);
         rec_kv_ints(w, "rank_alloc_bytes", s->rank_alloc_bytes, (size_t)g->ranks);
         rec_kv_ints(w, "rank_hwm_bytes", s->rank_hwm_bytes, (size_t)g->ranks);
     }
     rec_kv_str(w, "note", "halo bytes: fp32 sent by the ranks of model group 0 in one step "
-                          "(forward and backward); allreduce: 2 (R-1)/R of a shard per rank; "
+                          "(forward and backward); tp: the dense pair's allgathers and reduce-scatters, "
+                          "(M-1)/M of the whole each, per rank; allreduce: 2 (R-1)/R of a shard per rank; "
                           "hwm: VmHWM less VmRSS before the buffers (optimizer state included)");
     rec_map_end(w);
 }

@@ -17,8 +17,10 @@
 int64_t mp_stats_rss_bytes(const char *key);
 
 /* After each backward pass (every rank): this step's halo time, bytes and
- * messages; after the last one, the gather (a collective over the job). */
-void mp_stats_step(const mp_model *m, double halo_s, int64_t bytes, int64_t msgs);
+ * messages, the dense pair's collectives' time and bytes; after the last
+ * one, the gather (a collective over the job). */
+void mp_stats_step(const mp_model *m, double halo_s, int64_t bytes, int64_t msgs, double tp_s,
+                   int64_t tp_bytes);
 
 /* The model_parallel block (world rank 0; docs/record.md "modelpar"). */
 void mp_stats_write(const mp_model *m, rec_t *w);

@@ -6,9 +6,10 @@
 #   rank) equal those of tests/support/modelpar_count.py, which counts by
 #   another route, for tiny, small and the 15e9 preset;
 # - tiny on 1 rank, model groups of 2 and 4 (2x2 and 1x4 grids) and 2 model
-#   ranks x 2 replicas: losses within 1e-5 of 1 rank over 20 steps, the
-#   shards reassembled equal to 1 rank's weights, halo bytes as run equal
-#   to the formula;
+#   ranks x 2 replicas, without and with the tensor-parallel dense pair:
+#   losses within 1e-5 of 1 rank over 20 steps, the shards reassembled equal
+#   to 1 rank's weights, halo and tensor-parallel bytes as run equal to the
+#   formula;
 # - small at 1, 2, 4 model ranks: the memory high-water mark per rank
 #   within 10% of the formula, falling with the model ranks;
 # - bad partitions refused in one line, exit 2.
@@ -33,12 +34,14 @@ same_counts() { # name "describe args" "count args"
         echo "FAIL: modelpar --describe $name: got [$got] want [$want]"
     fi
 }
-same_counts "tiny" "--preset tiny" "8 1 4 4 3 1 1 1 1 2"
-same_counts "small on 2x2" "--preset small --model-ranks 4" "32 1 8 8 5 4 2 2 4 2"
+same_counts "tiny" "--preset tiny" "8 1 4 4 3 1 1 1 1 2 0"
+same_counts "small on 2x2" "--preset small --model-ranks 4" "32 1 8 8 5 4 2 2 4 2 0"
 same_counts "small on 1x4, 2 replicas" "--preset small --model-ranks 4 --grid 1x4 --ranks 8" \
-    "32 1 8 8 5 4 1 4 8 2"
+    "32 1 8 8 5 4 1 4 8 2 0"
+same_counts "small with a dense pair of 64 on 2x2" "--preset small --model-ranks 4 --dense 64" \
+    "32 1 8 8 5 4 2 2 4 2 64"
 same_counts "yfcc15b at 128 ranks" "--preset yfcc15b --ranks 128" \
-    "128 3 116 92 9 64 8 8 128 1"
+    "128 3 116 92 9 64 8 8 128 1 0"
 if "$P" --preset yfcc15b --describe | grep -q '^parameters: 14994423808$'; then
     echo "PASS: modelpar yfcc15b has 14,994,423,808 parameters (15e9)"
 else
@@ -58,6 +61,11 @@ run m2 2 --model-ranks 2
 run m4 4 --model-ranks 4
 run m14 4 --model-ranks 4 --grid 1x4
 run h22 4 --model-ranks 2 --batch 1
+# with the tensor-parallel dense pair (8 hidden units split over the model ranks)
+run one_d 1 --dense 8
+run m2_d 2 --model-ranks 2 --dense 8
+run m4_d 4 --model-ranks 4 --dense 8
+run h22_d 4 --model-ranks 2 --batch 1 --dense 8
 
 python3 - "$T" <<'PY'
 import os, struct, subprocess, sys, yaml
@@ -69,9 +77,16 @@ def weights(path):
     with open(path, "rb") as f:
         b = f.read()
     return struct.unpack("<%df" % (len(b) // 4), b)
-one = rec("one")
-w1 = weights(T + "/one.w.0")
-for name, gy, gx, ranks in (("m2", 1, 2, 2), ("m4", 2, 2, 4), ("m14", 1, 4, 4), ("h22", 1, 2, 4)):
+for name, gy, gx, ranks, dense in (("m2", 1, 2, 2, 0), ("m4", 2, 2, 4, 0), ("m14", 1, 4, 4, 0),
+                                   ("h22", 1, 2, 4, 0), ("m2_d", 1, 2, 2, 8), ("m4_d", 2, 2, 4, 8),
+                                   ("h22_d", 1, 2, 4, 8)):
+    base = "one_d" if dense else "one"
+    try:
+        one = rec(base)
+        w1 = weights("%s/%s.w.0" % (T, base))
+    except OSError as e:
+        print("FAIL: modelpar %s: no 1-rank run (%s)" % (base, e))
+        continue
     try:
         r = rec(name)
     except OSError as e:
@@ -87,7 +102,7 @@ for name, gy, gx, ranks in (("m2", 1, 2, 2), ("m4", 2, 2, 4), ("m14", 1, 4, 4), 
     groupM = gy * gx
     subprocess.run([sys.executable, os.environ["COUNT_PY"],
                     "weights", "8", "1", "4", "4", "3", str(gy), str(gx), "%s/%s.w" % (T, name),
-                    str(groupM)], check=True)
+                    str(groupM), str(dense)], check=True)
     w = weights("%s/%s.w.whole" % (T, name))
     big = max(abs(x) for x in w1)
     d = max(abs(x - y) for x, y in zip(w1, w)) if len(w) == len(w1) else float("inf")
@@ -99,6 +114,13 @@ for name, gy, gx, ranks in (("m2", 1, 2, 2), ("m4", 2, 2, 4), ("m14", 1, 4, 4), 
         print("PASS: modelpar %s: halo bytes as run %d = the formula" % (name, mp["halo_bytes_per_step"]))
     else:
         print("FAIL: modelpar %s: halo bytes as run %s, formula %s" % (name, mp.get("halo_bytes_per_step"), mp["halo_bytes_per_step_formula"]))
+    if dense:
+        tp, want = mp.get("tp_bytes_per_step_rank0"), 4 * (groupM - 1) * (64 // groupM) * r["config"]["batch"] * 4 * 4
+        if tp == mp["tp_bytes_per_step_rank_formula"] == want > 0:
+            print("PASS: modelpar %s: tensor-parallel bytes as run %d = the formula" % (name, tp))
+        else:
+            print("FAIL: modelpar %s: tensor-parallel bytes as run %s, formula %s, counted here %d" %
+                  (name, tp, mp["tp_bytes_per_step_rank_formula"], want))
 PY
 
 # ---- memory per rank ----------------------------------------------------------------
@@ -147,7 +169,7 @@ benchmarks:
   - name: mp2
     program: $P
     scales: [2]
-    config: {preset: tiny, model_ranks: 2, kernels: reference, threads: 1, steps: 3}
+    config: {preset: tiny, model_ranks: 2, dense: 4, kernels: reference, threads: 1, steps: 3}
 EOF2
 mkdir -p "$T/runs"
 if "$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/runs" >"$T/exadl.out" 2>&1; then
@@ -158,7 +180,8 @@ res = yaml.safe_load(open(d + "/results.yaml"))
 rows = {m["metric"]: m for m in res.get("metrics", []) if m["metric"].startswith("mp_")}
 rep = open(d + "/report.md").read()
 ok = (rows.get("mp_halo_bytes_per_step", {}).get("value") == 2048 and
-      rows.get("mp_parameters_per_rank", {}).get("value") == 7200 and
+      rows.get("mp_tp_bytes_per_step", {}).get("value") == 4096 and
+      rows.get("mp_parameters_per_rank", {}).get("value") == 7216 and
       "## Model parallelism" in rep and "| mp2 | 2 | 2 x 1 | 1x2 |" in rep)
 print("%s: modelpar through exadl run: mp_* metrics %s and the report's model parallelism section" %
       ("PASS" if ok else "FAIL", sorted(rows)))
@@ -184,4 +207,5 @@ refused "more model ranks than" 1 --model-ranks 65
 refused "not model-ranks" 1 --model-ranks 4 --grid 1x2
 refused "do not form model groups" 3 --model-ranks 2
 refused "no grid of" 1 --model-ranks 7
+refused "not divisible by model-ranks" 1 --model-ranks 4 --dense 6
 exit 0

@@ -36,6 +36,10 @@ static int read_model_parallel(const rd_t *c, const ytnode *root, record_t *r)
         rd_num(c, m, "halo_bytes_per_step_formula", RD_COUNT, &p->halo_bytes_formula) ||
         rd_num(c, m, "allreduce_bytes_per_step_rank", RD_COUNT, &p->allreduce_bytes_rank) ||
         rd_num(c, m, "halo_s_per_step", RD_COUNT, &p->halo_s) ||
+        rd_num(c, m, "dense", RD_COUNT, &p->dense) ||
+        rd_num(c, m, "tp_bytes_per_step_rank0", RD_COUNT, &p->tp_bytes_rank) ||
+        rd_num(c, m, "tp_bytes_per_step_rank_formula", RD_COUNT, &p->tp_bytes_formula) ||
+        rd_num(c, m, "tp_s_per_step", RD_COUNT, &p->tp_s) ||
         rd_num(c, m, "memory_bytes_per_rank_formula", RD_COUNT, &p->memory_formula_bytes) ||
         rd_nums(c, m, "rank_hwm_bytes", RD_ANY, &hwm, &nhwm))
         return -1;
@@ -54,6 +58,9 @@ static const metric_info_t catalog[] = {
     {"mp_halo_bytes_per_step", "bytes", -1, 0,
      "halo bytes sent by the ranks of a model group per step (forward and backward)"},
     {"mp_halo_s_per_step", "s", -1, 1, "halo exchange time per step, max over ranks"},
+    {"mp_tp_bytes_per_step", "bytes", -1, 0,
+     "tensor-parallel allgather and reduce-scatter bytes of rank 0 per step (the dense pair)"},
+    {"mp_tp_s_per_step", "s", -1, 1, "tensor-parallel collectives' time per step, max over ranks"},
     {"mp_allreduce_bytes_per_step", "bytes", -1, 0,
      "data-parallel allreduce bytes per rank per step (2 (R-1)/R of a shard)"},
     {"mp_memory_hwm_bytes", "bytes", -1, 0,

@@ -1,7 +1,8 @@
 /* blk_model_parallel: modelpar's `model_parallel` block (docs/record.md
  * "modelpar", docs/modelpar.md): the model groups and their grid of tiles,
  * parameters per rank, bytes exchanged per step by kind (halo as run and
- * by the formula, the data-parallel allreduce), the halo time, memory per
+ * by the formula, the tensor-parallel collectives of the dense pair, the
+ * data-parallel allreduce), the halo and tensor-parallel time, memory per
  * rank (the formula and each rank's high-water mark).
  * defines: mpinfo_t, rec_model_parallel */
 #ifndef EXADL_HARNESS_BLK_MODEL_PARALLEL_H
@@ -15,6 +16,9 @@ typedef struct {
     double halo_bytes, halo_bytes_formula;   /* per step, model group 0 (NaN: not gathered) */
     double allreduce_bytes_rank;             /* per step and rank, 2 (R-1)/R of a shard */
     double halo_s;                           /* per timed step, max over ranks */
+    double dense;                            /* the tensor-parallel pair's width (0: none) */
+    double tp_bytes_rank, tp_bytes_formula;  /* per step, rank 0: its allgathers, reduce-scatters */
+    double tp_s;                             /* their time per timed step, max over ranks */
     double memory_formula_bytes;             /* per rank */
     double memory_hwm_bytes;                 /* the largest rank's high-water mark (NaN: none) */
 } mpinfo_t;

@@ -32,12 +32,16 @@ void model_parallel_rows(const blkctx_t *c, const void *self, size_t entry, mtab
         snprintf(mr, sizeof mr, "%lld", r->m->model_ranks);
         kv_t *p = blocks_param(c->a, "model_ranks", ar_strdup(c->a, mr));
         const char *names[] = {"mp_parameters_per_rank", "mp_halo_bytes_per_step",
-                               "mp_halo_s_per_step",     "mp_allreduce_bytes_per_step",
+                               "mp_halo_s_per_step",     "mp_tp_bytes_per_step",
+                               "mp_tp_s_per_step",       "mp_allreduce_bytes_per_step",
                                "mp_memory_hwm_bytes",    "mp_memory_formula_bytes"};
+        /* the pair's rows only where there is one */
+        int pair = r->m->dense > 0;
         double v[] = {r->m->parameters_per_rank, r->m->halo_bytes, r->m->halo_s,
+                      pair ? r->m->tp_bytes_rank : NAN, pair ? r->m->tp_s : NAN,
                       r->m->allreduce_bytes_rank, r->m->memory_hwm_bytes,
                       r->m->memory_formula_bytes};
-        for (int j = 0; j < 6; j++)
+        for (int j = 0; j < 8; j++)
             blocks_put(c->a, t, r->b, r->scale, names[j], v[j], NAN, NAN, NAN, p, 1);
     }
 }

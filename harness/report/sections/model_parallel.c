@@ -2,7 +2,8 @@
  * of a benchmark whose records carry a model_parallel block (modelpar), the
  * model groups and their grid, parameters per rank, the median step time
  * beside the halo exchange's time, the bytes exchanged per step by kind
- * (halo as run beside its formula, the data-parallel allreduce) and the
+ * (halo as run beside its formula, the tensor-parallel collectives of the
+ * dense pair, the data-parallel allreduce) and the
  * memory per rank (the largest rank's high-water mark beside the formula).
  * Metrics mp_* (param model_ranks).  The numbers are the model_parallel
  * block's (harness/blocks/model_parallel/). */
@@ -32,9 +33,12 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                "Allreduce: 2 (R-1)/R of a shard per rank. Memory: the largest rank's high-water "
                "mark (VmHWM less VmRSS before its buffers) and the formula (buffers, optimizer, "
                "one shard copy).\n\n"
+               "Tensor-parallel (tp): the dense pair's allgathers and reduce-scatters, rank 0's "
+               "bytes per step ((M-1)/M of the whole each) and the time, max over ranks.\n\n"
                "| entry | ranks | model ranks x replicas | grid | parameters/rank | step s | halo "
-               "s/step | halo bytes/step | formula | allreduce bytes/rank | memory/rank | formula "
-               "|\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+               "s/step | halo bytes/step | formula | tp s/step | tp bytes/step | allreduce "
+               "bytes/rank | memory/rank | formula "
+               "|\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < M->n; i++) {
         const mprow_t *r = &M->r[i];
         const mpinfo_t *m = r->m;
@@ -45,6 +49,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         g(o, m->halo_s);
         g(o, m->halo_bytes);
         g(o, m->halo_bytes_formula);
+        g(o, m->dense > 0 ? m->tp_s : NAN);
+        g(o, m->dense > 0 ? m->tp_bytes_rank : NAN);
         g(o, m->allreduce_bytes_rank);
         g(o, m->memory_hwm_bytes);
         g(o, m->memory_formula_bytes);
