@@ -174,7 +174,7 @@ EOF2
 mkdir -p "$T/runs"
 if "$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/runs" >"$T/exadl.out" 2>&1; then
     python3 - "$T"/runs/*-mp <<'PY'
-import sys, yaml
+import os, sys, yaml
 d = sys.argv[1]
 res = yaml.safe_load(open(d + "/results.yaml"))
 rows = {m["metric"]: m for m in res.get("metrics", []) if m["metric"].startswith("mp_")}
@@ -182,8 +182,9 @@ rep = open(d + "/report.md").read()
 ok = (rows.get("mp_halo_bytes_per_step", {}).get("value") == 2048 and
       rows.get("mp_tp_bytes_per_step", {}).get("value") == 4096 and
       rows.get("mp_parameters_per_rank", {}).get("value") == 7216 and
-      "## Model parallelism" in rep and "| mp2 | 2 | 2 x 1 | 1x2 |" in rep)
-print("%s: modelpar through exadl run: mp_* metrics %s and the report's model parallelism section" %
+      "## Model parallelism" in rep and "| mp2 | 2 | 2 x 1 | 1x2 |" in rep and
+      all(os.path.exists("%s/plots/model_parallel_%s.dat" % (d, p)) for p in ("step", "memory")))
+print("%s: modelpar through exadl run: mp_* metrics %s, the report's model parallelism section and its plots" %
       ("PASS" if ok else "FAIL", sorted(rows)))
 PY
 else
