@@ -43,6 +43,8 @@ static const kt_key keys[] = {
     INT(kernel, 1, 63, "receptive field kernel x kernel (odd), 'same' padding"),
     {.key = "slope", .type = KT_DOUBLE, .off = F(slope), .min = 1e-6, .max = 1,
      .help = "leaky ReLU slope for negative inputs"},
+    {.key = "sparsity", .type = KT_DOUBLE, .off = F(sparsity), .min = 0, .max = 1e6,
+     .help = "lambda of the L1 sparsity term on lc2's output (0: none)"},
     INT(dense, 0, 1 << 20, "D: hidden width of a tensor-parallel dense pair after lc2 (0: none)"),
     INT(model_ranks, 1, 1 << 20, "M: ranks of a model group (each a tile of every layer)"),
     {.key = "grid", .type = KT_WORD, .off = F(grid), .aux = sizeof(((mp_cfg *)0)->grid),

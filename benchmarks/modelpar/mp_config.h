@@ -25,6 +25,8 @@ typedef struct {
     int hidden1, hidden2;
     int kernel;        /* receptive field kernel x kernel (odd) */
     double slope;      /* leaky ReLU slope for negative inputs */
+    double sparsity;   /* lambda of the L1 sparsity term on the code (lc2's output):
+                          lambda x the sum over positions of mean |code|; 0: none */
     int dense;         /* D: hidden width of the tensor-parallel dense pair after the
                           second layer (per position, weights shared); 0: none */
     /* the partition */

@@ -110,6 +110,8 @@ int64_t mp_geom_flops(const mp_geom *g, int64_t n, int whole)
     }
     int64_t c0 = g->cfg.channels;
     f += T * (3 * n * c0 + 1) + T * 2 * n * c0; /* MSE per position, both ways */
+    if (g->cfg.sparsity > 0) /* L1 over the tile's code: forward, sign, scale, add */
+        f += 8 * COUNT_PROD("FLOPs", T, n, g->cfg.hidden2) + 1;
     return f;
 }
 
@@ -164,6 +166,8 @@ int64_t mp_geom_bytes(const mp_geom *g, int64_t n)
     fl += COUNT_PROD("activations", g->tile, n, maxco);           /* dZ */
     fl += 2 * COUNT_PROD("patches", n, maxin);                     /* patch, its gradient */
     fl += 2 * mp_geom_stage_floats(g, n);                          /* send, receive */
+    if (g->cfg.sparsity > 0) /* zeros, the sign and its scaled copy; lambda */
+        fl += 3 * COUNT_PROD("sparsity", g->tile, n, g->cfg.hidden2) + 1;
     if (g->dslice) /* the pair: its input and output over the group, hidden and its gradient,
                       this tile's output */
         fl += COUNT_PROD("tensor-parallel", n, g->positions, 2 * (g->cfg.hidden2 + g->dslice)) +

@@ -23,6 +23,9 @@ typedef struct mp_net {
     /* the dense pair: its input and output over the group's positions, its
      * hidden units and their gradient, the tile's share of its output */
     float *X, *Yp, *H, *dH, *U;
+    /* the sparsity term: zeros (its target), the sign and its scaled copy,
+     * and lambda x tile as a 1 x 1 dense weight (the scale) */
+    float *zeros, *sg, *sg2, *lam;
     double halo_s, tp_s;      /* this step's exchange times, bytes and messages */
     int64_t halo_bytes, halo_msgs, tp_bytes;
 } mp_net;
@@ -69,6 +72,14 @@ void *mp_net_create(const void *model, const kern_ops *ops, void *ctx, int batch
     int64_t stage = mp_geom_stage_floats(g, batch);
     n->send = take(n, stage, &ok);
     n->recv = take(n, stage, &ok);
+    if (g->cfg.sparsity > 0) {
+        int64_t code = g->tile * batch * g->cfg.hidden2;
+        n->zeros = take(n, code, &ok);
+        n->sg = take(n, code, &ok);
+        n->sg2 = take(n, code, &ok);
+        n->lam = take(n, 1, &ok);
+        if (n->lam) *n->lam = (float)(g->cfg.sparsity * (double)g->tile);
+    }
     if (g->dslice) {
         int64_t rows = g->positions * batch;
         n->X = take(n, rows * g->cfg.hidden2, &ok);
@@ -91,7 +102,8 @@ void mp_net_free(void *inst)
     mp_net *n = inst;
     if (!n) return;
     float **all[] = {&n->master, &n->grads, &n->target, &n->dZ, &n->patch, &n->dpatch, &n->send,
-                     &n->recv,   &n->X,     &n->Yp,     &n->H,  &n->dH,    &n->U};
+                     &n->recv,   &n->X,     &n->Yp,     &n->H,  &n->dH,    &n->U,
+                     &n->zeros,  &n->sg,    &n->sg2,    &n->lam};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (*all[i]) n->ops->release(n->ctx, *all[i]);
     for (int l = 0; l < MP_LAYERS; l++) {
@@ -308,6 +320,34 @@ static void pair_backward(mp_net *n, kc_t *kc, float *du, net_grad_ready_fn read
     tp_reduce_scatter(n, kc, dY, du);
 }
 
+/* The sparsity term on the tile's code z ([tile][n][hidden2], post-activation):
+ * lambda x the sum over positions of mean |z| = lambda x tile x the tile's
+ * mean (every position has n x hidden2 values). */
+static tview code_view(const mp_net *n, float *p)
+{
+    int64_t e = n->m->g.tile * n->n * n->m->g.cfg.hidden2;
+    return (tview){.p = p, .n = 1, .c = 1, .h = 1, .w = (int)e, .sstride = e};
+}
+
+static double sparsity_forward(mp_net *n, kc_t *kc, float *z)
+{
+    if (!(n->m->g.cfg.sparsity > 0)) return 0;
+    tview y = code_view(n, z), t = code_view(n, n->zeros);
+    return n->m->g.cfg.sparsity * (double)n->m->g.tile * kc_l1_fwd(kc, "sparsity", &y, &t);
+}
+
+/* Its gradient added into dz: sign(z) / count, times lambda x tile (a 1 x 1
+ * dense layer: the kernel sets have no scale), added. */
+static void sparsity_backward(mp_net *n, kc_t *kc, float *z, float *dz)
+{
+    if (!(n->m->g.cfg.sparsity > 0)) return;
+    tview y = code_view(n, z), t = code_view(n, n->zeros), s = code_view(n, n->sg);
+    tview s2 = code_view(n, n->sg2), d = code_view(n, dz);
+    kc_l1_bwd(kc, "sparsity", &y, &t, &s);
+    kc_dense_fwd(kc, "sparsity", n->sg, n->lam, s.w, 1, 1, n->sg2);
+    kc_add(kc, "sparsity", &s2, &d);
+}
+
 double mp_net_forward(void *inst, kc_t *kc)
 {
     mp_net *n = inst;
@@ -332,6 +372,7 @@ double mp_net_forward(void *inst, kc_t *kc)
                           .w = 1, .sn = L->co, .sc = 1, .sd = L->co, .sh = L->co, .sw = L->co};
             kc_lrelu_fwd(kc, L->name, &all, &all, (float)g->cfg.slope);
             float *out = n->Z[l];
+            if (l == 1) loss += sparsity_forward(n, kc, out);
             if (l == 1 && g->dslice) pair_forward(n, kc, out), out = n->U;
             t3view a, b;
             interior(n, l + 1, n->A[l + 1], out, &a, &b);
@@ -367,6 +408,7 @@ void mp_net_backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
             interior(n, l + 1, n->dA[l + 1], dz, &a, &b);
             kc_copy3d(kc, "gather", L->name, &a, &b);
             if (l == 1 && g->dslice) pair_backward(n, kc, dz, ready, user);
+            if (l == 1) sparsity_backward(n, kc, n->Z[l], dz);
             t3view all = {.p = n->Z[l], .n = (int)(g->tile * n->n), .c = L->co, .d = 1, .h = 1,
                           .w = 1, .sn = L->co, .sc = 1, .sd = L->co, .sh = L->co, .sw = L->co};
             t3view dall = all;

@@ -6,7 +6,8 @@
 #   rank) equal those of tests/support/modelpar_count.py, which counts by
 #   another route, for tiny, small and the 15e9 preset;
 # - tiny on 1 rank, model groups of 2 and 4 (2x2 and 1x4 grids) and 2 model
-#   ranks x 2 replicas, without and with the tensor-parallel dense pair:
+#   ranks x 2 replicas, without and with the tensor-parallel dense pair and
+#   the sparsity term:
 #   losses within 1e-5 of 1 rank over 20 steps, the shards reassembled equal
 #   to 1 rank's weights, halo and tensor-parallel bytes as run equal to the
 #   formula;
@@ -40,6 +41,8 @@ same_counts "small on 1x4, 2 replicas" "--preset small --model-ranks 4 --grid 1x
     "32 1 8 8 5 4 1 4 8 2 0"
 same_counts "small with a dense pair of 64 on 2x2" "--preset small --model-ranks 4 --dense 64" \
     "32 1 8 8 5 4 2 2 4 2 64"
+same_counts "small with the sparsity term and a dense pair on 1x2" \
+    "--preset small --model-ranks 2 --dense 16 --sparsity 0.1" "32 1 8 8 5 2 1 2 2 2 16 1"
 same_counts "yfcc15b at 128 ranks" "--preset yfcc15b --ranks 128" \
     "128 3 116 92 9 64 8 8 128 1 0"
 if "$P" --preset yfcc15b --describe | grep -q '^parameters: 14994423808$'; then
@@ -66,6 +69,10 @@ run one_d 1 --dense 8
 run m2_d 2 --model-ranks 2 --dense 8
 run m4_d 4 --model-ranks 4 --dense 8
 run h22_d 4 --model-ranks 2 --batch 1 --dense 8
+# with the sparsity term
+run one_s 1 --sparsity 0.05
+run m4_s 4 --model-ranks 4 --sparsity 0.05
+run h22_s 4 --model-ranks 2 --batch 1 --sparsity 0.05
 
 python3 - "$T" <<'PY'
 import os, struct, subprocess, sys, yaml
@@ -79,8 +86,8 @@ def weights(path):
     return struct.unpack("<%df" % (len(b) // 4), b)
 for name, gy, gx, ranks, dense in (("m2", 1, 2, 2, 0), ("m4", 2, 2, 4, 0), ("m14", 1, 4, 4, 0),
                                    ("h22", 1, 2, 4, 0), ("m2_d", 1, 2, 2, 8), ("m4_d", 2, 2, 4, 8),
-                                   ("h22_d", 1, 2, 4, 8)):
-    base = "one_d" if dense else "one"
+                                   ("h22_d", 1, 2, 4, 8), ("m4_s", 2, 2, 4, 0), ("h22_s", 1, 2, 4, 0)):
+    base = "one_d" if dense else "one_s" if name.endswith("_s") else "one"
     try:
         one = rec(base)
         w1 = weights("%s/%s.w.0" % (T, base))

@@ -7,7 +7,8 @@ its filter and bias; FLOPs by listing, position by position, the kernel
 calls a step makes (as counted.c's formulas price them); halo bytes by
 walking every rank's neighbours and every message; memory by listing every
 buffer.  Usage:
-  modelpar_count.py describe SIZE CH H1 H2 K M GY GX RANKS BATCH DENSE -> key: value lines
+  modelpar_count.py describe SIZE CH H1 H2 K M GY GX RANKS BATCH DENSE [SPARSE]
+      -> key: value lines (SPARSE 1: with the sparsity term)
   modelpar_count.py weights SIZE CH H1 H2 K GY GX PATH NRANKS DENSE     -> the whole model,
       reassembled from the shards PATH.<rank> of model group 0, to PATH.whole
 """
@@ -20,7 +21,7 @@ def layers(size, ch, h1, h2, k):
     return [(chans[i], chans[i + 1]) for i in range(3)]
 
 
-def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense):
+def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense, sparse=0):
     L = layers(size, ch, h1, h2, k)
     pad = (k - 1) // 2
     th, tw = size // gy, size // gx
@@ -55,6 +56,9 @@ def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense):
                 f += 2 * batch * co * (l < 2)      # lrelu_bwd
             f += 3 * batch * ch + 1                # mse_fwd
             f += 2 * batch * ch                    # mse_bwd
+        if sparse:   # over the tile's code: L1 forward, its sign, the scale (a 1x1 GEMM), add
+            code = positions * batch * h2
+            f += (3 * code + 1) + 2 * code + 2 * code + code
         return f
 
     out["train_flops_per_sample"] = step_flops(1, size * size, dense)
@@ -90,6 +94,8 @@ def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense):
     buf += 2 * stage
     if dense:
         buf += n * size * size * (h2 + h2 + ds + ds) + n * th * tw * h2
+    if sparse:
+        buf += 3 * th * tw * n * h2 + 1
     # two allgathers and two reduce-scatters of the tile's h2 channels, (M-1)/M of the whole
     out["tp_bytes_per_step_rank0"] = 4 * (M - 1) * th * tw * n * h2 * 4 if dense else 0
     out["memory_bytes_per_rank0"] = 4 * buf + 8 * pr + 4 * pr  # Adam m, v; the runtime's copy
@@ -141,7 +147,7 @@ def weights(size, ch, h1, h2, k, gy, gx, path, nranks, dense):
 
 def main():
     a = sys.argv[1:]
-    if a and a[0] == "describe" and len(a) == 12:
+    if a and a[0] == "describe" and len(a) in (12, 13):
         v = [int(x) for x in a[1:]]
         for key, val in describe(*v).items():
             print("%s: %d" % (key, val))
