@@ -9,26 +9,10 @@
 #include "benchmarks/common/rng.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/modelpar/mp_halo.h"
+#include "benchmarks/modelpar/mp_net_impl.h"
+#include "benchmarks/modelpar/mp_pair.h"
 #include "benchmarks/modelpar/mp_stats.h"
 
-typedef struct mp_net {
-    const mp_model *m;
-    const kern_ops *ops; void *ctx;
-    int n, dry;               /* batch; a dry instance allocates nothing */
-    size_t bytes;             /* what it allocates (or would) */
-    /* weights and gradients of the shard; per layer its input with halo,
-     * that input's gradient (dA[0] unused) and its output, position-major */
-    float *master, *grads, *A[MP_LAYERS], *dA[MP_LAYERS], *Z[MP_LAYERS];
-    float *target, *dZ, *patch, *dpatch, *send, *recv;
-    /* the dense pair: its input and output over the group's positions, its
-     * hidden units and their gradient, the tile's share of its output */
-    float *X, *Yp, *H, *dH, *U;
-    /* the sparsity term: zeros (its target), the sign and its scaled copy,
-     * and lambda x tile as a 1 x 1 dense weight (the scale) */
-    float *zeros, *sg, *sg2, *lam;
-    double halo_s, tp_s;      /* this step's exchange times, bytes and messages */
-    int64_t halo_bytes, halo_msgs, tp_bytes;
-} mp_net;
 
 static float *take(mp_net *n, int64_t floats, int *ok)
 {
@@ -254,100 +238,6 @@ static void exchange(mp_net *n, kc_t *kc, int l, int backward)
     n->halo_s += timer_now_s() - t0;
 }
 
-/* The collectives of the pair over the model group (counted, timed); with
- * one model rank the whole is the tile. */
-static void tp_allgather(mp_net *n, kc_t *kc, const float *tile, float *all)
-{
-    const mp_geom *g = &n->m->g;
-    int64_t cnt = g->tile * n->n * g->cfg.hidden2;
-    if (kc->dry) return;
-    double t0 = timer_now_s();
-    if (g->M == 1) memcpy(all, tile, (size_t)cnt * sizeof *all);
-    else CHECK_MPI(MPI_Allgather(tile, (int)cnt, MPI_FLOAT, all, (int)cnt, MPI_FLOAT, n->m->group));
-    n->tp_bytes += (g->M - 1) * cnt * (int64_t)sizeof(float);
-    n->tp_s += timer_now_s() - t0;
-}
-
-static void tp_reduce_scatter(mp_net *n, kc_t *kc, const float *all, float *tile)
-{
-    const mp_geom *g = &n->m->g;
-    int64_t cnt = g->tile * n->n * g->cfg.hidden2;
-    if (kc->dry) return;
-    double t0 = timer_now_s();
-    if (g->M == 1) memcpy(tile, all, (size_t)cnt * sizeof *all);
-    else
-        CHECK_MPI(MPI_Reduce_scatter_block(all, tile, (int)cnt, MPI_FLOAT, MPI_SUM, n->m->group));
-    n->tp_bytes += (g->M - 1) * cnt * (int64_t)sizeof(float);
-    n->tp_s += timer_now_s() - t0;
-}
-
-static float *at(float *p, int64_t off) { return p ? p + off : NULL; }
-
-/* The dense pair on the tile's lc2 output z ([tile][n][hidden2]) into n->U:
- * the group's positions gathered, this rank's D/M hidden units, its partial
- * output summed over the group and scattered back to the tiles. */
-static void pair_forward(mp_net *n, kc_t *kc, const float *z)
-{
-    const mp_geom *g = &n->m->g;
-    int rows = (int)(g->positions * n->n), h2 = g->cfg.hidden2, ds = g->dslice;
-    tp_allgather(n, kc, z, n->X);
-    kc_dense_fwd(kc, "tp1", n->X, at(n->master, g->off_tp1), rows, h2, ds, n->H);
-    t3view hv = {.p = n->H, .n = rows, .c = ds, .d = 1, .h = 1, .w = 1, .sn = ds, .sc = 1,
-                 .sd = ds, .sh = ds, .sw = ds};
-    kc_lrelu_fwd(kc, "tp1", &hv, &hv, (float)g->cfg.slope);
-    kc_dense_fwd(kc, "tp2", n->H, at(n->master, g->off_tp2), rows, ds, h2, n->Yp);
-    tp_reduce_scatter(n, kc, n->Yp, n->U);
-}
-
-/* Its backward: du ([tile][n][hidden2]) in, the gradient of its input into du. */
-static void pair_backward(mp_net *n, kc_t *kc, float *du, net_grad_ready_fn ready, void *user)
-{
-    const mp_geom *g = &n->m->g;
-    int rows = (int)(g->positions * n->n), h2 = g->cfg.hidden2, ds = g->dslice;
-    float *dY = n->Yp; /* the output is not needed any more */
-    tp_allgather(n, kc, du, dY);
-    kc_dense_bwd_weights(kc, "tp2", n->H, dY, rows, ds, h2, at(n->grads, g->off_tp2));
-    if (ready && n->grads) ready(user, 3, n->grads + g->off_tp2, g->tp_params_rank / 2);
-    kc_dense_bwd_data(kc, "tp2", dY, at(n->master, g->off_tp2), rows, ds, h2, n->dH);
-    t3view hv = {.p = n->H, .n = rows, .c = ds, .d = 1, .h = 1, .w = 1, .sn = ds, .sc = 1,
-                 .sd = ds, .sh = ds, .sw = ds};
-    t3view dv = hv;
-    dv.p = n->dH;
-    kc_lrelu_bwd(kc, "tp1", &hv, &dv, &dv, (float)g->cfg.slope);
-    kc_dense_bwd_weights(kc, "tp1", n->X, n->dH, rows, h2, ds, at(n->grads, g->off_tp1));
-    if (ready && n->grads) ready(user, 2, n->grads + g->off_tp1, g->tp_params_rank / 2);
-    kc_dense_bwd_data(kc, "tp1", n->dH, at(n->master, g->off_tp1), rows, h2, ds, dY);
-    tp_reduce_scatter(n, kc, dY, du);
-}
-
-/* The sparsity term on the tile's code z ([tile][n][hidden2], post-activation):
- * lambda x the sum over positions of mean |z| = lambda x tile x the tile's
- * mean (every position has n x hidden2 values). */
-static tview code_view(const mp_net *n, float *p)
-{
-    int64_t e = n->m->g.tile * n->n * n->m->g.cfg.hidden2;
-    return (tview){.p = p, .n = 1, .c = 1, .h = 1, .w = (int)e, .sstride = e};
-}
-
-static double sparsity_forward(mp_net *n, kc_t *kc, float *z)
-{
-    if (!(n->m->g.cfg.sparsity > 0)) return 0;
-    tview y = code_view(n, z), t = code_view(n, n->zeros);
-    return n->m->g.cfg.sparsity * (double)n->m->g.tile * kc_l1_fwd(kc, "sparsity", &y, &t);
-}
-
-/* Its gradient added into dz: sign(z) / count, times lambda x tile (a 1 x 1
- * dense layer: the kernel sets have no scale), added. */
-static void sparsity_backward(mp_net *n, kc_t *kc, float *z, float *dz)
-{
-    if (!(n->m->g.cfg.sparsity > 0)) return;
-    tview y = code_view(n, z), t = code_view(n, n->zeros), s = code_view(n, n->sg);
-    tview s2 = code_view(n, n->sg2), d = code_view(n, dz);
-    kc_l1_bwd(kc, "sparsity", &y, &t, &s);
-    kc_dense_fwd(kc, "sparsity", n->sg, n->lam, s.w, 1, 1, n->sg2);
-    kc_add(kc, "sparsity", &s2, &d);
-}
-
 double mp_net_forward(void *inst, kc_t *kc)
 {
     mp_net *n = inst;
@@ -372,8 +262,8 @@ double mp_net_forward(void *inst, kc_t *kc)
                           .w = 1, .sn = L->co, .sc = 1, .sd = L->co, .sh = L->co, .sw = L->co};
             kc_lrelu_fwd(kc, L->name, &all, &all, (float)g->cfg.slope);
             float *out = n->Z[l];
-            if (l == 1) loss += sparsity_forward(n, kc, out);
-            if (l == 1 && g->dslice) pair_forward(n, kc, out), out = n->U;
+            if (l == 1) loss += mp_sparsity_forward(n, kc, out);
+            if (l == 1 && g->dslice) mp_pair_forward(n, kc, out), out = n->U;
             t3view a, b;
             interior(n, l + 1, n->A[l + 1], out, &a, &b);
             kc_copy3d(kc, "scatter", L->name, &b, &a);
@@ -407,8 +297,8 @@ void mp_net_backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
             t3view a, b;
             interior(n, l + 1, n->dA[l + 1], dz, &a, &b);
             kc_copy3d(kc, "gather", L->name, &a, &b);
-            if (l == 1 && g->dslice) pair_backward(n, kc, dz, ready, user);
-            if (l == 1) sparsity_backward(n, kc, n->Z[l], dz);
+            if (l == 1 && g->dslice) mp_pair_backward(n, kc, dz, ready, user);
+            if (l == 1) mp_sparsity_backward(n, kc, n->Z[l], dz);
             t3view all = {.p = n->Z[l], .n = (int)(g->tile * n->n), .c = L->co, .d = 1, .h = 1,
                           .w = 1, .sn = L->co, .sc = 1, .sd = L->co, .sh = L->co, .sw = L->co};
             t3view dall = all;
