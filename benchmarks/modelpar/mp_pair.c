@@ -5,29 +5,25 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
 
-/* The collectives of the pair over the model group (counted, timed); with
- * one model rank the whole is the tile. */
-static void tp_allgather(mp_net *n, kc_t *kc, const float *tile, float *all)
-{
-    const mp_geom *g = &n->m->g;
-    int64_t cnt = g->tile * n->n * g->cfg.hidden2;
-    if (kc->dry) return;
-    double t0 = timer_now_s();
-    if (g->M == 1) memcpy(all, tile, (size_t)cnt * sizeof *all);
-    else CHECK_MPI(MPI_Allgather(tile, (int)cnt, MPI_FLOAT, all, (int)cnt, MPI_FLOAT, n->m->group));
-    n->tp_bytes += (g->M - 1) * cnt * (int64_t)sizeof(float);
-    n->tp_s += timer_now_s() - t0;
-}
+/* The collectives of the pair over the model group (counted, timed): the
+ * tiles' [tile][n][hidden2] blocks gathered to every rank (TP_GATHER, src
+ * a tile, dst the whole) or the whole's partial sums summed and scattered
+ * back (TP_SCATTER, src the whole, dst a tile); with one model rank the
+ * whole is the tile. */
+enum { TP_GATHER, TP_SCATTER };
 
-static void tp_reduce_scatter(mp_net *n, kc_t *kc, const float *all, float *tile)
+static void tp_collective(mp_net *n, kc_t *kc, int kind, const float *src, float *dst)
 {
     const mp_geom *g = &n->m->g;
     int64_t cnt = g->tile * n->n * g->cfg.hidden2;
     if (kc->dry) return;
     double t0 = timer_now_s();
-    if (g->M == 1) memcpy(tile, all, (size_t)cnt * sizeof *all);
+    if (g->M == 1)
+        memcpy(dst, src, (size_t)cnt * sizeof *dst);
+    else if (kind == TP_GATHER)
+        CHECK_MPI(MPI_Allgather(src, (int)cnt, MPI_FLOAT, dst, (int)cnt, MPI_FLOAT, n->m->group));
     else
-        CHECK_MPI(MPI_Reduce_scatter_block(all, tile, (int)cnt, MPI_FLOAT, MPI_SUM, n->m->group));
+        CHECK_MPI(MPI_Reduce_scatter_block(src, dst, (int)cnt, MPI_FLOAT, MPI_SUM, n->m->group));
     n->tp_bytes += (g->M - 1) * cnt * (int64_t)sizeof(float);
     n->tp_s += timer_now_s() - t0;
 }
@@ -41,13 +37,13 @@ void mp_pair_forward(mp_net *n, kc_t *kc, const float *z)
 {
     const mp_geom *g = &n->m->g;
     int rows = (int)(g->positions * n->n), h2 = g->cfg.hidden2, ds = g->dslice;
-    tp_allgather(n, kc, z, n->X);
+    tp_collective(n, kc, TP_GATHER, z, n->X);
     kc_dense_fwd(kc, "tp1", n->X, at(n->master, g->off_tp1), rows, h2, ds, n->H);
     t3view hv = {.p = n->H, .n = rows, .c = ds, .d = 1, .h = 1, .w = 1, .sn = ds, .sc = 1,
                  .sd = ds, .sh = ds, .sw = ds};
     kc_lrelu_fwd(kc, "tp1", &hv, &hv, (float)g->cfg.slope);
     kc_dense_fwd(kc, "tp2", n->H, at(n->master, g->off_tp2), rows, ds, h2, n->Yp);
-    tp_reduce_scatter(n, kc, n->Yp, n->U);
+    tp_collective(n, kc, TP_SCATTER, n->Yp, n->U);
 }
 
 /* Its backward: du ([tile][n][hidden2]) in, the gradient of its input into du. */
@@ -56,7 +52,7 @@ void mp_pair_backward(mp_net *n, kc_t *kc, float *du, net_grad_ready_fn ready, v
     const mp_geom *g = &n->m->g;
     int rows = (int)(g->positions * n->n), h2 = g->cfg.hidden2, ds = g->dslice;
     float *dY = n->Yp; /* the output is not needed any more */
-    tp_allgather(n, kc, du, dY);
+    tp_collective(n, kc, TP_GATHER, du, dY);
     kc_dense_bwd_weights(kc, "tp2", n->H, dY, rows, ds, h2, at(n->grads, g->off_tp2));
     if (ready && n->grads) ready(user, 3, n->grads + g->off_tp2, g->tp_params_rank / 2);
     kc_dense_bwd_data(kc, "tp2", dY, at(n->master, g->off_tp2), rows, ds, h2, n->dH);
@@ -68,7 +64,7 @@ void mp_pair_backward(mp_net *n, kc_t *kc, float *du, net_grad_ready_fn ready, v
     kc_dense_bwd_weights(kc, "tp1", n->X, n->dH, rows, h2, ds, at(n->grads, g->off_tp1));
     if (ready && n->grads) ready(user, 2, n->grads + g->off_tp1, g->tp_params_rank / 2);
     kc_dense_bwd_data(kc, "tp1", n->dH, at(n->master, g->off_tp1), rows, h2, ds, dY);
-    tp_reduce_scatter(n, kc, dY, du);
+    tp_collective(n, kc, TP_SCATTER, dY, du);
 }
 
 /* The sparsity term on the tile's code z ([tile][n][hidden2], post-activation):
