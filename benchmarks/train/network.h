@@ -32,6 +32,11 @@
  *     each rank computes its part of every gradient, parts that add up to
  *     the group's gradient, so the runtime sums over all ranks and divides by
  *     the number of groups.
+ *   - model parallelism (facts.sharded, with replica_ranks = M > 1): the M
+ *     ranks of a group each hold their own shard of the weights (their
+ *     parameter arrays differ); each shard's gradient is complete on its rank
+ *     and is summed over the ranks holding the same shard (rank % M), divided
+ *     by the number of groups (benchmarks/modelpar, docs/modelpar.md).
  *
  * defines: network_t, net_facts, net_slice, net_params, net_grad_ready_fn */
 #ifndef EXADL_TRAIN_NETWORK_H
@@ -58,6 +63,10 @@ typedef struct {
     int64_t convention_flops; /* per sample: the published convention (3 x forward conv) */
     int replica_ranks;        /* ranks sharing each sample (spatial parallelism); 0 or 1:
                                  none.  The runtime zeroes net_facts before facts() */
+    int sharded;              /* model parallelism: the replica_ranks ranks of a group each
+                                 hold a different shard of the parameters (params is this
+                                 rank's); first weights, gradient sums and the identity check
+                                 then run among the ranks r, r + R, r + 2R, ... only */
 } net_facts;
 
 /* A run of the parameter array updated as one (the optimizer's unit). */

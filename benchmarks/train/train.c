@@ -386,10 +386,31 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         return -1;
     }
     int groups = comm->size / R;
+    /* model parallelism (facts.sharded, network.h): the ranks of a group hold
+     * different shards, so the first weights, the gradient sums and the
+     * identity check run among the replicas of each shard (jr) only */
+    train_job jr = *j;
+    comm_t replicas = *comm;
+    if (f.sharded && R > 1) {
+        CHECK_MPI(MPI_Comm_split(comm->world, comm->rank % R, comm->rank, &replicas.world));
+        CHECK_MPI(MPI_Comm_rank(replicas.world, &replicas.rank));
+        CHECK_MPI(MPI_Comm_size(replicas.world, &replicas.size));
+        jr.comm = &replicas;
+    }
 
     void *n;
     optim_t *opt;
-    if (open_instance(j, &f, ens_seed(e, c->seed), &n, &opt, err, errlen)) return -1;
+    int bad = open_instance(&jr, &f, ens_seed(e, c->seed), &n, &opt, err, errlen) != 0, any = bad;
+    if (jr.comm != comm) CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm->world));
+    if (any && !bad) {
+        snprintf(err, errlen, "a rank of another shard ran out of memory allocating the network");
+        optim_free(opt);
+        net->release(n);
+    }
+    if (any) {
+        if (jr.comm != comm) CHECK_MPI(MPI_Comm_free(&replicas.world));
+        return -1;
+    }
     r->bytes = net->bytes(n) + optim_bytes_run(c, f.params);
 
     size_t in_n, tg_n;
@@ -399,16 +420,17 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
     ktab_t step_tab;
     ktab_init(&step_tab, table_rows(&f));
     kc_t kc = {.ops = be->ops, .ctx = be->ctx, .tab = &step_tab, .timing = c->kernel_timing};
-    gsync_t *gs = open_gsync(j, n, f.layers, r, err, errlen);
+    gsync_t *gs = open_gsync(&jr, n, f.layers, r, err, errlen);
     if (!gs) {
         ktab_free(&step_tab);
         free(input);
         free(target);
         optim_free(opt);
         net->release(n);
+        if (jr.comm != comm) CHECK_MPI(MPI_Comm_free(&replicas.world));
         return -1;
     }
-    lionx_t *lx = open_exchange(j, opt, gs, r);
+    lionx_t *lx = open_exchange(&jr, opt, gs, r);
     if (be->tune_pass) tune_pass(j, n, input, target, &f);
     int total = c->warmup + c->steps;
     double t_start = timer_now_s();
@@ -441,7 +463,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         const gsync_step *gst = gsync_last_step(gs);
         if (lx) lionx_take_rows(lx, &step_tab);
         add_reduction_rows(gs, &step_tab, lx ? "sign_exchange" : "allreduce");
-        if (s >= c->warmup) keep_update(j, lx, f.params, s - c->warmup, r);
+        if (s >= c->warmup) keep_update(&jr, lx, f.params, s - c->warmup, r);
         double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, mx[6],
                gloss;
         CHECK_MPI(MPI_Allreduce(in6, mx, 5, MPI_DOUBLE, MPI_MAX, comm->world));
@@ -475,7 +497,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
             fflush(stdout);
         }
     }
-    validate(j, n, f.params, r);
+    validate(&jr, n, f.params, r);
     int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     gsync_free(gs);
     lionx_free(lx);
@@ -484,6 +506,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
     free(target);
     optim_free(opt);
     net->release(n);
+    if (jr.comm != comm) CHECK_MPI(MPI_Comm_free(&replicas.world));
     return rc;
 }
 

@@ -89,6 +89,17 @@ const workload_t workloads[] = {
         .check_config = "--check-config",
         .sections = no_sections,
     },
+    {
+        /* the locally connected autoencoder with its weights sharded over
+         * model groups (docs/modelpar.md): a training record plus its
+         * model_parallel block (the model_parallel section of the report); no
+         * describe answers: no exact reference yet */
+        .name = "modelpar",
+        .program = "modelpar",
+        .kind = "modelpar",
+        .sysinfo = 1,
+        .sections = training_sections,
+    },
     {.name = NULL},
 };
 
