@@ -16,7 +16,7 @@ static int describe(const mp_args *a)
 {
     char err[512];
     mp_model m;
-    int ranks = a->ranks ? a->ranks : a->cfg.model_ranks;
+    int ranks = a->ranks ? a->ranks : a->cfg.model_ranks > 0 ? a->cfg.model_ranks : 1;
     if (mp_model_build(&m, &a->cfg, NULL, ranks, 0, err, sizeof err)) check_usage("%s", err);
     int64_t executed = train_dry_flops(&modelpar_network, &m, a->cfg.run.batch, NULL);
     mp_describe(&m, stdout, executed, a->cfg.run.batch);

@@ -73,5 +73,8 @@ void mp_rec_fill(tprog_run *run, const mp_args *a)
     run->meta.benchmark = "modelpar";
     run->meta.config = write_config;
     run->meta.config_arg = c;
-    snprintf(run->title, sizeof run->title, "%s%s, model ranks %d", c->preset[0] ? "preset " : "custom network", c->preset, c->model_ranks);
+    if (c->model_ranks > 0)
+        snprintf(run->title, sizeof run->title, "%s%s, model ranks %d", c->preset[0] ? "preset " : "custom network", c->preset, c->model_ranks);
+    else
+        snprintf(run->title, sizeof run->title, "%s%s, model ranks: every rank", c->preset[0] ? "preset " : "custom network", c->preset);
 }

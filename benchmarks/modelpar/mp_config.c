@@ -46,7 +46,7 @@ static const kt_key keys[] = {
     {.key = "sparsity", .type = KT_DOUBLE, .off = F(sparsity), .min = 0, .max = 1e6,
      .help = "lambda of the L1 sparsity term on lc2's output (0: none)"},
     INT(dense, 0, 1 << 20, "D: hidden width of a tensor-parallel dense pair after lc2 (0: none)"),
-    INT(model_ranks, 1, 1 << 20, "M: ranks of a model group (each a tile of every layer)"),
+    INT(model_ranks, 0, 1 << 20, "M: ranks of a model group (each a tile of every layer); 0: every rank of the job (one model group)"),
     {.key = "grid", .type = KT_WORD, .off = F(grid), .aux = sizeof(((mp_cfg *)0)->grid),
      .valid = grid_valid, .what = "auto or GYxGX (positive tiles along rows and columns)",
      .help = "tiles of a model group: GYxGX with GY * GX = model-ranks, or auto"},

@@ -19,7 +19,10 @@ int mp_geom_make(mp_geom *g, const mp_cfg *c, int ranks, int rank, char *err, si
 {
     memset(g, 0, sizeof *g);
     g->cfg = *c;
-    int M = c->model_ranks, S = c->size;
+    /* model_ranks 0: one model group of every rank of the job (a suite entry
+     * whose scales are its model groups' sizes) */
+    int M = c->model_ranks > 0 ? c->model_ranks : ranks, S = c->size;
+    g->cfg.model_ranks = M;
     g->positions = (int64_t)S * S;
     if (M > g->positions)
         return snprintf(err, errlen,

@@ -216,4 +216,15 @@ refused "not model-ranks" 1 --model-ranks 4 --grid 1x2
 refused "do not form model groups" 3 --model-ranks 2
 refused "no grid of" 1 --model-ranks 7
 refused "not divisible by model-ranks" 1 --model-ranks 4 --dense 6
+
+# --model-ranks 0: one model group of every rank of the job (the default
+# suite's entry over scales 1 and 2): the same run as --model-ranks 2
+run all2 2 --model-ranks 0
+run two2 2 --model-ranks 2
+if grep -q '^  model_ranks: 2$' "$T/all2.yaml" 2>/dev/null && cmp -s "$T/all2.w.0" "$T/two2.w.0" &&
+    cmp -s "$T/all2.w.1" "$T/two2.w.1"; then
+    echo "PASS: modelpar --model-ranks 0 on 2 ranks is one model group of 2 (weights equal to --model-ranks 2)"
+else
+    echo "FAIL: modelpar --model-ranks 0: $(grep -m1 'model_ranks' "$T/all2.yaml" 2>/dev/null)"
+fi
 exit 0
