@@ -6,6 +6,7 @@
 
 #include "harness/run/launchplan.h"
 #include "harness/suite/suite.h"
+#include "tests/unit/doubling.h"
 #include "tests/unit/tap.h"
 
 static machine_t mach = {.cores = 4, .gpus = 0};
@@ -296,6 +297,43 @@ static void test_file_errors(void)
     T_ASSERT(rc == -1 && strstr(err, "/no/such/suite.yaml: cannot open"), "missing file: %s", err);
 }
 
+/* issue 30 D5: env and config mappings (and the list of benchmarks) are read
+ * in O(n log n): 80,000 entries took 35-55 s when every key was compared with
+ * every earlier one.  n entries of each, then 2n: the time at most 2.5x. */
+static void big_suite(void *ctx, size_t n)
+{
+    (void)ctx;
+    sb_t b = {0};
+    sb_printf(&b, "exadl_suite: 1\nname: big\nscales: [1]\nenv:\n");
+    for (size_t i = 0; i < n; i++) sb_printf(&b, "  V%zu: \"%zu\"\n", i, i);
+    sb_printf(&b, "benchmarks:\n  - program: /bin/true\n    config:\n");
+    for (size_t i = 0; i < n; i++) sb_printf(&b, "      opt%zu: %zu\n", i, i);
+    sb_printf(&b, "    env:\n"); /* half replace the suite's values, half are new */
+    for (size_t i = n / 2; i < n + n / 2; i++) sb_printf(&b, "      V%zu: b\n", i);
+    for (size_t i = 0; i < n / 16; i++) sb_printf(&b, "  - {program: /bin/true, name: b%zu}\n", i);
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = suite_load_text(a, sb_str(&b), b.len, "t.yaml", ".", &mach, &s, err, sizeof err);
+    sb_free(&b);
+    size_t nenv = rc ? 0 : s.bench[0].nenv, nconf = rc ? 0 : s.bench[0].nconfig;
+    size_t nb = rc ? 0 : s.nbench;
+    const char *v = rc ? NULL : s.bench[0].env[n / 2].value;
+    int replaced = v && !strcmp(v, "b"); /* the suite's V(n/2), replaced by the benchmark's */
+    ar_free(a);
+    T_ASSERT(rc == 0, "the big suite did not load: %s", err);
+    T_ASSERT(nenv == n + n / 2 && nconf == n && nb == 1 + n / 16 && replaced,
+             "%zu entries: env %zu, config %zu, benchmarks %zu, V%zu replaced %d", n, nenv, nconf,
+             nb, n / 2, replaced);
+}
+
+static void test_big_maps_linear(void)
+{
+    double t1, t2, r = doubling_ratio(big_suite, NULL, 40000, &t1, &t2);
+    T_ASSERT(r <= DOUBLING_MAX_RATIO, "40,000 entries %.3f s, 80,000 entries %.3f s: %.2fx (at most "
+             "%.1fx for a linear reader)", t1, t2, r, DOUBLING_MAX_RATIO);
+    printf("# suite env/config: 40,000 entries %.3f s, 80,000 %.3f s (%.2fx)\n", t1, t2, r);
+}
+
 int main(void)
 {
     T_RUN(test_good_suite);
@@ -308,5 +346,6 @@ int main(void)
     T_RUN(test_bad_yaml);
     T_RUN(test_binary_garbage);
     T_RUN(test_file_errors);
+    T_RUN(test_big_maps_linear);
     T_DONE();
 }
