@@ -222,9 +222,15 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
         snprintf(r->why, sizeof r->why, "cannot create log %s: %s", o->log, strerror(errno));
         return 1;
     }
-    if (o->header) {
-        ssize_t w = write(logfd, o->header, strlen(o->header));
-        (void)w;
+    if (o->header) { /* a full disk: say so here, not with an empty log */
+        size_t len = strlen(o->header);
+        ssize_t w = write(logfd, o->header, len);
+        if (w != (ssize_t)len) {
+            snprintf(r->why, sizeof r->why, "cannot write log %s: %s", o->log ? o->log : "/dev/null",
+                     w < 0 ? strerror(errno) : "short write (disk full?)");
+            close(logfd);
+            return 1;
+        }
     }
     int pipefd[2] = {-1, -1};
     if (o->capture && pipe2(pipefd, O_CLOEXEC) != 0) {

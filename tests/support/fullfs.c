@@ -3,9 +3,13 @@
  * so every write to it fails with ENOSPC as on a full disk, while the rest of
  * the program (MPI's shared memory, logs) works.  tests/it/sec_untrusted.sh
  * checks that a benchmark that cannot write its record says so and exits
- * non-zero (issue 12, D4). */
+ * non-zero (issue 12, D4).  open and openat are covered too (exadl opens its
+ * launch logs with them): tests/it/sec_inputs.sh checks that a launch whose
+ * log cannot be written says why (issue 30, D8). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,4 +23,56 @@ FILE *fopen(const char *path, const char *mode)
     if (m && *m && path && mode && strstr(path, m) && (strchr(mode, 'w') || strchr(mode, 'a')))
         return real("/dev/full", mode);
     return real(path, mode);
+}
+
+/* the marked path, when path is marked and opened for writing */
+static const char *full_path(const char *path, int flags)
+{
+    const char *m = getenv("EXADL_FULLFS");
+    if (m && *m && path && strstr(path, m) && (flags & (O_WRONLY | O_RDWR))) return "/dev/full";
+    return path;
+}
+
+static int mode_of(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, int) : 0;
+}
+
+int open(const char *path, int flags, ...);
+int open(const char *path, int flags, ...)
+{
+    static int (*real)(const char *, int, ...);
+    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+    va_list ap;
+    va_start(ap, flags);
+    int mode = mode_of(flags, ap);
+    va_end(ap);
+    const char *p = full_path(path, flags);
+    return real(p, p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+}
+
+int open64(const char *path, int flags, ...);
+int open64(const char *path, int flags, ...)
+{
+    static int (*real)(const char *, int, ...);
+    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+    va_list ap;
+    va_start(ap, flags);
+    int mode = mode_of(flags, ap);
+    va_end(ap);
+    const char *p = full_path(path, flags);
+    return real(p, p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+}
+
+int openat(int dir, const char *path, int flags, ...);
+int openat(int dir, const char *path, int flags, ...)
+{
+    static int (*real)(int, const char *, int, ...);
+    if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+    va_list ap;
+    va_start(ap, flags);
+    int mode = mode_of(flags, ap);
+    va_end(ap);
+    const char *p = full_path(path, flags);
+    return real(dir, p, p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
 }
