@@ -397,8 +397,19 @@ char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whyle
 
 char *log_tail(arena_t *a, const char *path, int max_lines, size_t max_bytes)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ar_strdup(a, "(no log)");
+    /* a run folder is untrusted: a FIFO planted as a log must not block */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) return ar_strdup(a, "(no log)");
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ar_strdup(a, "(the log is not a regular file)");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ar_strdup(a, "(no log)");
+    }
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     long start = size > (long)max_bytes ? size - (long)max_bytes : 0;

@@ -8,7 +8,8 @@
 #   cap a suite of exactly 64 MiB is read, one byte more is refused naming
 #       the cap (docs/harness.md)
 #   full a launch whose log cannot be written (ENOSPC, tests/support/fullfs.c)
-#       says why in exadl's output and the journal, not with an empty log
+#       says why in exadl's output and the journal, not with an empty log;
+#       a FIFO planted as that launch's log does not block analyze
 # Every command runs under `timeout 20`: a regression fails, it does not hang.
 set -u
 exadl=${EXADL_BIN:?}/exadl
@@ -86,6 +87,14 @@ if [ -f "$full" ]; then
         && grep -q 'No space left on device' "$frun/journal.yaml" \
         && pass "full disk: the launch fails saying ENOSPC (output and journal), exit 1" \
         || { fail "full disk: exit $rc, no ENOSPC named"; echo "$out" | tail -n 8 | sed 's/^/    /'; }
+    # the same folder with a FIFO planted as the failed launch's log: analyze
+    # quotes the log's end in report.md and must not block on it
+    if [ -n "$frun" ] && rm -f "$frun/logs/fullb-n1-r1.log" && mkfifo "$frun/logs/fullb-n1-r1.log"; then
+        out=$(timeout 20 "$exadl" analyze "$frun" 2>&1); rc=$?
+        [ $rc -eq 1 ] && grep -q 'the log is not a regular file' "$frun/report.md" \
+            && pass "analyze: a FIFO planted as a log is not read, exit 1" \
+            || fail "analyze with a FIFO log: exit $rc (124: it blocked): $(tail -n 3 <<<"$out")"
+    fi
 else
     fail "full disk: $full is not built"
 fi
