@@ -3,14 +3,16 @@
  * smallest CPU time of each size is kept (CPU time of this thread: time other
  * jobs take from a loaded machine is not counted; the minimum drops the
  * tries a cache or a page fault slowed).  A linear (or n log n) parser gives
- * a ratio near 2, a quadratic one near 4; tests assert at most 2.5. */
+ * a ratio near 2 (2.4 seen on a machine with load 14 on 2 cores), a
+ * quadratic one near 4 (3.9 to 4.4 measured before the fixes); tests
+ * assert at most 3. */
 #ifndef EXADL_TEST_DOUBLING_H
 #define EXADL_TEST_DOUBLING_H
 
 #include <stddef.h>
 #include <time.h>
 
-#define DOUBLING_MAX_RATIO 2.5
+#define DOUBLING_MAX_RATIO 3.0
 
 static inline double doubling_cpu_s_(void)
 {

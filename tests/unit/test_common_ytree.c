@@ -431,7 +431,7 @@ static void test_long_list(void)
 
 /* issue 30 item 4: aliases are found through a tree of the anchors, not a
  * scan of every anchor before them (n anchors and 4n aliases to the oldest
- * first were O(n^2)): at 2n anchors the load takes at most 2.5x as long */
+ * first were O(n^2)): at 2n anchors the load takes at most 3x as long */
 static void many_aliases(void *ctx, size_t n)
 {
     (void)ctx;

@@ -1,6 +1,6 @@
 /* Readers of run folders are linear (issue 30 item 4): journal.yaml, where
  * each line's launch id was compared with every id before it (O(n^2) for a
- * journal of n launches), is read at 2n lines in at most 2.5x the time of n
+ * journal of n launches), is read at 2n lines in at most 3x the time of n
  * (tests/unit/doubling.h: CPU time, the minimum of three tries). */
 #define _GNU_SOURCE
 #include <stdio.h>
