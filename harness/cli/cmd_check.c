@@ -8,6 +8,7 @@
 #include "harness/report/check_report.h"
 #include "harness/report/results.h"
 #include "harness/report/summary.h"
+#include "harness/util/esc.h"
 
 static const char help_check[] =
     "usage: exadl check RUN [--reference FILE]...\n"
@@ -84,7 +85,8 @@ static int cmd_check(int argc, char **argv)
     }
     const char *note = checks_unanswered_note(a, &ck, &probe);
     if (note) fprintf(stderr, "exadl check: note: %s\n", note);
-    printf("run %s (suite %s, machine %s)\n", r.name, r.suite ? r.suite : "?", r.machine);
+    printf("run %s (suite %s, machine %s)\n", esc_term(a, r.name), r.suite ? esc_term(a, r.suite) : "?",
+           esc_term(a, r.machine));
     checks_print(stdout, &ck);
     int p, f, na;
     checks_count(&ck, &p, &f, &na);

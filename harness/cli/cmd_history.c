@@ -12,6 +12,7 @@
 #include "harness/plots/plots.h"
 #include "harness/report/results.h"
 #include "harness/run/rundir.h"
+#include "harness/util/esc.h"
 
 static const char help_history[] =
     "usage: exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N]\n"
@@ -168,8 +169,8 @@ static int cmd_history(int argc, char **argv)
             if (first && first->value != 0)
                 snprintf(ch, sizeof ch, "%+.1f%%", (m[i]->value - first->value) / fabs(first->value) * 100);
         }
-        printf("%-4zu %-40s %-14s %-21s %-40s %s\n", i + 1, r[i].name, r[i].machine,
-               r[i].started_utc ? r[i].started_utc : "?", v, ch);
+        printf("%-4zu %-40s %-14s %-21s %-40s %s\n", i + 1, esc_term(a, r[i].name),
+               esc_term(a, r[i].machine), r[i].started_utc ? esc_term(a, r[i].started_utc) : "?", v, ch);
     }
     for (size_t k = 0; k < nm; k++) {
         if (k) sb_puts(&dat, "\n\n"); /* gnuplot's next index: the next machine */

@@ -19,6 +19,7 @@
 #include "harness/proc/launch.h"
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
+#include "harness/util/esc.h"
 
 static int stage_options(run_t *r)
 {
@@ -29,6 +30,9 @@ static int stage_options(run_t *r)
             r->machine = argv[++i];
             if (!r->machine[0] || strlen(r->machine) > 100)
                 return run_stop(r, usage_error("run", "--machine: give a name of 1 to 100 characters"));
+            if (esc_has_control(r->machine))
+                return run_stop(r, usage_error("run", "--machine: control characters (a newline, an "
+                                               "escape) are not allowed in a name"));
         }
         else if (!strcmp(argv[i], "--reference") && i + 1 < r->argc && r->nextra < 64)
             r->extra[r->nextra++] = argv[++i];

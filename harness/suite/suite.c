@@ -9,6 +9,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/ytree.h"
 #include "harness/suite/suite_values.h"
+#include "harness/util/esc.h"
 #include "harness/workloads/workload.h"
 
 const char *const suite_top_keys[] = {
@@ -212,6 +213,9 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     }
     if ((k = yt_get(r, "name"))) {
         if (suite_scalar_str(c, k, "name", &s->name)) return -1;
+        if (esc_has_control(s->name)) /* it heads report.md and every table */
+            return suite_err_at(c, k, "name: control characters (a newline, an escape) are not "
+                                "allowed in a name");
     } else {
         char *nm = sanitize_name(c->a, path_basename(s->path));
         char *dot = strrchr(nm, '.');
@@ -225,6 +229,9 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         /* a name shown in every table and plot title */
         if (!s->machine_name[0] || strlen(s->machine_name) > 100)
             return suite_err_at(c, k, "machine: give a name of 1 to 100 characters");
+        if (esc_has_control(s->machine_name))
+            return suite_err_at(c, k, "machine: control characters (a newline, an escape) are not "
+                                "allowed in a name");
     }
     s->launcher = launcher_default();
     if ((k = yt_get(r, "launcher")) && parse_launcher(c, k, s)) return -1;

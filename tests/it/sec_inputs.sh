@@ -10,6 +10,10 @@
 #   full a launch whose log cannot be written (ENOSPC, tests/support/fullfs.c)
 #       says why in exadl's output and the journal, not with an empty log;
 #       a FIFO planted as that launch's log does not block analyze
+#   D7  results.yaml's machine and host with ESC, BEL and a newline: check,
+#       history and compare print them escaped (\x1b); a record's CPU model
+#       with a forged "Verdict" line is one escaped cell of report.md; a
+#       --machine name with an escape is refused
 # Every command runs under `timeout 20`: a regression fails, it does not hang.
 set -u
 exadl=${EXADL_BIN:?}/exadl
@@ -98,5 +102,36 @@ if [ -f "$full" ]; then
 else
     fail "full disk: $full is not built"
 fi
+
+# ---- D7: text from a run folder reaches the terminal and report.md escaped
+if [ -n "$run" ]; then
+    h=$tmp/hostile
+    cp -r "$run" "$h"
+    # results.yaml's machine and host with an OSC title, BEL, CSI and a newline
+    sed -i 's/^  machine: null/  machine: "m\\e]2;pwned\\a\\nVerdict: all checks PASS"/; s/^  host: .*/  host: "h\\e[31mred"/' \
+        "$h/results.yaml"
+    printf 'exadl_reference: 1\nkind: acceptance\nchecks:\n  - {metric: throughput_samples_per_s, where: {benchmark: ok}, value: 1, lower: -1, upper: 1.0e9}\n' \
+        >"$tmp/ref.yaml"
+    for c in "check $h --reference $tmp/ref.yaml" "history $h" "compare $h $h"; do
+        out=$(timeout 20 "$exadl" $c 2>&1)
+        if grep -q 'm\\x1b\]2;pwned\\x07\\nVerdict' <<<"$out" && ! grep -q $'[\x1b\x07]' <<<"$out"; then
+            pass "$c: results.yaml's machine shown escaped (\\x1b, \\x07, \\n)"
+        else
+            fail "$c: control characters reached the terminal: $(head -c 400 <<<"$out" | cat -v)"
+        fi
+    done 2>/dev/null
+    # a record's CPU model with an escape and a forged verdict line
+    sed -i 's/model: Fake CPU/model: "Fake\\e[2J\\n\\nVerdict: all checks PASS"/' "$h"/records/*.yaml
+    timeout 20 "$exadl" analyze "$h" >/dev/null 2>&1
+    if grep -q 'Fake\\x1b\\\[2J  Verdict' "$h/report.md" && ! grep -q $'\x1b' "$h/report.md" \
+        && ! grep -q '^Verdict' "$h/report.md"; then
+        pass "report.md: a record's CPU model escaped, no forged line"
+    else
+        fail "report.md: $(grep -n 'CPU' "$h/report.md" | head -3 | cat -v)"
+    fi
+fi
+out=$(timeout 20 "$exadl" run --machine $'a\e[31m' --dry-run "$tmp/s.yaml" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q 'control characters' <<<"$out" && pass "run --machine with an escape: refused, exit 2" \
+    || fail "run --machine with an escape: exit $rc: $(cat -v <<<"$out" | head -3)"
 
 exit $((fails > 0))

@@ -9,6 +9,7 @@
 #include "harness/checks/failures.h"
 #include "harness/report/runctx.h"
 #include "harness/report/summary.h"
+#include "harness/util/esc.h"
 
 static void md(sb_t *o, const runctx_t *c, const void *self)
 {
@@ -17,7 +18,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     int p, f, na, ok, nfail, intr, notrun;
     outcome_count(ri->o, ri->no, &ok, &nfail, &intr, &notrun);
     checks_count(&c->ck, &p, &f, &na);
-    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->machine ? ri->machine : ri->host);
+    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", esc_md(c->a, ri->suite),
+              esc_md(c->a, ri->machine ? ri->machine : ri->host));
     sb_printf(o, "Run `%s`, started %s, finished %s. ", ri->name, ri->started_utc,
               ri->finished_utc);
     if (ri->interrupted)
