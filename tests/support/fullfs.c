@@ -33,46 +33,48 @@ static const char *full_path(const char *path, int flags)
     return path;
 }
 
+/* the mode argument of open(2), there only with O_CREAT or O_TMPFILE */
 static int mode_of(int flags, va_list ap)
 {
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, int) : 0;
 }
 
-int open(const char *path, int flags, ...);
-int open(const char *path, int flags, ...)
+/* /dev/full exists: what would create the marked file must not fail on it */
+static int real_flags(const char *p, const char *path, int flags)
 {
-    static int (*real)(const char *, int, ...);
-    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
-    va_list ap;
-    va_start(ap, flags);
-    int mode = mode_of(flags, ap);
-    va_end(ap);
-    const char *p = full_path(path, flags);
-    return real(p, p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+    return p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW);
 }
 
-int open64(const char *path, int flags, ...);
-int open64(const char *path, int flags, ...)
+static int full_open(const char *sym, const char *path, int flags, va_list ap)
 {
-    static int (*real)(const char *, int, ...);
-    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
-    va_list ap;
-    va_start(ap, flags);
+    int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, sym);
     int mode = mode_of(flags, ap);
-    va_end(ap);
     const char *p = full_path(path, flags);
-    return real(p, p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+    return real(p, real_flags(p, path, flags), mode);
 }
+
+#define FULL_OPEN(name)                                                    \
+    int name(const char *path, int flags, ...);                            \
+    int name(const char *path, int flags, ...)                             \
+    {                                                                      \
+        va_list ap;                                                        \
+        va_start(ap, flags);                                               \
+        int fd = full_open(#name, path, flags, ap);                        \
+        va_end(ap);                                                        \
+        return fd;                                                         \
+    }
+FULL_OPEN(open)
+FULL_OPEN(open64)
 
 int openat(int dir, const char *path, int flags, ...);
 int openat(int dir, const char *path, int flags, ...)
 {
-    static int (*real)(int, const char *, int, ...);
-    if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+    int (*real)(int, const char *, int, ...) =
+        (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
     va_list ap;
     va_start(ap, flags);
     int mode = mode_of(flags, ap);
     va_end(ap);
     const char *p = full_path(path, flags);
-    return real(dir, p, p == path ? flags : flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+    return real(dir, p, real_flags(p, path, flags), mode);
 }
