@@ -51,7 +51,7 @@ static void read_journal(void *ctx, size_t n)
 
 static void test_journal_linear(void)
 {
-    size_t n = 20000 / DOUBLING_SMALLER;
+    size_t n = DOUBLING_N(20000, 32);
     T_ASSERT(mkdtemp(dir) != NULL, "mkdtemp");
     journal_file(n);
     journal_file(2 * n);

@@ -345,7 +345,7 @@ static void big_suite(void *ctx, size_t n)
 
 static void test_big_maps_linear(void)
 {
-    size_t n = 40000 / DOUBLING_SMALLER;
+    size_t n = DOUBLING_N(40000, 32);
     for (int k = 0; k < 2; k++) big.n[k] = n << k, big.text[k] = big_text(n << k, &big.len[k]);
     double t1, t2, r = doubling_ratio(big_suite, NULL, n, &t1, &t2);
     free(big.text[0]);
