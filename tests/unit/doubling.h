@@ -10,6 +10,7 @@
 #define EXADL_TEST_DOUBLING_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 #define DOUBLING_MAX_RATIO 3.0
@@ -48,5 +49,16 @@ static inline double doubling_ratio(void (*work)(void *ctx, size_t n), void *ctx
     *t1_s = best1, *t2_s = best2;
     return best1 > 0 ? best2 / best1 : 0;
 }
+
+/* Run work at n and 2n, print the times and fail the test (tests/unit/tap.h)
+ * when the ratio is above DOUBLING_MAX_RATIO; what names the input. */
+#define DOUBLING_CHECK(work, ctx, n, what)                                                     \
+    do {                                                                                       \
+        double t1_, t2_, r_ = doubling_ratio((work), (ctx), (n), &t1_, &t2_);                  \
+        printf("# %s: n=%zu %.3f s, 2n %.3f s (%.2fx)\n", (what), (size_t)(n), t1_, t2_, r_); \
+        T_ASSERT(r_ <= DOUBLING_MAX_RATIO, "%s: n=%zu %.3f s, 2n %.3f s: %.2fx (at most %.1fx: "   \
+                 "a linear reader takes about 2x, a quadratic one 4x)", (what), (size_t)(n),    \
+                 t1_, t2_, r_, DOUBLING_MAX_RATIO);                                             \
+    } while (0)
 
 #endif

@@ -453,11 +453,7 @@ static void many_aliases(void *ctx, size_t n)
 
 static void test_many_aliases(void)
 {
-    size_t n = DOUBLING_N(25000, 16);
-    double t1, t2, r = doubling_ratio(many_aliases, NULL, n, &t1, &t2);
-    T_ASSERT(r <= DOUBLING_MAX_RATIO, "%zu anchors %.3f s, %zu %.3f s: %.2fx (at most %.1fx)", n,
-             t1, 2 * n, t2, r, DOUBLING_MAX_RATIO);
-    printf("# %zu anchors and %zu aliases %.3f s, twice that %.3f s (%.2fx)\n", n, 4 * n, t1, t2, r);
+    DOUBLING_CHECK(many_aliases, NULL, DOUBLING_N(25000, 16), "anchors (and 4x as many aliases)");
 }
 
 int main(void)

@@ -59,9 +59,9 @@ static void test_journal_linear(void)
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     T_ASSERT(system(cmd) == 0, "cannot remove %s", dir);
+    printf("# journal.yaml: n=%zu launches %.3f s, 2n %.3f s (%.2fx)\n", n, t1, t2, r);
     T_ASSERT(r <= DOUBLING_MAX_RATIO, "journal of %zu launches %.3f s, %zu %.3f s: %.2fx (at most "
              "%.1fx)", n, t1, 2 * n, t2, r, DOUBLING_MAX_RATIO);
-    printf("# journal.yaml: %zu launches %.3f s, %zu %.3f s (%.2fx)\n", n, t1, 2 * n, t2, r);
 }
 
 int main(void)

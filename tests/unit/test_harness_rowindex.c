@@ -123,12 +123,7 @@ static void check_many(void *ctx, size_t n)
 
 static void test_check_linear(void)
 {
-    size_t n = DOUBLING_N(50000, 8);
-    double t1, t2, r = doubling_ratio(check_many, NULL, n, &t1, &t2);
-    T_ASSERT(r <= DOUBLING_MAX_RATIO, "%zu checks x %zu rows %.3f s, twice both %.3f s: %.2fx (at "
-             "most %.1fx when linear in checks + rows)", n / 5, n, t1, t2, r, DOUBLING_MAX_RATIO);
-    printf("# check: %zu checks x %zu rows %.3f s, %zu x %zu %.3f s (%.2fx)\n", n / 5, n, t1,
-           2 * n / 5, 2 * n, t2, r);
+    DOUBLING_CHECK(check_many, NULL, DOUBLING_N(50000, 8), "rows (and n/5 checks)");
 }
 
 /* a check whose where value no row records: where_diagnose lists the values
@@ -156,11 +151,8 @@ static void check_unmatched(void *ctx, size_t n)
 
 static void test_unmatched_linear(void)
 {
-    size_t n = DOUBLING_N(5000, 8); /* the lists stay in cache at n and 2n */
-    double t1, t2, r = doubling_ratio(check_unmatched, NULL, n, &t1, &t2);
-    T_ASSERT(r <= DOUBLING_MAX_RATIO, "40 unmatched checks x %zu rows %.3f s, x %zu %.3f s: %.2fx "
-             "(at most %.1fx)", n, t1, 2 * n, t2, r, DOUBLING_MAX_RATIO);
-    printf("# 40 unmatched checks: %zu rows %.3f s, %zu %.3f s (%.2fx)\n", n, t1, 2 * n, t2, r);
+    /* the lists stay in cache at n and 2n */
+    DOUBLING_CHECK(check_unmatched, NULL, DOUBLING_N(5000, 8), "rows of 40 unmatched checks");
 }
 
 int main(void)
