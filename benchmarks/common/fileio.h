@@ -7,8 +7,10 @@
 #include <stddef.h>
 
 /* The file's bytes, NUL-terminated (len, when not NULL, excludes the NUL);
- * NULL with "PATH: problem" in err when it cannot be opened or read or is
- * larger than max bytes. */
+ * NULL with "PATH: problem" in err when it cannot be opened or read, is
+ * larger than max bytes, or is not a regular file ("PATH: not a regular file
+ * (a FIFO)": a FIFO, device or directory is refused before any read, so a
+ * FIFO nobody writes to cannot block the reader). */
 char *fileio_read(const char *path, size_t *len, size_t max, char *err, size_t errlen);
 /* Write len bytes to path atomically; 0, or -1 with err. */
 int fileio_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,8 @@ typedef struct {
     ytdoc *doc;
     ytnode *stack[YT_MAX_DEPTH + 1];
     int depth;
-    anchor_t *anchors;
-    size_t nanchors, capanchors;
+    void *anchors;   /* anchor_t by name, a balanced tree (tsearch): O(log n) a lookup */
+    size_t nanchors;
     size_t total;
     char *err;
     size_t errlen;
@@ -89,28 +90,41 @@ static int bmsg(builder_t *b, yaml_mark_t m, const char *fmt, ...)
     return -1;
 }
 
+static int anchor_cmp(const void *x, const void *y)
+{
+    return strcmp(((const anchor_t *)x)->name, ((const anchor_t *)y)->name);
+}
+
+static void anchor_free(void *p)
+{
+    free(((anchor_t *)p)->name);
+    free(p);
+}
+
 static int anchor_add(builder_t *b, const char *name, ytnode *n, yaml_mark_t m)
 {
     if (!name) return 0;
-    /* aliases are looked up by a linear search: bound it */
     if (b->nanchors == YT_MAX_ANCHORS)
         return bmsg(b, m, "more than %u anchors (&name) in one document", YT_MAX_ANCHORS);
-    if (b->nanchors == b->capanchors) {
-        b->capanchors = b->capanchors ? 2 * b->capanchors : 16;
-        b->anchors = realloc(b->anchors, b->capanchors * sizeof *b->anchors);
-        CHECK(b->anchors != NULL, "cannot grow the YAML anchor table");
+    anchor_t *a = XMALLOC(sizeof *a, "YAML anchor");
+    a->name = strdup(name);
+    a->node = n;
+    CHECK(a->name != NULL, "cannot copy a YAML anchor name");
+    anchor_t **slot = tsearch(a, &b->anchors, anchor_cmp);
+    CHECK(slot != NULL, "cannot grow the YAML anchor table");
+    if (*slot != a) { /* the name again: later aliases mean the new node */
+        (*slot)->node = n;
+        anchor_free(a);
     }
-    b->anchors[b->nanchors].name = strdup(name);
-    b->anchors[b->nanchors].node = n;
     b->nanchors++;
     return 0;
 }
 
 static ytnode *anchor_find(builder_t *b, const char *name)
 {
-    for (size_t i = b->nanchors; i-- > 0;)
-        if (strcmp(b->anchors[i].name, name) == 0) return b->anchors[i].node;
-    return NULL;
+    anchor_t key = {.name = (char *)name};
+    anchor_t **hit = tfind(&key, &b->anchors, anchor_cmp);
+    return hit ? (*hit)->node : NULL;
 }
 
 /* Attach a finished or opened node to the current parent (or make it the root). */
@@ -285,8 +299,7 @@ ytdoc *yt_load_string(const char *text, size_t len, const char *name, char *err,
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     int rc = build(&b, &p);
     yaml_parser_delete(&p);
-    for (size_t i = 0; i < b.nanchors; i++) free(b.anchors[i].name);
-    free(b.anchors);
+    tdestroy(b.anchors, anchor_free);
     if (rc) {
         yt_free(doc);
         return NULL;

@@ -8,6 +8,7 @@
 
 #include "benchmarks/common/ytree.h"
 #include "harness/checks/rowkeys.h"
+#include "harness/checks/rowindex.h"
 #include "harness/checks/where.h"
 #include "harness/proc/argv.h"
 #include "harness/workloads/workload.h"
@@ -358,6 +359,7 @@ static void no_match(arena_t *a, const reference_t *r, const refspec_t *s, const
 void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
                         const probe_t *probe, checks_t *out)
 {
+    const rowindex_t *ix = rowindex_build(a, t); /* linear in checks + rows, not their product */
     for (size_t i = 0; i < r->n; i++) {
         const refspec_t *s = &r->c[i];
         const char *sc = where_get(s, "scale");
@@ -366,27 +368,19 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
         int largest = !sc ? (mi && mi->per_scale) : (!strcmp(sc, "largest") || !strcmp(sc, "max"));
         int smallest = sc && (!strcmp(sc, "smallest") || !strcmp(sc, "min"));
         if (sc && !largest && !smallest) opt_parse_int(sc, &want);
-        size_t found = 0;
-        for (size_t j = 0; j < t->n; j++) {
-            const metric_t *m = &t->m[j];
-            if (!row_matches(s, m)) continue;
+        size_t found = 0, *rows, nrows = rowindex_candidates(a, ix, s->metric, s->where,
+                                                             s->nwhere, &rows), nhit = 0;
+        for (size_t j = 0; j < nrows; j++) /* the index's candidates, tested here */
+            if (row_matches(s, &t->m[rows[j]])) rows[nhit++] = rows[j];
+        if (largest || smallest) /* extreme scale of this benchmark (and row params) */
+            nhit = rowindex_keep_extreme(a, ix, rows, nhit, largest);
+        for (size_t j = 0; j < nhit; j++) {
+            const metric_t *m = &t->m[rows[j]];
             if (want >= 0 && m->scale != want) continue;
-            if (largest || smallest) { /* extreme scale of this benchmark (and row params) */
-                int skip = 0;
-                for (size_t k = 0; k < t->n && !skip; k++) {
-                    const metric_t *o = &t->m[k];
-                    if (k == j || !row_matches(s, o) || strcmp(o->bench, m->bench)) continue;
-                    if (largest && o->scale > m->scale) skip = 1;
-                    if (smallest && o->scale < m->scale) skip = 1;
-                }
-                if (skip) continue;
-            }
             found++;
             add(a, out, r, s, t, m, m->value, "run", NULL);
-            for (size_t k = 0; k < t->n; k++) /* how many launches the number rests on */
-                if (t->m[k].scale == m->scale && !strcmp(t->m[k].metric, "launches_ok") &&
-                    !strcmp(t->m[k].bench, m->bench))
-                    out->c[out->n - 1].launches = (int)t->m[k].value;
+            /* how many launches the number rests on */
+            out->c[out->n - 1].launches = (int)rowindex_launches_ok(ix, m->bench, m->scale);
         }
         if (found) continue;
         no_match(a, r, s, t, probe, want, out);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "harness/checks/where.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "benchmarks/common/ytree.h"
@@ -36,16 +37,29 @@ static int bench_is(const metric_t *m, const char *want)
            !strcmp(path_basename(m->program ? m->program : ""), want);
 }
 
+/* the slot of s in the index after a list of cap entries: a table of 2 * cap
+ * positions + 1 (0: empty), open addressing; a scan of the list per row was
+ * O(rows x distinct values) per check (issue 30 D8) */
+static size_t *index_slot(const char **v, size_t cap, const char *s)
+{
+    size_t *tab = (size_t *)(void *)(v + cap), mask = 2 * cap - 1;
+    size_t h = 1469598103934665603u ^ (size_t)(uintptr_t)&index_slot; /* per-process seed */
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = (h ^ *p) * 1099511628211u;
+    for (size_t i = h & mask;; i = (i + 1) & mask)
+        if (!tab[i] || !strcmp(v[tab[i] - 1], s)) return &tab[i];
+}
+
 static void push_unique(arena_t *a, const char ***v, size_t *n, size_t *cap, const char *s)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*v)[i], s)) return;
+    if (*cap && *index_slot(*v, *cap, s)) return;
     if (*n + 2 > *cap) { /* room for s and the NULL that ends the list */
         size_t nc = *cap ? 2 * *cap : 8;
-        const char **w = ar_alloc(a, nc * sizeof *w);
+        const char **w = ar_alloc(a, nc * sizeof *w + 2 * nc * sizeof(size_t));
         if (*n) memcpy(w, *v, *n * sizeof *w);
+        for (size_t i = 0; i < *n; i++) *index_slot(w, nc, w[i]) = i + 1;
         *v = w, *cap = nc;
     }
+    *index_slot(*v, *cap, s) = *n + 1;
     (*v)[(*n)++] = s;
     (*v)[*n] = NULL;
 }

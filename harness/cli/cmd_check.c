@@ -10,6 +10,7 @@
 #include "harness/report/check_report.h"
 #include "harness/report/results.h"
 #include "harness/report/summary.h"
+#include "harness/util/esc.h"
 
 /* s with control characters as '?' */
 static const char *printable(arena_t *a, const char *s)
@@ -130,7 +131,8 @@ static int cmd_check(int argc, char **argv)
         if (n && n->kind == YT_SCALAR)
             checks_skipped(a, &ck, n->str, why && why->kind == YT_SCALAR ? printable(a, why->str) : NULL);
     }
-    printf("run %s (suite %s, machine %s)\n", r.name, r.suite ? r.suite : "?", r.machine);
+    printf("run %s (suite %s, machine %s)\n", esc_term(a, r.name), r.suite ? esc_term(a, r.suite) : "?",
+           esc_term(a, r.machine));
     /* the real error first: launches that failed leave their checks nothing to measure */
     if (r.launches_failed)
         printf("failed launches: %d of %d launches of this run failed; the checks of their "

@@ -17,6 +17,7 @@
 #include "harness/report/results.h"
 #include "harness/report/results_diff.h"
 #include "harness/report/results_pool.h"
+#include "harness/util/esc.h"
 
 static const char help_compare[] =
     "usage: exadl compare RUN_A RUN_B [options]             regression: A is the baseline\n"
@@ -141,8 +142,11 @@ static int parse(int argc, char **argv, copts_t *o)
 static void header(const char *tag, const results_t *r)
 {
     int host = r->host && strcmp(r->host, r->machine);
-    printf("%s: %s  machine %s%s%s%s, suite %s, %s, exadl %s (commit %s)\n", tag, r->name, r->machine,
-           host ? " (host " : "", host ? r->host : "", host ? ")" : "", r->suite ? r->suite : "?",
+    char e[4][256]; /* results.yaml's text, escaped for the terminal (harness/util/esc.h) */
+    printf("%s: %s  machine %s%s%s%s, suite %s, %s, exadl %s (commit %s)\n", tag,
+           esc_term_buf(e[0], 256, r->name), esc_term_buf(e[1], 256, r->machine),
+           host ? " (host " : "", host ? esc_term_buf(e[2], 256, r->host) : "", host ? ")" : "",
+           r->suite ? esc_term_buf(e[3], 256, r->suite) : "?",
            r->started_utc ? r->started_utc : "?", r->version ? r->version : "(not recorded)",
            r->commit ? r->commit : "(not recorded)");
 }
@@ -292,7 +296,7 @@ static int regression(arena_t *a, const copts_t *o, results_t *r, size_t nr, rdi
 
 static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
 {
-    printf("B / A: %s / %s\n\n", r[1].machine, r[0].machine);
+    printf("B / A: %s / %s\n\n", esc_term(a, r[1].machine), esc_term(a, r[0].machine));
     table_t tab = {.ncol = 6};
     table_row(a, &tab, (const char *[]){"metric", "benchmark", "A [95% CI]", "B [95% CI]",
                                         "B/A [95% CI]", "winner"});
@@ -321,8 +325,8 @@ static int procurement(arena_t *a, const copts_t *o, results_t *r, rdiffs_t *d)
             ratio_of(ma, mb, &q);
             if (isfinite(q.lo)) snprintf(rr, sizeof rr, "%.3gx [%.3g, %.3g]", q.r, q.lo, q.hi);
             else if (isfinite(q.r)) snprintf(rr, sizeof rr, "%.3gx (no CI)", q.r);
-            win = q.winner == 2 ? ar_printf(a, "B (%s)", r[1].machine)
-                  : q.winner == 1 ? ar_printf(a, "A (%s)", r[0].machine)
+            win = q.winner == 2 ? ar_printf(a, "B (%s)", esc_term(a, r[1].machine))
+                  : q.winner == 1 ? ar_printf(a, "A (%s)", esc_term(a, r[0].machine))
                   : q.winner == 0 ? (ma->better ? "tie (CI holds 1)" : "-")
                                   : "unknown (no CI)";
             pinter_t pa, pb;
@@ -408,7 +412,7 @@ static int cmd_compare(int argc, char **argv)
     results_diff_print(stdout, &d[0]);
     if (!o.procurement && strcmp(r[0].machine, r[nb].machine))
         printf("note: the machines differ (%s, %s): --mode procurement gives B/A ratios\n\n",
-               r[0].machine, r[nb].machine);
+               esc_term(a, r[0].machine), esc_term(a, r[nb].machine));
     rc = o.procurement ? procurement(a, &o, r, d) : regression(a, &o, r, o.nrun, d);
     ar_free(a);
     return rc;

@@ -17,6 +17,7 @@
 #include "harness/report/results_diff.h"
 #include "harness/report/results_pool.h"
 #include "harness/run/rundir.h"
+#include "harness/util/esc.h"
 
 static const char help_history[] =
     "usage: exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N]\n"
@@ -327,8 +328,8 @@ static int cmd_history(int argc, char **argv)
                          allow && i + 1 != last && results_workload_differs(a, &r[i], &r[last - 1], m[i]->bench)
                              ? " (config differs)" : "");
         }
-        printf("%-4zu %-40s %-14s %-21s %-40s %s\n", i + 1, r[i].name, r[i].machine,
-               r[i].started_utc ? r[i].started_utc : "?", v, ch);
+        printf("%-4zu %-40s %-14s %-21s %-40s %s\n", i + 1, esc_term(a, r[i].name),
+               esc_term(a, r[i].machine), r[i].started_utc ? esc_term(a, r[i].started_utc) : "?", v, ch);
     }
     for (size_t k = 0; k < nm; k++) {
         if (k) sb_puts(&dat, "\n\n"); /* gnuplot's next index: the next machine */

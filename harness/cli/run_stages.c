@@ -20,6 +20,7 @@
 #include "harness/run/confcheck.h"
 #include "harness/run/rundir.h"
 #include "harness/run/sweep.h"
+#include "harness/util/esc.h"
 
 static int stage_options(run_t *r)
 {
@@ -37,6 +38,9 @@ static int stage_options(run_t *r)
             r->machine = v;
             if (!r->machine[0] || strlen(r->machine) > 100)
                 return run_stop(r, usage_error("run", "--machine: give a name of 1 to 100 characters"));
+            if (esc_has_control(r->machine))
+                return run_stop(r, usage_error("run", "--machine: control characters (a newline, an "
+                                               "escape) are not allowed in a name"));
         }
         else if (!strcmp(o, "--reference")) {
             if (r->nextra == 64)

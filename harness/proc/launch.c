@@ -222,9 +222,15 @@ int spawn_run(const spawn_opts_t *o, spawn_result_t *r)
         snprintf(r->why, sizeof r->why, "cannot create log %s: %s", o->log, strerror(errno));
         return 1;
     }
-    if (o->header) {
-        ssize_t w = write(logfd, o->header, strlen(o->header));
-        (void)w;
+    if (o->header) { /* a full disk: say so here, not with an empty log */
+        size_t len = strlen(o->header);
+        ssize_t w = write(logfd, o->header, len);
+        if (w != (ssize_t)len) {
+            snprintf(r->why, sizeof r->why, "cannot write log %s: %s", o->log ? o->log : "/dev/null",
+                     w < 0 ? strerror(errno) : "short write (disk full?)");
+            close(logfd);
+            return 1;
+        }
     }
     int pipefd[2] = {-1, -1};
     if (o->capture && pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -391,8 +397,19 @@ char *spawn_capture(char *const *argv, double timeout_s, char *why, size_t whyle
 
 char *log_tail(arena_t *a, const char *path, int max_lines, size_t max_bytes)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ar_strdup(a, "(no log)");
+    /* a run folder is untrusted: a FIFO planted as a log must not block */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) return ar_strdup(a, "(no log)");
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ar_strdup(a, "(the log is not a regular file)");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ar_strdup(a, "(no log)");
+    }
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     long start = size > (long)max_bytes ? size - (long)max_bytes : 0;

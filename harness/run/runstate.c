@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchmarks/common/check.h"
 #include "benchmarks/common/record/read.h"
 #include "benchmarks/common/record/record.h"
 #include "harness/util/safefile.h"
@@ -247,6 +249,18 @@ static int journal_line(arena_t *a, const char *line, size_t len, outcome_t *o)
     return 0;
 }
 
+typedef struct {
+    const char *id;
+    size_t i; /* its slot in the outcomes */
+} journal_id_t;
+
+static int journal_id_cmp(const void *x, const void *y)
+{
+    return strcmp(((const journal_id_t *)x)->id, ((const journal_id_t *)y)->id);
+}
+
+static void journal_id_keep(void *p) { (void)p; } /* the arena frees them */
+
 int journal_read(arena_t *a, const char *dir, outcome_t **o, size_t *n, int *skipped, char *err,
                  size_t errlen)
 {
@@ -257,13 +271,17 @@ int journal_read(arena_t *a, const char *dir, outcome_t **o, size_t *n, int *ski
     char *text = fileio_read(path, &len, (size_t)256 << 20, err, errlen);
     if (!text) return -1;
     size_t cap = 0;
+    void *ids = NULL;
     for (char *p = text; p < text + len;) {
         char *nl = memchr(p, '\n', (size_t)(text + len - p));
         size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
         outcome_t x;
         if (l && !journal_line(a, p, l, &x)) {
-            size_t i = 0;
-            while (i < *n && strcmp((*o)[i].id, x.id)) i++;
+            /* the ids so far in a balanced tree: a scan per line was O(n^2) */
+            journal_id_t *k = ar_alloc(a, sizeof *k), **hit;
+            *k = (journal_id_t){x.id, *n};
+            CHECK((hit = tsearch(k, &ids, journal_id_cmp)) != NULL, "out of memory (journal ids)");
+            size_t i = (*hit)->i;
             if (i == *n) {
                 AR_GROW(a, *o, *n, cap);
                 (*n)++;
@@ -275,5 +293,6 @@ int journal_read(arena_t *a, const char *dir, outcome_t **o, size_t *n, int *ski
         p += l + 1;
     }
     free(text);
+    tdestroy(ids, journal_id_keep);
     return 0;
 }

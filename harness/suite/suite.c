@@ -2,11 +2,14 @@
 #include "harness/suite/suite.h"
 
 #include <ctype.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/common/check.h"
 #include "benchmarks/common/ytree.h"
 #include "harness/suite/suite_values.h"
+#include "harness/util/esc.h"
 #include "harness/workloads/workload.h"
 
 const char *const suite_top_keys[] = {
@@ -105,6 +108,13 @@ static const char *resolve_program(ctx_t *c, const char *prog)
     return path_search(c->a, prog);
 }
 
+static int bench_name_cmp(const void *x, const void *y)
+{
+    return strcmp(((const bench_spec_t *)x)->name, ((const bench_spec_t *)y)->name);
+}
+
+static void no_free(void *p) { (void)p; }
+
 static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t *b,
                        const bench_spec_t *defaults)
 {
@@ -112,9 +122,7 @@ static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t
     if (yt_check_keys(c->d, n, suite_bench_keys, c->err, c->errlen)) return -1;
     *b = *defaults;
     b->line = n->line;
-    b->env = ar_alloc(c->a, (defaults->nenv + 1) * sizeof *b->env);
-    if (defaults->nenv) memcpy(b->env, defaults->env, defaults->nenv * sizeof *b->env);
-    size_t envcap = defaults->nenv + 1;
+    size_t envcap = 0; /* the suite's env, shared: copied only for an env: of its own */
     const ytnode *k;
     if (!(k = yt_get(n, "program")))
         return suite_err_at(c, n, "a benchmark needs program: (%s, or a path)",
@@ -206,6 +214,9 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     }
     if ((k = yt_get(r, "name"))) {
         if (suite_scalar_str(c, k, "name", &s->name)) return -1;
+        if (esc_has_control(s->name)) /* it heads report.md and every table */
+            return suite_err_at(c, k, "name: control characters (a newline, an escape) are not "
+                                "allowed in a name");
     } else {
         char *nm = sanitize_name(c->a, path_basename(s->path));
         char *dot = strrchr(nm, '.');
@@ -219,6 +230,9 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
         /* a name shown in every table and plot title */
         if (!s->machine_name[0] || strlen(s->machine_name) > 100)
             return suite_err_at(c, k, "machine: give a name of 1 to 100 characters");
+        if (esc_has_control(s->machine_name))
+            return suite_err_at(c, k, "machine: control characters (a newline, an escape) are not "
+                                "allowed in a name");
     }
     s->launcher = launcher_default();
     if ((k = yt_get(r, "launcher")) && parse_launcher(c, k, s)) return -1;
@@ -303,15 +317,22 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     if (yt_expect(c->d, bl, YT_SEQ, "benchmarks", c->err, c->errlen)) return -1;
     if (bl->n == 0) return suite_err_at(c, bl, "benchmarks is an empty list");
     s->bench = ar_alloc(c->a, bl->n * sizeof *s->bench);
+    void *names = NULL; /* the names so far, a balanced tree: O(n log n), not every pair */
     for (size_t i = 0; i < bl->n; i++) {
         bench_spec_t *b = &s->bench[i];
-        if (parse_bench(c, bl->items[i], s, b, &def)) return -1;
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(s->bench[j].name, b->name))
-                return suite_err_at(c, bl->items[i], "benchmark name '%s' is used twice (line %d); "
-                                               "give one a name:", b->name, s->bench[j].line);
+        int rc = parse_bench(c, bl->items[i], s, b, &def);
+        bench_spec_t **seen = rc ? NULL : tsearch(b, &names, bench_name_cmp);
+        CHECK(rc || seen, "out of memory indexing benchmark names");
+        if (!rc && *seen != b)
+            rc = suite_err_at(c, bl->items[i], "benchmark name '%s' is used twice (line %d); "
+                              "give one a name:", b->name, (*seen)->line);
+        if (rc) {
+            tdestroy(names, no_free);
+            return -1;
+        }
         s->nbench++;
     }
+    tdestroy(names, no_free);
     if (s->model_base) {
         int found = 0;
         for (size_t i = 0; i < s->nbench; i++) found |= !strcmp(s->bench[i].name, s->model_base);

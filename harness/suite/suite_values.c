@@ -106,9 +106,46 @@ int suite_parse_scales(ctx_t *c, const ytnode *n, int **out, size_t *nout)
 }
 
 /* ---- maps of key: value ------------------------------------------------------- */
+/* A key given twice in one mapping never gets here: the YAML reader refuses
+ * it (benchmarks/common/ytree.c, sorted, O(n log n)), so these readers need
+ * no check of their own; comparing every key with every earlier one took
+ * 35-55 s for 80,000 entries. */
+
+static int env_cmp(const void *x, const void *y, void *env)
+{
+    const kv_t *e = env;
+    return strcmp(e[*(const size_t *)x].key, e[*(const size_t *)y].key);
+}
+
+/* the slot of key among the first n entries of env, whose indices ix holds
+ * sorted by key; n when absent */
+static size_t env_find(const kv_t *env, const size_t *ix, size_t n, const char *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(env[ix[mid]].key, key);
+        if (!c) return ix[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return n;
+}
+
 int suite_parse_env(ctx_t *c, const ytnode *n, kv_t **out, size_t *nout, size_t *cap)
 {
     if (yt_expect(c->d, n, YT_MAP, "env", c->err, c->errlen)) return -1;
+    if (*cap < *nout + n->n + 1) { /* shared with the suite (*cap 0) or small: one copy */
+        kv_t *e = ar_alloc(c->a, (*nout + n->n + 1) * sizeof *e);
+        if (*nout) memcpy(e, *out, *nout * sizeof *e);
+        *out = e;
+        *cap = *nout + n->n + 1;
+    }
+    /* the entries before this mapping (the suite's, for a benchmark's env),
+     * sorted once: each key of this mapping is looked up in O(log n) */
+    size_t had = *nout, *ix = ar_alloc(c->a, (had + 1) * sizeof *ix);
+    for (size_t i = 0; i < had; i++) ix[i] = i;
+    if (had > 1) qsort_r(ix, had, sizeof *ix, env_cmp, *out);
     for (size_t i = 0; i < n->n; i++) {
         const ytnode *k = yt_key(n, i), *v = yt_val(n, i);
         if (k->kind != YT_SCALAR || !k->str[0] || isdigit((unsigned char)k->str[0]) ||
@@ -118,17 +155,9 @@ int suite_parse_env(ctx_t *c, const ytnode *n, kv_t **out, size_t *nout, size_t 
                           k->kind == YT_SCALAR ? k->str : "(collection)");
         if (v->kind != YT_SCALAR)
             return suite_err_at(c, v, "env: %s must be a text value (or null to unset it)", k->str);
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(yt_key(n, j)->str, k->str))
-                return suite_err_at(c, k, "env: %s given twice", k->str);
         /* a benchmark's env replaces the suite's value of the same name */
-        size_t slot = *nout;
-        for (size_t j = 0; j < *nout; j++)
-            if (!strcmp((*out)[j].key, k->str)) slot = j;
-        if (slot == *nout) {
-            AR_GROW(c->a, *out, *nout, *cap);
-            (*nout)++;
-        }
+        size_t slot = env_find(*out, ix, had, k->str);
+        if (slot == had) slot = (*nout)++; /* room made above */
         (*out)[slot].key = ar_strdup(c->a, k->str);
         (*out)[slot].value = yt_is_null(v) ? NULL : ar_strdup(c->a, v->str);
     }
@@ -146,9 +175,6 @@ int suite_parse_config(ctx_t *c, const ytnode *n, bench_spec_t *b)
                 strlen(k->str))
             return suite_err_at(c, k, "config: '%s' is not an option name",
                           k->kind == YT_SCALAR ? k->str : "(collection)");
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(yt_key(n, j)->str, k->str))
-                return suite_err_at(c, k, "config: %s given twice", k->str);
         kv_t *kv = &b->config[b->nconfig++];
         kv->key = ar_strdup(c->a, k->str);
         if (v->kind == YT_SCALAR) {

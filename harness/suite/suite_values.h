@@ -37,7 +37,9 @@ int suite_powers(ctx_t *c, const ytnode *n, long long lo, long long hi, long lon
                  size_t *nv);
 /* a list, a number, auto, or {min, max, factor}: sorted, arena-allocated */
 int suite_parse_scales(ctx_t *c, const ytnode *n, int **out, size_t *nout);
-/* env: map of NAME: value|null, merged into (*out, *nout) (same names replaced) */
+/* env: map of NAME: value|null, merged into (*out, *nout) (same names replaced);
+ * *cap is the room *out owns: 0 when it is shared (the suite's env a
+ * benchmark starts from), which is then copied before it changes */
 int suite_parse_env(ctx_t *c, const ytnode *n, kv_t **out, size_t *nout, size_t *cap);
 int suite_parse_config(ctx_t *c, const ytnode *n, bench_spec_t *b);
 int suite_parse_strlist(ctx_t *c, const ytnode *n, const char *what, const char ***out,

@@ -10,6 +10,7 @@
 
 #include "benchmarks/common/timer.h"
 #include "benchmarks/common/ytree.h"
+#include "tests/unit/doubling.h"
 #include "tests/unit/tap.h"
 
 static char err[1024];
@@ -428,6 +429,33 @@ static void test_long_list(void)
     T_ASSERT(dt < 10, "a %zu-item list took %.1f s to load", items, dt);
 }
 
+/* issue 30 item 4: aliases are found through a tree of the anchors, not a
+ * scan of every anchor before them (n anchors and 4n aliases to the oldest
+ * first were O(n^2)): at 2n anchors the load takes at most 3x as long */
+static void many_aliases(void *ctx, size_t n)
+{
+    (void)ctx;
+    size_t cap = 64 * n + 64, k = 0;
+    char *t = malloc(cap);
+    T_ASSERT(t != NULL, "malloc");
+    for (size_t i = 0; i < n; i++) k += (size_t)snprintf(t + k, cap - k, "- &a%zu %zu\n", i, i);
+    for (size_t i = 0; i < 4 * n; i++) k += (size_t)snprintf(t + k, cap - k, "- *a%zu\n", i % n);
+    ytdoc *d = yt_load_string(t, k, "t.yaml", err, sizeof err);
+    free(t);
+    size_t items = d ? d->root->n : 0;
+    const char *last = d ? d->root->items[items - 1]->str : "";
+    char want[32]; /* the last alias names anchor (4n - 1) mod n */
+    snprintf(want, sizeof want, "%zu", (4 * n - 1) % n);
+    int ok = d && !strcmp(last, want);
+    yt_free(d);
+    T_ASSERT(ok && items == 5 * n, "%zu anchors: %zu items, last %s: %s", n, items, ok ? "ok" : "wrong", err);
+}
+
+static void test_many_aliases(void)
+{
+    DOUBLING_CHECK(many_aliases, NULL, DOUBLING_N(25000, 16), "anchors (and 4x as many aliases)");
+}
+
 int main(void)
 {
 #define RUN(fn) (T_RUN(fn), yt_free(doc), doc = NULL)
@@ -443,5 +471,6 @@ int main(void)
     RUN(test_check_keys);
     RUN(test_duplicate_keys);
     RUN(test_long_list);
+    RUN(test_many_aliases);
     T_DONE();
 }

@@ -6,6 +6,7 @@
 
 #include "harness/run/launchplan.h"
 #include "harness/suite/suite.h"
+#include "tests/unit/doubling.h"
 #include "tests/unit/tap.h"
 
 static machine_t mach = {.cores = 4, .gpus = 0};
@@ -252,6 +253,11 @@ static void test_unknown_keys(void)
 
 static void test_bad_values(void)
 {
+    /* issue 30 D7: names shown on terminals and heading report.md */
+    bad("name: \"x\\nVerdict: all checks PASS\"\nbenchmarks: [{program: /bin/true}]\n", 1, 7,
+        "control characters");
+    bad("machine: \"m\\e]2;pwned\\a\"\nbenchmarks: [{program: /bin/true}]\n", 1, 10,
+        "control characters");
     bad("benchmarks: []\n", 1, 13, "empty");
     bad("launcher: mpirn\nbenchmarks: [{program: /bin/true}]\n", 1, 11, "did you mean 'mpirun'");
     bad("launcher: \"go {rank} {cmd}\"\nbenchmarks: [{program: /bin/true}]\n", 1, 11, "placeholder");
@@ -337,6 +343,56 @@ static void test_file_errors(void)
     T_ASSERT(rc == -1 && strstr(err, "/no/such/suite.yaml: cannot open"), "missing file: %s", err);
 }
 
+/* issue 30 D5: env and config mappings (and the list of benchmarks) are read
+ * in O(n log n): 80,000 entries took 35-55 s when every key was compared with
+ * every earlier one.  n entries of each, then 2n: the time at most 3x
+ * (about 2 when linear, 4 when quadratic). */
+static char *big_text(size_t n, size_t *len)
+{
+    sb_t b = {0};
+    sb_printf(&b, "exadl_suite: 1\nname: big\nscales: [1]\nenv:\n");
+    for (size_t i = 0; i < n; i++) sb_printf(&b, "  V%zu: \"%zu\"\n", i, i);
+    sb_printf(&b, "benchmarks:\n  - program: /bin/true\n    config:\n");
+    for (size_t i = 0; i < n; i++) sb_printf(&b, "      opt%zu: %zu\n", i, i);
+    sb_printf(&b, "    env:\n"); /* half replace the suite's values, half are new */
+    for (size_t i = n / 2; i < n + n / 2; i++) sb_printf(&b, "      V%zu: b\n", i);
+    for (size_t i = 0; i < n / 16; i++) sb_printf(&b, "  - {program: /bin/true, name: b%zu}\n", i);
+    *len = b.len;
+    return b.s; /* the builder's buffer, now the caller's */
+}
+
+static struct {
+    size_t n[2], len[2];
+    char *text[2];
+} big; /* the two suites, written before the clock starts */
+
+static void big_suite(void *ctx, size_t n)
+{
+    (void)ctx;
+    int k = n != big.n[0];
+    arena_t *a = ar_new();
+    suite_t s;
+    int rc = suite_load_text(a, big.text[k], big.len[k], "t.yaml", ".", &mach, &s, err, sizeof err);
+    size_t nenv = rc ? 0 : s.bench[0].nenv, nconf = rc ? 0 : s.bench[0].nconfig;
+    size_t nb = rc ? 0 : s.nbench;
+    const char *v = rc ? NULL : s.bench[0].env[n / 2].value;
+    int replaced = v && !strcmp(v, "b"); /* the suite's V(n/2), replaced by the benchmark's */
+    ar_free(a);
+    T_ASSERT(rc == 0, "the big suite did not load: %s", err);
+    T_ASSERT(nenv == n + n / 2 && nconf == n && nb == 1 + n / 16 && replaced,
+             "%zu entries: env %zu, config %zu, benchmarks %zu, V%zu replaced %d", n, nenv, nconf,
+             nb, n / 2, replaced);
+}
+
+static void test_big_maps_linear(void)
+{
+    size_t n = DOUBLING_N(40000, 32);
+    for (int k = 0; k < 2; k++) big.n[k] = n << k, big.text[k] = big_text(n << k, &big.len[k]);
+    DOUBLING_CHECK(big_suite, NULL, n, "suite env and config entries");
+    free(big.text[0]);
+    free(big.text[1]);
+}
+
 int main(void)
 {
     T_RUN(test_good_suite);
@@ -350,5 +406,6 @@ int main(void)
     T_RUN(test_bad_yaml);
     T_RUN(test_binary_garbage);
     T_RUN(test_file_errors);
+    T_RUN(test_big_maps_linear);
     T_DONE();
 }

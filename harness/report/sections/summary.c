@@ -9,6 +9,7 @@
 #include "harness/checks/failures.h"
 #include "harness/report/runctx.h"
 #include "harness/report/summary.h"
+#include "harness/util/esc.h"
 
 static void md(sb_t *o, const runctx_t *c, const void *self)
 {
@@ -19,7 +20,8 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     checks_count(&c->ck, &p, &f, &na);
     ck_tally_t tl = checks_tally(&c->ck);
     f = tl.fail + tl.described_fail; /* failed checks; reference errors are said apart */
-    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", ri->suite, ri->machine ? ri->machine : ri->host);
+    sb_printf(o, "# ExaDL report: suite %s on %s\n\n", esc_md(c->a, ri->suite),
+              esc_md(c->a, ri->machine ? ri->machine : ri->host));
     sb_printf(o, "Run `%s`, started %s, finished %s. ", ri->name, ri->started_utc,
               ri->finished_utc);
     if (ri->interrupted)
