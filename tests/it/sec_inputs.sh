@@ -92,11 +92,12 @@ if [ -f "$full" ]; then
         && pass "full disk: the launch fails saying ENOSPC (output and journal), exit 1" \
         || { fail "full disk: exit $rc, no ENOSPC named"; echo "$out" | tail -n 8 | sed 's/^/    /'; }
     # the same folder with a FIFO planted as the failed launch's log: analyze
-    # quotes the log's end in report.md and must not block on it
+    # must not block on it; the run folder check refuses the folder (exit 2,
+    # one line naming the FIFO) before anything is read
     if [ -n "$frun" ] && rm -f "$frun/logs/fullb-n1-r1.log" && mkfifo "$frun/logs/fullb-n1-r1.log"; then
         out=$(timeout 20 "$exadl" analyze "$frun" 2>&1); rc=$?
-        [ $rc -eq 1 ] && grep -q 'the log is not a regular file' "$frun/report.md" \
-            && pass "analyze: a FIFO planted as a log is not read, exit 1" \
+        [ $rc -eq 2 ] && grep -q 'logs/fullb-n1-r1.log is a FIFO' <<<"$out" \
+            && pass "analyze: a FIFO planted as a log is refused in one line, not read, exit 2" \
             || fail "analyze with a FIFO log: exit $rc (124: it blocked): $(tail -n 3 <<<"$out")"
     fi
 else

@@ -417,16 +417,16 @@ static void test_long_list(void)
     }
     t[k++] = ']';
     t[k] = 0;
-    double t0 = timer_now_s();
+    double t0 = doubling_cpu_s_();
     yt_free(doc);
     doc = yt_load_string(t, k, "t.yaml", err, sizeof err);
-    double dt = timer_now_s() - t0;
+    double dt = doubling_cpu_s_() - t0;
     free(t);
     T_ASSERT(doc != NULL, "did not load: %s", err);
     T_ASSERT(doc->root->n == items, "%zu items", doc->root->n);
     T_ASSERT(doc->root->cap < 2 * items + 8, "%zu slots for %zu items", doc->root->cap, items);
     printf("# %zu-item list loaded in %.2f s\n", items, dt);
-    T_ASSERT(dt < 10, "a %zu-item list took %.1f s to load", items, dt);
+    T_ASSERT(dt < 10, "a %zu-item list took %.1f s of CPU to load", items, dt);
 }
 
 /* issue 30 item 4: aliases are found through a tree of the anchors, not a
