@@ -94,4 +94,21 @@ int64_t flops_dense(int64_t n, int64_t in, int64_t out);
 int64_t flops_mse_fwd(int64_t elems);
 int64_t flops_mse_bwd(int64_t elems);
 
+/* ---- segmentation kernels (climate) ----------------------------------------
+ * Dilated convolution: 2 * k*k * c_in * c_out per output pixel (h_out x
+ * w_out of the forward's output), padding taps multiplied like any other;
+ * the same count for the data gradient (every output pixel and tap, as the
+ * forward) and the weight gradient. */
+int64_t flops_dconv(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h_out,
+                    int64_t w_out);
+/* Batch norm forward (elems = n*c*h*w, c channels): sum for the mean (1),
+ * (x - mean)^2 summed (3), y = (x - mean) * rstd * gamma + beta (4): 8 per
+ * element; per channel the two multiplies by 1/count and rstd = 1 /
+ * sqrt(var + eps) (3): 5.  Backward: xhat (2), dbeta += dy (1), dgamma +=
+ * dy xhat (2), then xhat again (2) and dx = k (dy - mean_dy - xhat mean_dyxhat)
+ * (4): 11 per element; per channel rstd (3), k = gamma rstd (1) and two
+ * multiplies by 1/count: 6. */
+int64_t flops_bn_fwd(int64_t elems, int64_t c);
+int64_t flops_bn_bwd(int64_t elems, int64_t c);
+
 #endif

@@ -62,6 +62,7 @@ typedef struct {
     kf_prim_cache gcache; /* the bf16 GEMMs' matmuls (kf_gemm.c) */
     void *gbuf;           /* their bf16 operand copies */
     size_t gbuf_bytes;
+    struct kf_seg_cache *cache_seg; /* dilated convs, batch norms (kern_fast_seg.c) */
 } kf_ctx;
 
 /* Bound on the blocked copies of the activations of one band (bytes); the
