@@ -345,6 +345,9 @@ static void dconv_geometry(const tview *x, const tview *y, const kern_dconv *g, 
           "%s: %dx%d input gives %dx%d output with k %d stride %d pad %d dil %d, not %dx%d",
           kernel, x->h, x->w, kern_dconv_out(x->h, g), kern_dconv_out(x->w, g), g->k, g->stride,
           g->pad, g->dil, y->h, y->w);
+    int gr = kern_dconv_groups(g);
+    CHECK(x->c % gr == 0 && y->c % gr == 0, "%s: %d and %d channels do not split into %d groups",
+          kernel, x->c, y->c, gr);
 }
 
 void kc_dconv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, const kern_dconv *g,
@@ -352,7 +355,8 @@ void kc_dconv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, co
 {
     has_kernel(kc, (const void *)kc->ops->dconv_fwd, "dconv_fwd");
     dconv_geometry(x, y, g, "dconv_fwd");
-    COUNTED("dconv_fwd", layer, flops_dconv(y->n, x->c, y->c, g->k, y->h, y->w),
+    COUNTED("dconv_fwd", layer,
+            flops_dconv(y->n, x->c / kern_dconv_groups(g), y->c, g->k, y->h, y->w),
             kc->ops->dconv_fwd(kc->ctx, x, w, g, y));
 }
 
@@ -361,7 +365,8 @@ void kc_dconv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void 
 {
     has_kernel(kc, (const void *)kc->ops->dconv_bwd_data, "dconv_bwd_data");
     dconv_geometry(dx, dy, g, "dconv_bwd_data");
-    COUNTED("dconv_bwd_data", layer, flops_dconv(dy->n, dx->c, dy->c, g->k, dy->h, dy->w),
+    COUNTED("dconv_bwd_data", layer,
+            flops_dconv(dy->n, dx->c / kern_dconv_groups(g), dy->c, g->k, dy->h, dy->w),
             kc->ops->dconv_bwd_data(kc->ctx, dy, w, g, dx));
 }
 
@@ -370,7 +375,8 @@ void kc_dconv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tvi
 {
     has_kernel(kc, (const void *)kc->ops->dconv_bwd_weights, "dconv_bwd_weights");
     dconv_geometry(x, dy, g, "dconv_bwd_weights");
-    COUNTED("dconv_bwd_weights", layer, flops_dconv(dy->n, x->c, dy->c, g->k, dy->h, dy->w),
+    COUNTED("dconv_bwd_weights", layer,
+            flops_dconv(dy->n, x->c / kern_dconv_groups(g), dy->c, g->k, dy->h, dy->w),
             kc->ops->dconv_bwd_weights(kc->ctx, x, dy, g, dw));
 }
 

@@ -9,8 +9,9 @@
  * of a larger buffer with a gap between samples; elements outside the
  * window must be left bit-for-bit as they were.  Shapes cover DeepLabv3+'s
  * geometries: stride 2 with padding 1, atrous rates 2, 4, 6 with padding =
- * rate, 1x1, channel counts that are not multiples of 8; on 1 and 2
- * threads. */
+ * rate, 1x1, channel counts that are not multiples of 8, depthwise
+ * (groups = channels, Xception's separable convolutions) and grouped; on 1
+ * and 2 threads. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,24 +38,29 @@ static int npool;
 
 static tb *mk(int n, int c, int h, int w, int pre, int post, int gap)
 {
-    if (npool == 64) abort();
+    if (npool == 64)
+        abort();
     tb *t = &pool_[npool++];
     int64_t ss = (int64_t)(pre + c + post) * h * w + gap;
     t->len = (size_t)(n * ss);
     t->buf = malloc(t->len * sizeof(float) + 1);
-    if (!t->buf) abort();
-    for (size_t i = 0; i < t->len; i++) t->buf[i] = (float)(2 * rng_uniform(&R) - 1);
+    if (!t->buf)
+        abort();
+    for (size_t i = 0; i < t->len; i++)
+        t->buf[i] = (float)(2 * rng_uniform(&R) - 1);
     t->v = (tview){t->buf + (size_t)pre * h * w, n, c, h, w, ss};
     return t;
 }
 
 static tb *dup(const tb *s)
 {
-    if (npool == 64) abort();
+    if (npool == 64)
+        abort();
     tb *d = &pool_[npool++];
     *d = *s;
     d->buf = malloc(s->len * sizeof(float) + 1);
-    if (!d->buf) abort();
+    if (!d->buf)
+        abort();
     memcpy(d->buf, s->buf, s->len * sizeof(float));
     d->v.p = d->buf + ((float *)s->v.p - s->buf);
     return d;
@@ -62,13 +68,15 @@ static tb *dup(const tb *s)
 
 static void free_all(void)
 {
-    while (npool) free(pool_[--npool].buf);
+    while (npool)
+        free(pool_[--npool].buf);
 }
 
 static int inside(const tview *v, const float *buf, size_t i)
 {
     int64_t off = (const float *)v->p - buf, rel = (int64_t)i - off;
-    if (rel < 0) return 0;
+    if (rel < 0)
+        return 0;
     int64_t s = rel / v->sstride, in = rel % v->sstride;
     return s < v->n && in < (int64_t)v->c * v->h * v->w;
 }
@@ -101,32 +109,38 @@ static double verr(const float *f, const float *r, size_t n)
 
 static float *vec(size_t n)
 {
-    if (npool == 64) abort();
+    if (npool == 64)
+        abort();
     tb *t = &pool_[npool++];
     t->len = n;
     t->buf = malloc(n * sizeof(float) + 1);
-    if (!t->buf) abort();
-    for (size_t i = 0; i < n; i++) t->buf[i] = (float)(2 * rng_uniform(&R) - 1);
+    if (!t->buf)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        t->buf[i] = (float)(2 * rng_uniform(&R) - 1);
     return t->buf;
 }
 
 static double worst_conv, worst_bn;
 
-/* n ci co k stride pad dil H W */
-static const int shapes[][9] = {
-    {2, 5, 7, 3, 1, 1, 1, 9, 10},  {1, 3, 9, 3, 2, 1, 1, 13, 16}, {2, 6, 5, 3, 1, 2, 2, 11, 9},
-    {1, 4, 6, 3, 1, 4, 4, 12, 13}, {2, 3, 4, 3, 1, 6, 6, 10, 14}, {3, 9, 3, 1, 1, 0, 1, 7, 5},
-    {1, 16, 8, 1, 2, 0, 1, 8, 9},  {2, 2, 3, 7, 2, 3, 1, 15, 12}, {1, 17, 19, 3, 1, 1, 1, 6, 6}};
+/* n ci co k stride pad dil H W groups */
+static const int shapes[][10] = {
+    {2, 5, 7, 3, 1, 1, 1, 9, 10, 1},    {1, 3, 9, 3, 2, 1, 1, 13, 16, 1},
+    {2, 6, 5, 3, 1, 2, 2, 11, 9, 1},    {1, 4, 6, 3, 1, 4, 4, 12, 13, 1},
+    {2, 3, 4, 3, 1, 6, 6, 10, 14, 1},   {3, 9, 3, 1, 1, 0, 1, 7, 5, 1},
+    {1, 16, 8, 1, 2, 0, 1, 8, 9, 1},    {2, 2, 3, 7, 2, 3, 1, 15, 12, 1},
+    {1, 17, 19, 3, 1, 1, 1, 6, 6, 1},   {2, 13, 13, 3, 1, 2, 2, 9, 11, 13},
+    {1, 16, 16, 3, 2, 1, 1, 10, 9, 16}, {2, 6, 9, 3, 1, 1, 1, 7, 8, 3}};
 
 static void conv_case(void *ctx, const int *s)
 {
-    kern_dconv g = {s[3], s[4], s[5], s[6]};
+    kern_dconv g = {s[3], s[4], s[5], s[6], s[9]};
     int n = s[0], ci = s[1], co = s[2], H = s[7], W = s[8];
     int ho = kern_dconv_out(H, &g), wo = kern_dconv_out(W, &g);
     tb *x = mk(n, ci, H, W, 1, 2, 3), *dy = mk(n, co, ho, wo, 2, 0, 5);
     tb *y0 = mk(n, co, ho, wo, 0, 1, 7), *dx0 = mk(n, ci, H, W, 2, 1, 1);
     tb *yf = dup(y0), *yr = dup(y0), *dxf = dup(dx0), *dxr = dup(dx0);
-    size_t nw = (size_t)co * ci * g.k * g.k;
+    size_t nw = (size_t)co * (ci / kern_dconv_groups(&g)) * g.k * g.k;
     float *w = vec(nw), *dwf = vec(nw), *dwr = vec(nw);
     F->dconv_fwd(ctx, &x->v, w, &g, &yf->v);
     Rf->dconv_fwd(NULL, &x->v, w, &g, &yr->v);
@@ -139,8 +153,8 @@ static void conv_case(void *ctx, const int *s)
     const char *name[3] = {"fwd", "bwd_data", "bwd_weights"};
     for (int i = 0; i < 3; i++) {
         worst_conv = fmax(worst_conv, e[i]);
-        T_ASSERT(e[i] < TOL, "dconv_%s n%d ci%d co%d k%d s%d p%d d%d %dx%d: error %.3g", name[i],
-                 n, ci, co, g.k, g.stride, g.pad, g.dil, H, W, e[i]);
+        T_ASSERT(e[i] < TOL, "dconv_%s n%d ci%d co%d k%d s%d p%d d%d g%d %dx%d: error %.3g",
+                 name[i], n, ci, co, g.k, g.stride, g.pad, g.dil, g.groups, H, W, e[i]);
     }
     free_all();
 }
@@ -160,7 +174,8 @@ static void bn_case(void *ctx, int n, int c, int h, int w)
     float eps = 1e-5f;
     tb *x = mk(n, c, h, w, 1, 1, 4), *dy = mk(n, c, h, w, 1, 1, 4);
     /* shifted and scaled: statistics away from 0 and 1 */
-    for (size_t i = 0; i < x->len; i++) x->buf[i] = 3.0f + 2.5f * x->buf[i];
+    for (size_t i = 0; i < x->len; i++)
+        x->buf[i] = 3.0f + 2.5f * x->buf[i];
     tb *y0 = mk(n, c, h, w, 1, 1, 4), *dx0 = mk(n, c, h, w, 1, 1, 4);
     tb *yf = dup(y0), *yr = dup(y0), *dxf = dup(dx0), *dxr = dup(dx0);
     float *gam = vec((size_t)c), *bet = vec((size_t)c), *mf = vec((size_t)c), *mr = vec((size_t)c),
@@ -171,9 +186,13 @@ static void bn_case(void *ctx, int n, int c, int h, int w)
     /* the backward of each set on its own statistics */
     F->bn_bwd(ctx, &x->v, &dy->v, gam, mf, vf, eps, &dxf->v, dgf, dbf);
     Rf->bn_bwd(NULL, &x->v, &dy->v, gam, mr, vr, eps, &dxr->v, dgr, dbr);
-    double e[7] = {werr(yf, yr, y0, "bn_fwd"), verr(mf, mr, (size_t)c), verr(vf, vr, (size_t)c),
-                   werr(dxf, dxr, dx0, "bn_bwd"), verr(dgf, dgr, (size_t)c),
-                   verr(dbf, dbr, (size_t)c), 0};
+    double e[7] = {werr(yf, yr, y0, "bn_fwd"),
+                   verr(mf, mr, (size_t)c),
+                   verr(vf, vr, (size_t)c),
+                   werr(dxf, dxr, dx0, "bn_bwd"),
+                   verr(dgf, dgr, (size_t)c),
+                   verr(dbf, dbr, (size_t)c),
+                   0};
     const char *name[6] = {"y", "mean", "var", "dx", "dgamma", "dbeta"};
     for (int i = 0; i < 6; i++) {
         worst_bn = fmax(worst_bn, e[i]);

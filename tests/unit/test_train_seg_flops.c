@@ -27,8 +27,8 @@ int64_t kern_ref_flops;
 static kern_ops S;
 
 #define COUNT(call) (kern_ref_flops = 0, (call), kern_ref_flops)
-#define EXPECT(got, want, what)                                                               \
-    T_ASSERT((got) == (want), "%s: counted %lld, formula %lld", what, (long long)(got),       \
+#define EXPECT(got, want, what)                                                                    \
+    T_ASSERT((got) == (want), "%s: counted %lld, formula %lld", what, (long long)(got),            \
              (long long)(want))
 
 static float *bufs[256];
@@ -37,7 +37,8 @@ static int nbufs;
 static float *fbuf(size_t n, unsigned seed)
 {
     float *p = calloc(n + 1, sizeof *p);
-    if (!p || nbufs == 256) abort();
+    if (!p || nbufs == 256)
+        abort();
     bufs[nbufs++] = p;
     for (size_t i = 0; i < n; i++)
         p[i] = (float)(((i * 7919 + seed * 104729) % 2001) / 1000.0 - 1.0);
@@ -45,7 +46,8 @@ static float *fbuf(size_t n, unsigned seed)
 }
 static void free_all(void)
 {
-    while (nbufs) free(bufs[--nbufs]);
+    while (nbufs)
+        free(bufs[--nbufs]);
 }
 
 /* A dense view (gap spare floats between samples). */
@@ -61,34 +63,47 @@ static double dot(const tview *a, const tview *b)
     for (int n = 0; n < a->n; n++)
         for (int c = 0; c < a->c; c++)
             for (int y = 0; y < a->h; y++)
-                for (int x = 0; x < a->w; x++) s += (double)*sat(a, n, c, y, x) * *sat(b, n, c, y, x);
+                for (int x = 0; x < a->w; x++)
+                    s += (double)*sat(a, n, c, y, x) * *sat(b, n, c, y, x);
     return s;
+}
+static double maxdiff(const tview *a, const tview *b)
+{
+    double m = 0;
+    for (int n = 0; n < a->n; n++)
+        for (int c = 0; c < a->c; c++)
+            for (int y = 0; y < a->h; y++)
+                for (int x = 0; x < a->w; x++)
+                    m = fmax(m, fabs((double)*sat(a, n, c, y, x) - *sat(b, n, c, y, x)));
+    return m;
 }
 static double dotv(const float *a, const float *b, size_t n)
 {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];
+    for (size_t i = 0; i < n; i++)
+        s += (double)a[i] * b[i];
     return s;
 }
 
-/* n ci co k stride pad dil H W */
-static const int shapes[][9] = {{1, 2, 3, 3, 1, 1, 1, 5, 6},  {2, 3, 2, 3, 2, 1, 1, 7, 8},
-                                {1, 2, 2, 3, 1, 2, 2, 6, 5},  {2, 1, 3, 3, 1, 6, 6, 9, 7},
-                                {1, 3, 2, 1, 2, 0, 1, 5, 6},  {3, 2, 2, 3, 2, 4, 4, 11, 9},
-                                {1, 2, 3, 5, 1, 0, 1, 7, 7},  {1, 2, 1, 3, 1, 0, 3, 8, 9}};
+/* n ci co k stride pad dil H W groups */
+static const int shapes[][10] = {
+    {1, 2, 3, 3, 1, 1, 1, 5, 6, 1}, {2, 3, 2, 3, 2, 1, 1, 7, 8, 0}, {1, 2, 2, 3, 1, 2, 2, 6, 5, 1},
+    {2, 1, 3, 3, 1, 6, 6, 9, 7, 1}, {1, 3, 2, 1, 2, 0, 1, 5, 6, 1}, {3, 2, 2, 3, 2, 4, 4, 11, 9, 1},
+    {1, 2, 3, 5, 1, 0, 1, 7, 7, 1}, {1, 2, 1, 3, 1, 0, 3, 8, 9, 1}, {2, 4, 4, 3, 1, 2, 2, 7, 6, 4},
+    {1, 6, 6, 3, 2, 1, 1, 9, 8, 6}, {2, 4, 6, 3, 1, 1, 1, 5, 7, 2}};
 
 static void test_dconv_counts_and_adjoint(void)
 {
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         const int *s = shapes[i];
-        kern_dconv g = {s[3], s[4], s[5], s[6]};
-        int ho = kern_dconv_out(s[7], &g), wo = kern_dconv_out(s[8], &g);
+        kern_dconv g = {s[3], s[4], s[5], s[6], s[9]};
+        int ho = kern_dconv_out(s[7], &g), wo = kern_dconv_out(s[8], &g), G = kern_dconv_groups(&g);
         T_ASSERT(ho > 0 && wo > 0, "shape %zu has no output", i);
         tview x = mkv(s[0], s[1], s[7], s[8], 3, 1), y = mkv(s[0], s[2], ho, wo, 2, 2);
         tview r = mkv(s[0], s[2], ho, wo, 1, 3), dx = mkv(s[0], s[1], s[7], s[8], 4, 4);
-        size_t nw = (size_t)s[1] * s[2] * s[3] * s[3];
+        size_t nw = (size_t)s[1] / G * s[2] * s[3] * s[3];
         float *w = fbuf(nw, 5), *dw = fbuf(nw, 6);
-        int64_t want = flops_dconv(s[0], s[1], s[2], s[3], ho, wo);
+        int64_t want = flops_dconv(s[0], s[1] / G, s[2], s[3], ho, wo);
         EXPECT(COUNT(S.dconv_fwd(NULL, &x, w, &g, &y)), want, "dconv_fwd");
         EXPECT(COUNT(S.dconv_bwd_data(NULL, &r, w, &g, &dx)), want, "dconv_bwd_data");
         EXPECT(COUNT(S.dconv_bwd_weights(NULL, &x, &r, &g, dw)), want, "dconv_bwd_weights");
@@ -105,12 +120,15 @@ static void test_dconv_counts_and_adjoint(void)
 static void test_dconv_against_same_conv(void)
 {
     const kern_ops *R = kern_ref_ops();
-    int cases[][4] = {/* k dil stride pad-mode(0 same) */ {3, 1, 1, 0}, {3, 2, 1, 0}, {3, 3, 2, 0},
-                      {5, 1, 2, 0}, {3, 4, 1, 0}};
+    int cases[][4] = {/* k dil stride pad-mode(0 same) */ {3, 1, 1, 0},
+                      {3, 2, 1, 0},
+                      {3, 3, 2, 0},
+                      {5, 1, 2, 0},
+                      {3, 4, 1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int k = cases[i][0], d = cases[i][1], st = cases[i][2], K = d * (k - 1) + 1;
         int n = 2, ci = 3, co = 2, H = 13, W = 11;
-        kern_dconv g = {k, st, d * (k / 2), d};
+        kern_dconv g = {k, st, d * (k / 2), d, 1};
         int ho = kern_dconv_out(H, &g), wo = kern_dconv_out(W, &g);
         tview x = mkv(n, ci, H, W, 0, 7), y = mkv(n, co, ho, wo, 0, 8);
         tview full = mkv(n, co, H, W, 0, 9);
@@ -130,10 +148,43 @@ static void test_dconv_against_same_conv(void)
             for (int o = 0; o < co; o++)
                 for (int r = 0; r < ho; r++)
                     for (int q = 0; q < wo; q++)
-                        err = fmax(err, fabs(*sat(&y, s, o, r, q) - *sat(&full, s, o, r * st, q * st)));
+                        err = fmax(err,
+                                   fabs(*sat(&y, s, o, r, q) - *sat(&full, s, o, r * st, q * st)));
         T_ASSERT(err < 1e-5, "k %d dil %d stride %d: max difference %.3g from the SAME conv", k, d,
                  st, err);
     }
+    free_all();
+}
+
+/* A grouped convolution is one ordinary convolution per group, on the
+ * group's window of channels (tviews of channel ranges). */
+static void test_dconv_groups_as_windows(void)
+{
+    int n = 2, ci = 6, co = 9, H = 9, W = 8, G = 3, cig = ci / G, cog = co / G;
+    kern_dconv g = {3, 2, 2, 2, G}, one = {3, 2, 2, 2, 1};
+    int ho = kern_dconv_out(H, &g), wo = kern_dconv_out(W, &g);
+    tview x = mkv(n, ci, H, W, 1, 21), y = mkv(n, co, ho, wo, 0, 22),
+          y1 = mkv(n, co, ho, wo, 0, 23);
+    tview dy = mkv(n, co, ho, wo, 2, 24), dx = mkv(n, ci, H, W, 0, 25),
+          dx1 = mkv(n, ci, H, W, 0, 26);
+    size_t per = (size_t)cig * cog * 9;
+    float *w = fbuf(per * G, 27), *dw = fbuf(per * G, 28), *dw1 = fbuf(per * G, 29);
+    S.dconv_fwd(NULL, &x, w, &g, &y);
+    S.dconv_bwd_data(NULL, &dy, w, &g, &dx);
+    S.dconv_bwd_weights(NULL, &x, &dy, &g, dw);
+    for (int j = 0; j < G; j++) {
+        tview xj = x, yj = y1, dyj = dy, dxj = dx1;
+        xj.c = dxj.c = cig;
+        yj.c = dyj.c = cog;
+        xj.p = sat(&x, 0, j * cig, 0, 0), dxj.p = sat(&dx1, 0, j * cig, 0, 0);
+        yj.p = sat(&y1, 0, j * cog, 0, 0), dyj.p = sat(&dy, 0, j * cog, 0, 0);
+        S.dconv_fwd(NULL, &xj, w + j * per, &one, &yj);
+        S.dconv_bwd_data(NULL, &dyj, w + j * per, &one, &dxj);
+        S.dconv_bwd_weights(NULL, &xj, &dyj, &one, dw1 + j * per);
+    }
+    T_ASSERT(maxdiff(&y, &y1) == 0, "grouped forward differs by %.3g", maxdiff(&y, &y1));
+    T_ASSERT(maxdiff(&dx, &dx1) == 0, "grouped data gradient differs by %.3g", maxdiff(&dx, &dx1));
+    T_ASSERT(!memcmp(dw, dw1, per * G * sizeof *dw), "grouped weight gradient differs");
     free_all();
 }
 
@@ -148,7 +199,8 @@ static void test_bn(void)
         int64_t elems = tview_elems(&x);
         float *gam = fbuf((size_t)c, 16), *bet = fbuf((size_t)c, 17), *mean = fbuf((size_t)c, 0),
               *var = fbuf((size_t)c, 0), *dg = fbuf((size_t)c, 0), *db = fbuf((size_t)c, 0);
-        for (int ch = 0; ch < c; ch++) gam[ch] += 2.0f; /* away from 0 */
+        for (int ch = 0; ch < c; ch++)
+            gam[ch] += 2.0f; /* away from 0 */
         EXPECT(COUNT(S.bn_fwd(NULL, &x, gam, bet, eps, mean, var, &y)), flops_bn_fwd(elems, c),
                "bn_fwd");
         EXPECT(COUNT(S.bn_bwd(NULL, &x, &dy, gam, mean, var, eps, &dx, dg, db)),
@@ -171,16 +223,20 @@ static void test_bn(void)
                         worst = fmax(worst, fabs(num - got));
                         scale = fmax(scale, fabs(num));
                     }
-        T_ASSERT(worst <= 2e-3 * (scale + 1), "bn shape %zu: dx off central differences by %.3g "
-                                              "(scale %.3g)", i, worst, scale);
+        T_ASSERT(worst <= 2e-3 * (scale + 1),
+                 "bn shape %zu: dx off central differences by %.3g "
+                 "(scale %.3g)",
+                 i, worst, scale);
         /* gamma 1, beta 0: each channel of y has mean 0 and variance var/(var+eps) */
-        for (int ch = 0; ch < c; ch++) gam[ch] = 1, bet[ch] = 0;
+        for (int ch = 0; ch < c; ch++)
+            gam[ch] = 1, bet[ch] = 0;
         S.bn_fwd(NULL, &x, gam, bet, eps, mean, var, &y);
         for (int ch = 0; ch < c; ch++) {
             double m = 0, v = 0, cnt = (double)n * h * w;
             for (int s = 0; s < n; s++)
                 for (int r = 0; r < h; r++)
-                    for (int q = 0; q < w; q++) m += *sat(&y, s, ch, r, q);
+                    for (int q = 0; q < w; q++)
+                        m += *sat(&y, s, ch, r, q);
             m /= cnt;
             for (int s = 0; s < n; s++)
                 for (int r = 0; r < h; r++)
@@ -202,7 +258,7 @@ static void test_counted_rows(void)
     ktab_t tab;
     ktab_init(&tab, 16);
     kc_t kc = {.ops = &S, .ctx = NULL, .tab = &tab, .dry = 1};
-    kern_dconv g = {3, 2, 2, 2};
+    kern_dconv g = {3, 2, 2, 2, 1};
     tview x = {NULL, 2, 3, 17, 9, 3 * 17 * 9}, y = {NULL, 2, 4, 9, 5, 4 * 9 * 5};
     kc_dconv_fwd(&kc, "l", &x, NULL, &g, &y);
     kc_dconv_bwd_data(&kc, "l", &y, NULL, &g, &x);
@@ -220,7 +276,8 @@ static int dies(void (*fn)(void))
 {
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) abort();
+    if (pid < 0)
+        abort();
     if (pid == 0) {
         FILE *devnull = freopen("/dev/null", "w", stderr);
         (void)devnull;
@@ -228,7 +285,8 @@ static int dies(void (*fn)(void))
         _exit(0);
     }
     int st;
-    if (waitpid(pid, &st, 0) != pid) abort();
+    if (waitpid(pid, &st, 0) != pid)
+        abort();
     return !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
@@ -240,7 +298,7 @@ static void call_missing(void)
     ktab_t tab;
     ktab_init(&tab, 4);
     kc_t kc = {.ops = &none, .tab = &tab, .dry = 1};
-    kern_dconv g = {3, 1, 1, 1};
+    kern_dconv g = {3, 1, 1, 1, 1};
     tview x = {NULL, 1, 1, 4, 4, 16};
     kc_dconv_fwd(&kc, "l", &x, NULL, &g, &x);
 }
@@ -250,7 +308,7 @@ static void call_bad_geometry(void)
     ktab_t tab;
     ktab_init(&tab, 4);
     kc_t kc = {.ops = &S, .tab = &tab, .dry = 1};
-    kern_dconv g = {3, 2, 1, 1};
+    kern_dconv g = {3, 2, 1, 1, 1};
     tview x = {NULL, 1, 1, 8, 8, 64}, y = {NULL, 1, 1, 8, 8, 64}; /* should be 4x4 */
     kc_dconv_fwd(&kc, "l", &x, NULL, &g, &y);
 }
@@ -267,6 +325,7 @@ int main(void)
     S.name = "reference";
     T_RUN(test_dconv_counts_and_adjoint);
     T_RUN(test_dconv_against_same_conv);
+    T_RUN(test_dconv_groups_as_windows);
     T_RUN(test_bn);
     T_RUN(test_counted_rows);
     T_RUN(test_counted_errors);

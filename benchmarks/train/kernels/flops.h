@@ -96,7 +96,9 @@ int64_t flops_mse_bwd(int64_t elems);
 
 /* ---- segmentation kernels (climate) ----------------------------------------
  * Dilated convolution: 2 * k*k * c_in * c_out per output pixel (h_out x
- * w_out of the forward's output), padding taps multiplied like any other;
+ * w_out of the forward's output), c_in the input channels of one group
+ * (all of them without groups, 1 for a depthwise convolution), padding
+ * taps multiplied like any other;
  * the same count for the data gradient (every output pixel and tap, as the
  * forward) and the weight gradient. */
 int64_t flops_dconv(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h_out,

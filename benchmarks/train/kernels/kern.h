@@ -63,10 +63,15 @@ typedef struct {
 
 /* Geometry of a 2D convolution with stride, zero padding and dilation
  * (atrous): tap (ky, kx) of output (oy, ox) reads input row
- * oy*stride - pad + ky*dil, column ox*stride - pad + kx*dil (zero outside). */
+ * oy*stride - pad + ky*dil, column ox*stride - pad + kx*dil (zero outside).
+ * groups (0 or 1: an ordinary convolution): the channels split into that
+ * many groups, output group j reading only input group j; groups = channels
+ * is the depthwise convolution of separable convolutions (Xception). */
 typedef struct {
-    int k, stride, pad, dil;
+    int k, stride, pad, dil, groups;
 } kern_dconv;
+
+static inline int kern_dconv_groups(const kern_dconv *g) { return g->groups > 1 ? g->groups : 1; }
 
 /* Output extent of a kern_dconv on an input extent (may be <= 0: no output). */
 static inline int kern_dconv_out(int in, const kern_dconv *g)
@@ -207,7 +212,8 @@ typedef struct kern_ops {
      * flops.h) -------------------------------------------------------------
      * dconv: k x k convolution with stride, padding and dilation (kern_dconv),
      * no bias, on NCHW views; y->h = kern_dconv_out(x->h, g), same for w.
-     * Weights [co][ci][k][k].  All three overwrite their output:
+     * Weights [co][ci / groups][k][k] (both channel counts divisible by
+     * groups).  All three overwrite their output:
      *   fwd          y  = x (*) w
      *   bwd_data     dx = the transpose of the forward applied to dy
      *   bwd_weights  dw = sum over samples of x (*) dy

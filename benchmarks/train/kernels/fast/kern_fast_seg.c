@@ -29,7 +29,7 @@
 #include "benchmarks/train/kernels/kern.h"
 
 enum { SEG_FWD = 1, SEG_BWDD = 2, SEG_BWDW = 3, SEG_BN_FWD = 4, SEG_BN_BWD = 5 };
-enum { SKEY = 14 };
+enum { SKEY = 15 };
 
 /* A cached primitive, key first (kf_prim_cache).  Convolutions: inputs a
  * and b and output o, each a user-side memory (view or plain weights) and a
@@ -66,33 +66,43 @@ static dnnl_memory_desc_t any_md(int64_t a, int64_t b, int64_t c, int64_t d)
 }
 
 /* key: kind, n, ci, co, H, W, Ho, Wo, k, stride, pad, dil, input-side
- * sstride (x or dx), output-side sstride (y or dy) */
+ * sstride (x or dx), output-side sstride (y or dy), groups.  Grouped
+ * convolutions have 5-D weights (g, co/g, ci/g, k, k): the layout goihw is
+ * kern.h's [co][ci/g][k][k]. */
 static segprim *conv_create(kf_ctx *c, const int64_t *key)
 {
     int kind = (int)key[0];
-    int64_t n = key[1], ci = key[2], co = key[3], H = key[4], W = key[5], Ho = key[6],
-            Wo = key[7], k = key[8], s = key[9], p = key[10], d = key[11];
+    int64_t n = key[1], ci = key[2], co = key[3], H = key[4], W = key[5], Ho = key[6], Wo = key[7],
+            k = key[8], s = key[9], p = key[10], d = key[11];
     segprim *e = XCALLOC(1, sizeof *e, "oneDNN dilated convolution");
     memcpy(e->key, key, sizeof e->key);
 
     dnnl_memory_desc_t src_view = view_md(n, ci, H, W, key[12]);
     dnnl_memory_desc_t dst_view = view_md(n, co, Ho, Wo, key[13]);
-    dnnl_memory_desc_t wei_plain, src = any_md(n, ci, H, W), dst = any_md(n, co, Ho, Wo),
-                              wei = any_md(co, ci, k, k);
-    dnnl_dims_t wd = {co, ci, k, k};
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 4, wd, dnnl_f32, dnnl_oihw));
+    int64_t G = key[14];
+    dnnl_memory_desc_t wei_plain, wei, src = any_md(n, ci, H, W), dst = any_md(n, co, Ho, Wo);
+    if (G > 1) {
+        dnnl_dims_t wd = {G, co / G, ci / G, k, k};
+        DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 5, wd, dnnl_f32, dnnl_goihw));
+        DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei, 5, wd, dnnl_f32, dnnl_format_tag_any));
+    } else {
+        dnnl_dims_t wd = {co, ci, k, k};
+        DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 4, wd, dnnl_f32, dnnl_oihw));
+        wei = any_md(co, ci, k, k);
+    }
 
     /* the right padding that makes oneDNN's output extent ours */
     dnnl_dims_t strides = {s, s}, dil = {d - 1, d - 1}, pl = {p, p},
-                pr = {(Ho - 1) * s + (k - 1) * d + 1 - H - p, (Wo - 1) * s + (k - 1) * d + 1 - W - p};
+                pr = {(Ho - 1) * s + (k - 1) * d + 1 - H - p,
+                      (Wo - 1) * s + (k - 1) * d + 1 - W - p};
     dnnl_primitive_attr_t attr;
     DNNL_CHECK(dnnl_primitive_attr_create(&attr));
     DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
     dnnl_convolution_desc_t fd, bd;
     dnnl_primitive_desc_t fpd, pd;
     DNNL_CHECK(dnnl_dilated_convolution_forward_desc_init(&fd, dnnl_forward_training,
-                                                          dnnl_convolution_direct, &src, &wei,
-                                                          NULL, &dst, strides, dil, pl, pr));
+                                                          dnnl_convolution_direct, &src, &wei, NULL,
+                                                          &dst, strides, dil, pl, pr));
     DNNL_CHECK(dnnl_primitive_desc_create(&fpd, &fd, attr, c->eng, NULL));
     pd = fpd;
     if (kind == SEG_BWDD) {
@@ -144,7 +154,8 @@ static segprim *conv_create(kf_ctx *c, const int64_t *key)
 
 static struct kf_seg_cache *cache_of(kf_ctx *c)
 {
-    if (!c->cache_seg) c->cache_seg = XCALLOC(1, sizeof *c->cache_seg, "segmentation cache");
+    if (!c->cache_seg)
+        c->cache_seg = XCALLOC(1, sizeof *c->cache_seg, "segmentation cache");
     return c->cache_seg;
 }
 
@@ -164,13 +175,14 @@ static segprim *prim_get(kf_ctx *c, const int64_t *key)
 void kf_seg_cache_free(kf_ctx *c)
 {
     struct kf_seg_cache *q = c->cache_seg;
-    if (!q) return;
+    if (!q)
+        return;
     for (int i = 0; i < q->prims.n; i++) {
         segprim *e = q->prims.e[i];
         dnnl_primitive_t prims[] = {e->prim, e->r_a, e->r_b, e->r_o};
-        dnnl_memory_t mems[] = {e->a_user, e->a_blk,    e->b_user,   e->b_blk,   e->o_user,
-                                e->o_blk,  e->scratch,  e->bn_x,     e->bn_y,    e->bn_dy,
-                                e->bn_dx,  e->bn_scale, e->bn_shift, e->bn_mean, e->bn_var,
+        dnnl_memory_t mems[] = {e->a_user,    e->a_blk,    e->b_user,   e->b_blk,   e->o_user,
+                                e->o_blk,     e->scratch,  e->bn_x,     e->bn_y,    e->bn_dy,
+                                e->bn_dx,     e->bn_scale, e->bn_shift, e->bn_mean, e->bn_var,
                                 e->bn_dscale, e->bn_dshift};
         kf_dnnl_destroy(prims, sizeof prims / sizeof *prims, mems, sizeof mems / sizeof *mems);
         free(e->zeros);
@@ -184,8 +196,9 @@ void kf_seg_cache_free(kf_ctx *c)
 static void conv_run(kf_ctx *c, int kind, const tview *in, const tview *out, const kern_dconv *g,
                      void *a, void *b, void *o)
 {
-    int64_t key[SKEY] = {kind, in->n,  in->c,  out->c, in->h,  in->w,       out->h,
-                         out->w, g->k, g->stride, g->pad, g->dil, in->sstride, out->sstride};
+    int64_t key[SKEY] = {kind,   in->n,  in->c,       out->c,       in->h,
+                         in->w,  out->h, out->w,      g->k,         g->stride,
+                         g->pad, g->dil, in->sstride, out->sstride, kern_dconv_groups(g)};
     kf_threads(c);
     segprim *e = prim_get(c, key);
     char *ws = kf_workspace(c, e->total);
@@ -200,10 +213,11 @@ static void conv_run(kf_ctx *c, int kind, const tview *in, const tview *out, con
     kf_dnnl_exec2(c, e->r_b, DNNL_ARG_FROM, e->b_user, DNNL_ARG_TO, e->b_blk);
     int aa = kind == SEG_BWDD ? DNNL_ARG_DIFF_DST : DNNL_ARG_SRC;
     int ab = kind == SEG_BWDW ? DNNL_ARG_DIFF_DST : DNNL_ARG_WEIGHTS;
-    int ao = kind == SEG_FWD ? DNNL_ARG_DST : kind == SEG_BWDD ? DNNL_ARG_DIFF_SRC
-                                                               : DNNL_ARG_DIFF_WEIGHTS;
-    dnnl_exec_arg_t args[4] = {{aa, e->a_blk}, {ab, e->b_blk}, {ao, e->o_blk},
-                               {DNNL_ARG_SCRATCHPAD, e->scratch}};
+    int ao = kind == SEG_FWD    ? DNNL_ARG_DST
+             : kind == SEG_BWDD ? DNNL_ARG_DIFF_SRC
+                                : DNNL_ARG_DIFF_WEIGHTS;
+    dnnl_exec_arg_t args[4] = {
+        {aa, e->a_blk}, {ab, e->b_blk}, {ao, e->o_blk}, {DNNL_ARG_SCRATCHPAD, e->scratch}};
     DNNL_CHECK(dnnl_primitive_execute(e->prim, c->str, 4, args));
     kf_dnnl_exec2(c, e->r_o, DNNL_ARG_FROM, e->o_blk, DNNL_ARG_TO, e->o_user);
     DNNL_CHECK(dnnl_stream_wait(c->str));
@@ -214,14 +228,16 @@ static int empty(const tview *t) { return t->n <= 0 || t->c <= 0 || t->h <= 0 ||
 static void fast_dconv_fwd(void *ctx, const tview *x, const void *w, const kern_dconv *g,
                            const tview *y)
 {
-    if (empty(y)) return;
+    if (empty(y))
+        return;
     conv_run(ctx, SEG_FWD, x, y, g, x->p, (void *)w, y->p);
 }
 
 static void fast_dconv_bwd_data(void *ctx, const tview *dy, const void *w, const kern_dconv *g,
                                 const tview *dx)
 {
-    if (empty(dx)) return;
+    if (empty(dx))
+        return;
     if (empty(dy)) { /* no output pixel read the input */
         for (int n = 0; n < dx->n; n++)
             memset((float *)dx->p + (int64_t)n * dx->sstride, 0,
@@ -231,11 +247,11 @@ static void fast_dconv_bwd_data(void *ctx, const tview *dy, const void *w, const
     conv_run(ctx, SEG_BWDD, dx, dy, g, dy->p, (void *)w, dx->p);
 }
 
-static void fast_dconv_bwd_weights(void *ctx, const tview *x, const tview *dy,
-                                   const kern_dconv *g, void *dw)
+static void fast_dconv_bwd_weights(void *ctx, const tview *x, const tview *dy, const kern_dconv *g,
+                                   void *dw)
 {
     if (empty(x) || empty(dy)) {
-        memset(dw, 0, (size_t)x->c * dy->c * g->k * g->k * sizeof(float));
+        memset(dw, 0, (size_t)x->c / kern_dconv_groups(g) * dy->c * g->k * g->k * sizeof(float));
         return;
     }
     conv_run(ctx, SEG_BWDW, x, dy, g, x->p, dy->p, dw);
@@ -255,8 +271,8 @@ static segprim *bn_create(kf_ctx *c, const int64_t *key)
     unsigned flags = dnnl_use_scale | dnnl_use_shift;
     dnnl_batch_normalization_desc_t fd, bd;
     dnnl_primitive_desc_t fpd, pd;
-    DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &data, eps,
-                                                          flags));
+    DNNL_CHECK(
+        dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &data, eps, flags));
     DNNL_CHECK(dnnl_primitive_desc_create(&fpd, &fd, NULL, c->eng, NULL));
     pd = fpd;
     if (key[0] == SEG_BN_BWD) {
@@ -266,11 +282,14 @@ static segprim *bn_create(kf_ctx *c, const int64_t *key)
     }
     DNNL_CHECK(dnnl_primitive_create(&e->prim, pd));
     dnnl_memory_t *dm[] = {&e->bn_x, &e->bn_y, &e->bn_dy, &e->bn_dx};
-    for (size_t i = 0; i < sizeof dm / sizeof *dm; i++) *dm[i] = kf_dnnl_memory(c, &data);
+    for (size_t i = 0; i < sizeof dm / sizeof *dm; i++)
+        *dm[i] = kf_dnnl_memory(c, &data);
     dnnl_memory_t *vm[] = {&e->bn_scale, &e->bn_shift,  &e->bn_mean,
                            &e->bn_var,   &e->bn_dscale, &e->bn_dshift};
-    for (size_t i = 0; i < sizeof vm / sizeof *vm; i++) *vm[i] = kf_dnnl_memory(c, &vec);
-    if (key[0] == SEG_BN_BWD) e->zeros = XCALLOC((size_t)key[2], sizeof(float), "batch-norm shift");
+    for (size_t i = 0; i < sizeof vm / sizeof *vm; i++)
+        *vm[i] = kf_dnnl_memory(c, &vec);
+    if (key[0] == SEG_BN_BWD)
+        e->zeros = XCALLOC((size_t)key[2], sizeof(float), "batch-norm shift");
     kf_dnnl_conv_pd_destroy(pd, fpd);
     return e;
 }
@@ -293,13 +312,14 @@ static void fast_bn_fwd(void *ctx, const tview *x, const void *gamma, const void
                         float *mean, float *var, const tview *y)
 {
     kf_ctx *c = ctx;
-    if (empty(x)) return;
+    if (empty(x))
+        return;
     segprim *e = bn_get(c, SEG_BN_FWD, x, eps);
     set(e->bn_x, x->p), set(e->bn_y, y->p), set(e->bn_scale, gamma), set(e->bn_shift, beta);
     set(e->bn_mean, mean), set(e->bn_var, var);
-    dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, e->bn_x},        {DNNL_ARG_DST, e->bn_y},
-                            {DNNL_ARG_SCALE, e->bn_scale},  {DNNL_ARG_SHIFT, e->bn_shift},
-                            {DNNL_ARG_MEAN, e->bn_mean},    {DNNL_ARG_VARIANCE, e->bn_var}};
+    dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, e->bn_x},       {DNNL_ARG_DST, e->bn_y},
+                            {DNNL_ARG_SCALE, e->bn_scale}, {DNNL_ARG_SHIFT, e->bn_shift},
+                            {DNNL_ARG_MEAN, e->bn_mean},   {DNNL_ARG_VARIANCE, e->bn_var}};
     DNNL_CHECK(dnnl_primitive_execute(e->prim, c->str, 6, a));
     DNNL_CHECK(dnnl_stream_wait(c->str));
 }
@@ -309,15 +329,16 @@ static void fast_bn_bwd(void *ctx, const tview *x, const tview *dy, const void *
                         void *dgamma, void *dbeta)
 {
     kf_ctx *c = ctx;
-    if (empty(x)) return;
+    if (empty(x))
+        return;
     segprim *e = bn_get(c, SEG_BN_BWD, x, eps);
     set(e->bn_x, x->p), set(e->bn_dy, dy->p), set(e->bn_dx, dx->p), set(e->bn_scale, gamma);
     set(e->bn_mean, mean), set(e->bn_var, var), set(e->bn_dscale, dgamma);
     set(e->bn_dshift, dbeta), set(e->bn_shift, e->zeros);
-    dnnl_exec_arg_t a[9] = {{DNNL_ARG_SHIFT, e->bn_shift},{DNNL_ARG_SRC, e->bn_x},           {DNNL_ARG_DIFF_DST, e->bn_dy},
-                            {DNNL_ARG_MEAN, e->bn_mean},       {DNNL_ARG_VARIANCE, e->bn_var},
-                            {DNNL_ARG_SCALE, e->bn_scale},     {DNNL_ARG_DIFF_SRC, e->bn_dx},
-                            {DNNL_ARG_DIFF_SCALE, e->bn_dscale},
+    dnnl_exec_arg_t a[9] = {{DNNL_ARG_SHIFT, e->bn_shift},      {DNNL_ARG_SRC, e->bn_x},
+                            {DNNL_ARG_DIFF_DST, e->bn_dy},      {DNNL_ARG_MEAN, e->bn_mean},
+                            {DNNL_ARG_VARIANCE, e->bn_var},     {DNNL_ARG_SCALE, e->bn_scale},
+                            {DNNL_ARG_DIFF_SRC, e->bn_dx},      {DNNL_ARG_DIFF_SCALE, e->bn_dscale},
                             {DNNL_ARG_DIFF_SHIFT, e->bn_dshift}};
     DNNL_CHECK(dnnl_primitive_execute(e->prim, c->str, 9, a));
     DNNL_CHECK(dnnl_stream_wait(c->str));

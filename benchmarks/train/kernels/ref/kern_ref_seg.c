@@ -21,7 +21,8 @@ static inline float *sat(const tview *t, int n, int c, int y, int x)
 
 static inline double sat_or_zero(const tview *t, int n, int c, int y, int x)
 {
-    if (y < 0 || y >= t->h || x < 0 || x >= t->w) return 0.0;
+    if (y < 0 || y >= t->h || x < 0 || x >= t->w)
+        return 0.0;
     return *sat(t, n, c, y, x);
 }
 
@@ -30,24 +31,27 @@ static inline float sw(const float *w, int c_in, int k, int co, int ci, int ky, 
     return w[(((int64_t)co * c_in + ci) * k + ky) * k + kx];
 }
 
+/* Groups: output channel co belongs to group co / (c_out / groups) and reads
+ * input channels [j * cig, (j + 1) * cig) of that group j; its weights are
+ * w[co][0 .. cig). */
 static void ref_dconv_fwd(void *ctx, const tview *x, const void *wv, const kern_dconv *g,
                           const tview *y)
 {
     (void)ctx;
     const float *w = wv;
-    int k = g->k;
+    int k = g->k, G = kern_dconv_groups(g), cig = x->c / G, cog = y->c / G;
     for (int n = 0; n < y->n; n++)
         for (int co = 0; co < y->c; co++)
             for (int oy = 0; oy < y->h; oy++)
                 for (int ox = 0; ox < y->w; ox++) {
                     double acc = 0;
-                    for (int ci = 0; ci < x->c; ci++)
+                    for (int j = 0; j < cig; j++)
                         for (int ky = 0; ky < k; ky++)
                             for (int kx = 0; kx < k; kx++) {
                                 int iy = oy * g->stride - g->pad + ky * g->dil;
                                 int ix = ox * g->stride - g->pad + kx * g->dil;
-                                acc += (double)sw(w, x->c, k, co, ci, ky, kx) *
-                                       sat_or_zero(x, n, ci, iy, ix);
+                                acc += (double)sw(w, cig, k, co, j, ky, kx) *
+                                       sat_or_zero(x, n, co / cog * cig + j, iy, ix);
                                 FL(2);
                             }
                     *sat(y, n, co, oy, ox) = (float)acc;
@@ -63,13 +67,13 @@ static void ref_dconv_bwd_data(void *ctx, const tview *dy, const void *wv, const
 {
     (void)ctx;
     const float *w = wv;
-    int k = g->k;
+    int k = g->k, G = kern_dconv_groups(g), cig = dx->c / G, cog = dy->c / G;
     size_t plane = (size_t)dx->h * (size_t)dx->w;
     double *acc = XCALLOC(plane ? plane : 1, sizeof *acc, "reference data gradient");
     for (int n = 0; n < dx->n; n++)
         for (int ci = 0; ci < dx->c; ci++) {
             memset(acc, 0, plane * sizeof *acc);
-            for (int co = 0; co < dy->c; co++)
+            for (int co = ci / cig * cog; co < (ci / cig + 1) * cog; co++)
                 for (int oy = 0; oy < dy->h; oy++)
                     for (int ox = 0; ox < dy->w; ox++)
                         for (int ky = 0; ky < k; ky++)
@@ -77,9 +81,10 @@ static void ref_dconv_bwd_data(void *ctx, const tview *dy, const void *wv, const
                                 int iy = oy * g->stride - g->pad + ky * g->dil;
                                 int ix = ox * g->stride - g->pad + kx * g->dil;
                                 FL(2);
-                                if (iy < 0 || iy >= dx->h || ix < 0 || ix >= dx->w) continue;
+                                if (iy < 0 || iy >= dx->h || ix < 0 || ix >= dx->w)
+                                    continue;
                                 acc[(size_t)iy * dx->w + ix] +=
-                                    (double)sw(w, dx->c, k, co, ci, ky, kx) *
+                                    (double)sw(w, cig, k, co, ci % cig, ky, kx) *
                                     *sat(dy, n, co, oy, ox);
                             }
             for (int iy = 0; iy < dx->h; iy++)
@@ -94,9 +99,9 @@ static void ref_dconv_bwd_weights(void *ctx, const tview *x, const tview *dy, co
 {
     (void)ctx;
     float *dw = dwv;
-    int k = g->k;
+    int k = g->k, G = kern_dconv_groups(g), cig = x->c / G, cog = dy->c / G;
     for (int co = 0; co < dy->c; co++)
-        for (int ci = 0; ci < x->c; ci++)
+        for (int j = 0; j < cig; j++)
             for (int ky = 0; ky < k; ky++)
                 for (int kx = 0; kx < k; kx++) {
                     double acc = 0;
@@ -105,21 +110,24 @@ static void ref_dconv_bwd_weights(void *ctx, const tview *x, const tview *dy, co
                             for (int ox = 0; ox < dy->w; ox++) {
                                 int iy = oy * g->stride - g->pad + ky * g->dil;
                                 int ix = ox * g->stride - g->pad + kx * g->dil;
-                                acc += sat_or_zero(x, n, ci, iy, ix) * *sat(dy, n, co, oy, ox);
+                                acc += sat_or_zero(x, n, co / cog * cig + j, iy, ix) *
+                                       *sat(dy, n, co, oy, ox);
                                 FL(2);
                             }
-                    dw[(((int64_t)co * x->c + ci) * k + ky) * k + kx] = (float)acc;
+                    dw[(((int64_t)co * cig + j) * k + ky) * k + kx] = (float)acc;
                 }
 }
 
 /* The body runs for every pixel of channel c: n, y, x in scope. */
-#define EACH_PIXEL(T, ...)                          \
-    for (int n = 0; n < (T)->n; n++)                \
-        for (int y = 0; y < (T)->h; y++)            \
-            for (int x = 0; x < (T)->w; x++) { __VA_ARGS__; }
+#define EACH_PIXEL(T, ...)                                                                         \
+    for (int n = 0; n < (T)->n; n++)                                                               \
+        for (int y = 0; y < (T)->h; y++)                                                           \
+            for (int x = 0; x < (T)->w; x++) {                                                     \
+                __VA_ARGS__;                                                                       \
+            }
 
-static void ref_bn_fwd(void *ctx, const tview *xv, const void *gammav, const void *betav,
-                       float eps, float *mean, float *var, const tview *yv)
+static void ref_bn_fwd(void *ctx, const tview *xv, const void *gammav, const void *betav, float eps,
+                       float *mean, float *var, const tview *yv)
 {
     (void)ctx;
     const float *gamma = gammav, *beta = betav;
