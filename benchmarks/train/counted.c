@@ -406,3 +406,40 @@ void kc_bn_bwd(kc_t *kc, const char *layer, const tview *x, const tview *dy, con
     COUNTED("bn_bwd", layer, flops_bn_bwd(tview_elems(x), x->c),
             kc->ops->bn_bwd(kc->ctx, x, dy, gamma, mean, var, eps, dx, dgamma, dbeta));
 }
+
+double kc_wce_fwd(kc_t *kc, const char *layer, const tview *z, const int32_t *label,
+                  const float *class_w)
+{
+    has_kernel(kc, (const void *)kc->ops->wce_fwd, "wce_fwd");
+    double loss = 0;
+    COUNTED("wce_fwd", layer, flops_wce_fwd((int64_t)z->n * z->h * z->w, z->c),
+            loss = kc->ops->wce_fwd(kc->ctx, z, label, class_w));
+    return loss;
+}
+
+void kc_wce_bwd(kc_t *kc, const char *layer, const tview *z, const int32_t *label,
+                const float *class_w, const tview *dz)
+{
+    has_kernel(kc, (const void *)kc->ops->wce_bwd, "wce_bwd");
+    COUNTED("wce_bwd", layer, flops_wce_bwd((int64_t)z->n * z->h * z->w, z->c),
+            kc->ops->wce_bwd(kc->ctx, z, label, class_w, dz));
+}
+
+void kc_gpool(kc_t *kc, const char *kernel, const char *layer, const tview *x, const tview *y,
+              float scale)
+{
+    has_kernel(kc, (const void *)kc->ops->gpool_fwd, "gpool_fwd");
+    CHECK(y->h == 1 && y->w == 1 && y->n == x->n && y->c == x->c, "%s: output %dx%dx%dx%d is not "
+          "one value per sample and channel of %dx%d", kernel, y->n, y->c, y->h, y->w, x->n, x->c);
+    COUNTED(kernel, layer, flops_gpool((int64_t)x->n * x->c, (int64_t)x->h * x->w),
+            kc->ops->gpool_fwd(kc->ctx, x, y, scale));
+}
+
+void kc_bcast(kc_t *kc, const char *kernel, const char *layer, const tview *x, const tview *y,
+              float scale)
+{
+    has_kernel(kc, (const void *)kc->ops->bcast_fwd, "bcast_fwd");
+    CHECK(x->h == 1 && x->w == 1 && y->n == x->n && y->c == x->c, "%s: input %dx%dx%dx%d is not "
+          "one value per sample and channel of %dx%d", kernel, x->n, x->c, x->h, x->w, y->n, y->c);
+    COUNTED(kernel, layer, flops_bcast(tview_elems(y)), kc->ops->bcast_fwd(kc->ctx, x, y, scale));
+}

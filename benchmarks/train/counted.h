@@ -116,6 +116,16 @@ void kc_bn_fwd(kc_t *kc, const char *layer, const tview *x, const void *gamma, c
 void kc_bn_bwd(kc_t *kc, const char *layer, const tview *x, const tview *dy, const void *gamma,
                const float *mean, const float *var, float eps, const tview *dx, void *dgamma,
                void *dbeta);
+double kc_wce_fwd(kc_t *kc, const char *layer, const tview *z, const int32_t *label,
+                  const float *class_w);
+void kc_wce_bwd(kc_t *kc, const char *layer, const tview *z, const int32_t *label,
+                const float *class_w, const tview *dz);
+/* kernel names the row (the same kernel serves the pooling, its backward,
+ * the broadcast and its backward: "gpool_fwd", "bcast_bwd", ...) */
+void kc_gpool(kc_t *kc, const char *kernel, const char *layer, const tview *x, const tview *y,
+              float scale);
+void kc_bcast(kc_t *kc, const char *kernel, const char *layer, const tview *x, const tview *y,
+              float scale);
 
 /* The kernel set's once-per-step gradient check (kern_ops.grad_check, where
  * it has one): 0 FLOPs, it tests bits (inf/NaN), it does no arithmetic. */

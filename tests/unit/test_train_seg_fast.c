@@ -1,7 +1,8 @@
 /* The segmentation kernels of the fast CPU set (fast/kern_fast_seg.c,
  * oneDNN) against the reference set (ref/kern_ref_seg.c): dilated
  * convolution forward, data and weight gradients; batch norm forward (y,
- * mean, variance) and backward (dx, dgamma, dbeta).
+ * mean, variance) and backward (dx, dgamma, dbeta); weighted cross-entropy
+ * (loss: relative error; dz), image-level pooling and broadcast.
  *
  * Error norm, as test_train_fast.c: for each output, max |fast - ref| /
  * max |ref| over the view's elements must be below TOL = 1e-4 (fp32 against
@@ -210,6 +211,46 @@ static void test_bn(void)
     }
 }
 
+static double worst_ew;
+
+static void test_wce_pool(void)
+{
+    int shp[][4] = {{2, 3, 9, 7}, {1, 3, 16, 16}, {3, 5, 4, 6}};
+    for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
+        int n = shp[i][0], C = shp[i][1], h = shp[i][2], w = shp[i][3];
+        size_t pixels = (size_t)n * h * w;
+        tb *z = mk(n, C, h, w, 1, 0, 3), *dz0 = mk(n, C, h, w, 0, 2, 1);
+        for (size_t j = 0; j < z->len; j++)
+            z->buf[j] *= 4; /* confident and wrong pixels */
+        tb *dzf = dup(dz0), *dzr = dup(dz0);
+        int32_t *l = (int32_t *)vec(pixels);
+        for (size_t j = 0; j < pixels; j++)
+            l[j] = (int32_t)(rng_next(&R) % (uint64_t)C);
+        float *cw = vec((size_t)C);
+        for (int c = 0; c < C; c++)
+            cw[c] = 0.1f + 2.0f * (float)c;
+        double lf = F->wce_fwd(ctx1, &z->v, l, cw), lr = Rf->wce_fwd(NULL, &z->v, l, cw);
+        F->wce_bwd(ctx1, &z->v, l, cw, &dzf->v);
+        Rf->wce_bwd(NULL, &z->v, l, cw, &dzr->v);
+        double e[4] = {fabs(lf - lr) / fabs(lr), werr(dzf, dzr, dz0, "wce_bwd"), 0, 0};
+        /* pooling and broadcast */
+        tb *v0 = mk(n, C, 1, 1, 0, 1, 2), *vf = dup(v0), *vr = dup(v0);
+        tb *b0 = mk(n, C, h, w, 1, 1, 1), *bf = dup(b0), *br = dup(b0);
+        F->gpool_fwd(ctx1, &z->v, &vf->v, 1.0f / (float)(h * w));
+        Rf->gpool_fwd(NULL, &z->v, &vr->v, 1.0f / (float)(h * w));
+        F->bcast_fwd(ctx1, &v0->v, &bf->v, 0.5f);
+        Rf->bcast_fwd(NULL, &v0->v, &br->v, 0.5f);
+        e[2] = werr(vf, vr, v0, "gpool_fwd");
+        e[3] = werr(bf, br, b0, "bcast_fwd");
+        const char *name[4] = {"wce_fwd", "wce_bwd", "gpool", "bcast"};
+        for (int k = 0; k < 4; k++) {
+            worst_ew = fmax(worst_ew, e[k]);
+            T_ASSERT(e[k] < TOL, "%s n%d C%d %dx%d: error %.3g", name[k], n, C, h, w, e[k]);
+        }
+        free_all();
+    }
+}
+
 int main(void)
 {
     R = rng_stream(2026, 33, 0, 0);
@@ -219,8 +260,9 @@ int main(void)
     ctx2 = kern_fast_create(2);
     T_RUN(test_dconv);
     T_RUN(test_bn);
-    printf("# worst normwise error: dconv %.3g, bn %.3g (tolerance %.0e)\n", worst_conv, worst_bn,
-           TOL);
+    T_RUN(test_wce_pool);
+    printf("# worst normwise error: dconv %.3g, bn %.3g, loss/pool %.3g (tolerance %.0e)\n",
+           worst_conv, worst_bn, worst_ew, TOL);
     kern_fast_release(ctx1);
     kern_fast_release(ctx2);
     T_DONE();

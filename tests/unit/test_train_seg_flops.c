@@ -9,6 +9,9 @@
  *    of the forward (<conv(x), r> = <x, bwd_data(r)> = <w, bwd_weights(x, r)>);
  *  - batch norm's backward against central differences of its forward, and
  *    its output's per-channel mean 0 and variance 1 (gamma 1, beta 0);
+ *  - the weighted cross-entropy's backward against central differences, its
+ *    value on equal logits (w_y log C per pixel); image-level pooling = the
+ *    mean, and its adjoint the broadcast;
  *  - counted.c: rows carry the formulas; a set without the kernels stops
  *    with an error naming the kernel (exit status non-zero). */
 #define KERN_REF_COUNT 1
@@ -253,6 +256,87 @@ static void test_bn(void)
     free_all();
 }
 
+static int32_t *labels(size_t n, int classes, unsigned seed)
+{
+    int32_t *l = (int32_t *)fbuf(n, 0); /* same size as a float */
+    for (size_t i = 0; i < n; i++)
+        l[i] = (int32_t)((i * 31 + seed) % (size_t)classes);
+    return l;
+}
+
+static void test_wce(void)
+{
+    int shp[][4] = {{2, 3, 4, 5}, {1, 2, 3, 3}, {3, 5, 2, 1}};
+    for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
+        int n = shp[i][0], C = shp[i][1], h = shp[i][2], w = shp[i][3];
+        int64_t pixels = (int64_t)n * h * w;
+        tview z = mkv(n, C, h, w, 2, 31), dz = mkv(n, C, h, w, 1, 32);
+        int32_t *l = labels((size_t)pixels, C, (unsigned)i);
+        float *cw = fbuf((size_t)C, 33);
+        for (int c = 0; c < C; c++)
+            cw[c] = 0.5f + (float)c;
+        double loss;
+        EXPECT(COUNT(loss = S.wce_fwd(NULL, &z, l, cw)), flops_wce_fwd(pixels, C), "wce_fwd");
+        EXPECT(COUNT(S.wce_bwd(NULL, &z, l, cw, &dz)), flops_wce_bwd(pixels, C), "wce_bwd");
+        /* dz against central differences of the loss */
+        double worst = 0, scale = 0;
+        for (int s = 0; s < n; s++)
+            for (int c = 0; c < C; c++)
+                for (int r = 0; r < h; r++)
+                    for (int q = 0; q < w; q++) {
+                        float *pz = sat(&z, s, c, r, q), keep = *pz;
+                        double hs = 1e-2, lp, lm;
+                        *pz = (float)(keep + hs);
+                        lp = S.wce_fwd(NULL, &z, l, cw);
+                        *pz = (float)(keep - hs);
+                        lm = S.wce_fwd(NULL, &z, l, cw);
+                        *pz = keep;
+                        double num = (lp - lm) / (2 * hs);
+                        worst = fmax(worst, fabs(num - *sat(&dz, s, c, r, q)));
+                        scale = fmax(scale, fabs(num));
+                    }
+        T_ASSERT(worst <= 1e-3 * scale,
+                 "wce shape %zu: dz off central differences by %.3g "
+                 "(scale %.3g)",
+                 i, worst, scale);
+        /* equal logits: every pixel costs w_y log C */
+        double want = 0;
+        for (int64_t p = 0; p < pixels; p++)
+            want += cw[l[p]] * log((double)C);
+        for (int s = 0; s < n; s++)
+            for (int c = 0; c < C; c++)
+                for (int r = 0; r < h; r++)
+                    for (int q = 0; q < w; q++)
+                        *sat(&z, s, c, r, q) = 0.25f;
+        loss = S.wce_fwd(NULL, &z, l, cw);
+        T_ASSERT(fabs(loss - want / (double)pixels) < 1e-12,
+                 "wce of equal logits %.15g, want %.15g", loss, want / (double)pixels);
+    }
+    free_all();
+}
+
+static void test_gpool_bcast(void)
+{
+    int n = 2, c = 3, h = 5, w = 4;
+    tview x = mkv(n, c, h, w, 2, 41), v = mkv(n, c, 1, 1, 1, 42), r = mkv(n, c, 1, 1, 0, 43);
+    tview b = mkv(n, c, h, w, 0, 44);
+    float inv = 1.0f / (float)(h * w);
+    EXPECT(COUNT(S.gpool_fwd(NULL, &x, &v, inv)), flops_gpool(n * c, h * w), "gpool");
+    EXPECT(COUNT(S.bcast_fwd(NULL, &r, &b, inv)), flops_bcast(tview_elems(&b)), "bcast");
+    /* the mean, and the adjoint: <gpool(x), r> = <x, bcast(r)> */
+    for (int s = 0; s < n; s++)
+        for (int ch = 0; ch < c; ch++) {
+            double m = 0;
+            for (int y = 0; y < h; y++)
+                for (int q = 0; q < w; q++)
+                    m += *sat(&x, s, ch, y, q);
+            T_ASSERT(fabs(m / (h * w) - *sat(&v, s, ch, 0, 0)) < 1e-6, "gpool is not the mean");
+        }
+    double a = dot(&v, &r), d = dot(&x, &b);
+    T_ASSERT(fabs(a - d) < 1e-6 * (fabs(a) + 1), "<gpool(x), r> %.9g != <x, bcast(r)> %.9g", a, d);
+    free_all();
+}
+
 static void test_counted_rows(void)
 {
     ktab_t tab;
@@ -265,8 +349,15 @@ static void test_counted_rows(void)
     kc_dconv_bwd_weights(&kc, "l", &x, &y, &g, NULL);
     kc_bn_fwd(&kc, "b", &x, NULL, NULL, 1e-5f, NULL, NULL, &x);
     kc_bn_bwd(&kc, "b", &x, &x, NULL, NULL, NULL, 1e-5f, &x, NULL, NULL);
+    tview v = {NULL, 2, 3, 1, 1, 3};
+    kc_wce_fwd(&kc, "loss", &x, NULL, NULL);
+    kc_wce_bwd(&kc, "loss", &x, NULL, NULL, &x);
+    kc_gpool(&kc, "gpool_fwd", "pool", &x, &v, 1.0f);
+    kc_bcast(&kc, "gpool_bwd", "pool", &v, &x, 1.0f);
     int64_t want = 3 * flops_dconv(2, 3, 4, 3, 9, 5) + flops_bn_fwd(2 * 3 * 17 * 9, 3) +
-                   flops_bn_bwd(2 * 3 * 17 * 9, 3);
+                   flops_bn_bwd(2 * 3 * 17 * 9, 3) + flops_wce_fwd(2 * 17 * 9, 3) +
+                   flops_wce_bwd(2 * 17 * 9, 3) + flops_gpool(6, 17 * 9) +
+                   flops_bcast(2 * 3 * 17 * 9);
     EXPECT(ktab_total_flops(&tab), want, "counted rows");
     ktab_free(&tab);
 }
@@ -327,6 +418,8 @@ int main(void)
     T_RUN(test_dconv_against_same_conv);
     T_RUN(test_dconv_groups_as_windows);
     T_RUN(test_bn);
+    T_RUN(test_wce);
+    T_RUN(test_gpool_bcast);
     T_RUN(test_counted_rows);
     T_RUN(test_counted_errors);
     T_DONE();

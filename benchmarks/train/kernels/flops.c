@@ -74,3 +74,13 @@ int64_t flops_bn_bwd(int64_t elems, int64_t c)
 {
     return COUNT_PROD("batch-norm FLOPs", 11, elems) + COUNT_PROD("batch-norm FLOPs", 6, c);
 }
+int64_t flops_wce_fwd(int64_t pixels, int64_t classes)
+{
+    return COUNT_PROD("cross-entropy FLOPs", pixels, 4 * classes + 4) + 1;
+}
+int64_t flops_wce_bwd(int64_t pixels, int64_t classes)
+{
+    return COUNT_PROD("cross-entropy FLOPs", pixels, 8 * classes + 1);
+}
+int64_t flops_gpool(int64_t nc, int64_t hw) { return COUNT_PROD("pooling FLOPs", nc, hw + 1); }
+int64_t flops_bcast(int64_t elems) { return elems; }

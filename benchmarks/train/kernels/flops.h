@@ -112,5 +112,18 @@ int64_t flops_dconv(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h
  * multiplies by 1/count: 6. */
 int64_t flops_bn_fwd(int64_t elems, int64_t c);
 int64_t flops_bn_bwd(int64_t elems, int64_t c);
+/* Weighted cross-entropy over C classes, per pixel; exp and log count 1 each
+ * (as a square root does).  Forward: the maximum (C - 1 compares), C times
+ * exp(z - max) summed (3 C), lse = max + log(sum) (2), lse - z_y (1),
+ * loss += w_y * that (2): 4 C + 4; plus 1 multiply by 1/P per call.
+ * Backward: the maximum and the sum again (4 C - 1), k = w_y / P (1), per
+ * class p = exp(z - max) / sum (3), times k (1), and minus k for the
+ * label's class (1 per pixel): 8 C + 1. */
+int64_t flops_wce_fwd(int64_t pixels, int64_t classes);
+int64_t flops_wce_bwd(int64_t pixels, int64_t classes);
+/* gpool: h w adds and 1 multiply by the scale per (sample, channel):
+ * n c (h w + 1).  bcast: 1 multiply per output element. */
+int64_t flops_gpool(int64_t nc, int64_t hw);
+int64_t flops_bcast(int64_t elems);
 
 #endif

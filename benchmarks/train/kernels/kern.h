@@ -239,6 +239,22 @@ typedef struct kern_ops {
     void (*bn_bwd)(void *ctx, const tview *x, const tview *dy, const void *gamma,
                    const float *mean, const float *var, float eps, const tview *dx, void *dgamma,
                    void *dbeta);
+    /* Per-pixel weighted cross-entropy over z->c classes (DeepCAM's loss):
+     * label [n][h][w] dense int32 in [0, classes), class_w [classes] fp32,
+     * both in the set's memory; P = n h w pixels.
+     *   fwd  returns (1/P) sum over pixels of class_w[y] (logsumexp(z) - z_y)
+     *        (accumulated in double)
+     *   bwd  dz = class_w[y] (softmax(z) - onehot(y)) / P (overwrite) */
+    double (*wce_fwd)(void *ctx, const tview *z, const int32_t *label, const float *class_w);
+    void (*wce_bwd)(void *ctx, const tview *z, const int32_t *label, const float *class_w,
+                    const tview *dz);
+    /* Image-level pooling and its broadcast (ASPP): y [n][c][1][1] = scale *
+     * the sum of x over h, w (scale 1/(h w): the mean); bcast: y = scale * x
+     * at every pixel (x [n][c][1][1]).  Each is the other's backward (the
+     * mean's backward is bcast with 1/(h w), the tiling's is gpool with 1).
+     * Both overwrite. */
+    void (*gpool_fwd)(void *ctx, const tview *x, const tview *y, float scale);
+    void (*bcast_fwd)(void *ctx, const tview *x, const tview *y, float scale);
 } kern_ops;
 
 /* Host-memory members shared by the CPU kernel sets (kern_host.c). */

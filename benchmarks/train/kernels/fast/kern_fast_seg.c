@@ -351,4 +351,5 @@ void kern_fast_fill_seg(kern_ops *o)
     o->dconv_bwd_weights = fast_dconv_bwd_weights;
     o->bn_fwd = fast_bn_fwd;
     o->bn_bwd = fast_bn_bwd;
+    kf_seg_fill_ew(o);
 }

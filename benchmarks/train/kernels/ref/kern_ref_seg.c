@@ -176,8 +176,94 @@ static void ref_bn_bwd(void *ctx, const tview *xv, const tview *dyv, const void 
     }
 }
 
+/* The maximum of the pixel's logits and the sum of exp(z - max). */
+static double lse_parts(const tview *z, int n, int y, int x, double *max)
+{
+    double m = *sat(z, n, 0, y, x), s = 0;
+    for (int c = 1; c < z->c; c++) {
+        m = fmax(m, *sat(z, n, c, y, x));
+        FL(1);
+    }
+    for (int c = 0; c < z->c; c++) {
+        s += exp(*sat(z, n, c, y, x) - m);
+        FL(3);
+    }
+    *max = m;
+    return s;
+}
+
+static double ref_wce_fwd(void *ctx, const tview *z, const int32_t *label, const float *class_w)
+{
+    (void)ctx;
+    double loss = 0, pixels = (double)z->n * z->h * z->w;
+    int64_t p = 0;
+    for (int n = 0; n < z->n; n++)
+        for (int y = 0; y < z->h; y++)
+            for (int x = 0; x < z->w; x++, p++) {
+                double m, s = lse_parts(z, n, y, x, &m);
+                double lse = m + log(s), nll = lse - *sat(z, n, label[p], y, x);
+                loss += class_w[label[p]] * nll;
+                FL(5);
+            }
+    FL(1);
+    return pixels > 0 ? loss * (1.0 / pixels) : 0.0;
+}
+
+static void ref_wce_bwd(void *ctx, const tview *z, const int32_t *label, const float *class_w,
+                        const tview *dz)
+{
+    (void)ctx;
+    double inv = z->n > 0 ? 1.0 / ((double)z->n * z->h * z->w) : 0.0;
+    int64_t p = 0;
+    for (int n = 0; n < z->n; n++)
+        for (int y = 0; y < z->h; y++)
+            for (int x = 0; x < z->w; x++, p++) {
+                double m, s = lse_parts(z, n, y, x, &m), k = class_w[label[p]] * inv;
+                FL(2);
+                for (int c = 0; c < z->c; c++) {
+                    double g = exp(*sat(z, n, c, y, x) - m) / s * k;
+                    FL(4);
+                    *sat(dz, n, c, y, x) = (float)(c == label[p] ? g - k : g);
+                }
+            }
+}
+
+static void ref_gpool_fwd(void *ctx, const tview *xv, const tview *yv, float scale)
+{
+    (void)ctx;
+    for (int n = 0; n < xv->n; n++)
+        for (int c = 0; c < xv->c; c++) {
+            double s = 0;
+            for (int y = 0; y < xv->h; y++)
+                for (int x = 0; x < xv->w; x++) {
+                    s += *sat(xv, n, c, y, x);
+                    FL(1);
+                }
+            *sat(yv, n, c, 0, 0) = (float)(s * scale);
+            FL(1);
+        }
+}
+
+static void ref_bcast_fwd(void *ctx, const tview *xv, const tview *yv, float scale)
+{
+    (void)ctx;
+    for (int n = 0; n < yv->n; n++)
+        for (int c = 0; c < yv->c; c++) {
+            double v = *sat(xv, n, c, 0, 0);
+            for (int y = 0; y < yv->h; y++)
+                for (int x = 0; x < yv->w; x++) {
+                    *sat(yv, n, c, y, x) = (float)(v * scale);
+                    FL(1);
+                }
+        }
+}
+
 void kern_ref_fill_seg(kern_ops *o)
 {
+    o->wce_fwd = ref_wce_fwd;
+    o->wce_bwd = ref_wce_bwd;
+    o->gpool_fwd = ref_gpool_fwd;
+    o->bcast_fwd = ref_bcast_fwd;
     o->dconv_fwd = ref_dconv_fwd;
     o->dconv_bwd_data = ref_dconv_bwd_data;
     o->dconv_bwd_weights = ref_dconv_bwd_weights;
