@@ -102,6 +102,31 @@ void kc_mse_bwd(kc_t *kc, const char *layer, const void *y, const void *t, int64
 void kc_copy3d(kc_t *kc, const char *kernel, const char *layer, const t3view *src,
                const t3view *dst);
 
+/* Segmentation kernels (kern.h; formulas in flops.h).  Each stops with a
+ * clear error when the kernel set lacks the kernel (the CUDA set today) or
+ * when the views do not match the geometry. */
+void kc_dconv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, const kern_dconv *g,
+                  const tview *y);
+void kc_dconv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void *w,
+                       const kern_dconv *g, const tview *dx);
+void kc_dconv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tview *dy,
+                          const kern_dconv *g, void *dw);
+void kc_bn_fwd(kc_t *kc, const char *layer, const tview *x, const void *gamma, const void *beta,
+               float eps, float *mean, float *var, const tview *y);
+void kc_bn_bwd(kc_t *kc, const char *layer, const tview *x, const tview *dy, const void *gamma,
+               const float *mean, const float *var, float eps, const tview *dx, void *dgamma,
+               void *dbeta);
+double kc_wce_fwd(kc_t *kc, const char *layer, const tview *z, const int32_t *label,
+                  const float *class_w);
+void kc_wce_bwd(kc_t *kc, const char *layer, const tview *z, const int32_t *label,
+                const float *class_w, const tview *dz);
+/* kernel names the row (the same kernel serves the pooling, its backward,
+ * the broadcast and its backward: "gpool_fwd", "bcast_bwd", ...) */
+void kc_gpool(kc_t *kc, const char *kernel, const char *layer, const tview *x, const tview *y,
+              float scale);
+void kc_bcast(kc_t *kc, const char *kernel, const char *layer, const tview *x, const tview *y,
+              float scale);
+
 /* The kernel set's once-per-step gradient check (kern_ops.grad_check, where
  * it has one): 0 FLOPs, it tests bits (inf/NaN), it does no arithmetic. */
 void kc_grad_check(kc_t *kc, const char *layer, const float *grads, int64_t n);

@@ -60,3 +60,27 @@ int64_t flops_bias3d_bwd(int64_t elems) { return elems; }
 int64_t flops_dense(int64_t n, int64_t in, int64_t out) { return 2 * n * in * out; }
 int64_t flops_mse_fwd(int64_t elems) { return 3 * elems + 1; }
 int64_t flops_mse_bwd(int64_t elems) { return 2 * elems; }
+
+int64_t flops_dconv(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h_out,
+                    int64_t w_out)
+{
+    return COUNT_PROD("dilated-conv FLOPs", 2, n, k, k, c_in, c_out, h_out, w_out);
+}
+int64_t flops_bn_fwd(int64_t elems, int64_t c)
+{
+    return COUNT_PROD("batch-norm FLOPs", 8, elems) + COUNT_PROD("batch-norm FLOPs", 5, c);
+}
+int64_t flops_bn_bwd(int64_t elems, int64_t c)
+{
+    return COUNT_PROD("batch-norm FLOPs", 11, elems) + COUNT_PROD("batch-norm FLOPs", 6, c);
+}
+int64_t flops_wce_fwd(int64_t pixels, int64_t classes)
+{
+    return COUNT_PROD("cross-entropy FLOPs", pixels, 4 * classes + 4) + 1;
+}
+int64_t flops_wce_bwd(int64_t pixels, int64_t classes)
+{
+    return COUNT_PROD("cross-entropy FLOPs", pixels, 8 * classes + 1);
+}
+int64_t flops_gpool(int64_t nc, int64_t hw) { return COUNT_PROD("pooling FLOPs", nc, hw + 1); }
+int64_t flops_bcast(int64_t elems) { return elems; }

@@ -94,4 +94,36 @@ int64_t flops_dense(int64_t n, int64_t in, int64_t out);
 int64_t flops_mse_fwd(int64_t elems);
 int64_t flops_mse_bwd(int64_t elems);
 
+/* ---- segmentation kernels (climate) ----------------------------------------
+ * Dilated convolution: 2 * k*k * c_in * c_out per output pixel (h_out x
+ * w_out of the forward's output), c_in the input channels of one group
+ * (all of them without groups, 1 for a depthwise convolution), padding
+ * taps multiplied like any other;
+ * the same count for the data gradient (every output pixel and tap, as the
+ * forward) and the weight gradient. */
+int64_t flops_dconv(int64_t n, int64_t c_in, int64_t c_out, int64_t k, int64_t h_out,
+                    int64_t w_out);
+/* Batch norm forward (elems = n*c*h*w, c channels): sum for the mean (1),
+ * (x - mean)^2 summed (3), y = (x - mean) * rstd * gamma + beta (4): 8 per
+ * element; per channel the two multiplies by 1/count and rstd = 1 /
+ * sqrt(var + eps) (3): 5.  Backward: xhat (2), dbeta += dy (1), dgamma +=
+ * dy xhat (2), then xhat again (2) and dx = k (dy - mean_dy - xhat mean_dyxhat)
+ * (4): 11 per element; per channel rstd (3), k = gamma rstd (1) and two
+ * multiplies by 1/count: 6. */
+int64_t flops_bn_fwd(int64_t elems, int64_t c);
+int64_t flops_bn_bwd(int64_t elems, int64_t c);
+/* Weighted cross-entropy over C classes, per pixel; exp and log count 1 each
+ * (as a square root does).  Forward: the maximum (C - 1 compares), C times
+ * exp(z - max) summed (3 C), lse = max + log(sum) (2), lse - z_y (1),
+ * loss += w_y * that (2): 4 C + 4; plus 1 multiply by 1/P per call.
+ * Backward: the maximum and the sum again (4 C - 1), k = w_y / P (1), per
+ * class p = exp(z - max) / sum (3), times k (1), and minus k for the
+ * label's class (1 per pixel): 8 C + 1. */
+int64_t flops_wce_fwd(int64_t pixels, int64_t classes);
+int64_t flops_wce_bwd(int64_t pixels, int64_t classes);
+/* gpool: h w adds and 1 multiply by the scale per (sample, channel):
+ * n c (h w + 1).  bcast: 1 multiply per output element. */
+int64_t flops_gpool(int64_t nc, int64_t hw);
+int64_t flops_bcast(int64_t elems);
+
 #endif

@@ -61,6 +61,24 @@ typedef struct {
     uint64_t tie_seed; /* lion_sign: the tie words of signs that are 0 (signpack.h) */
 } lion_hyper;
 
+/* Geometry of a 2D convolution with stride, zero padding and dilation
+ * (atrous): tap (ky, kx) of output (oy, ox) reads input row
+ * oy*stride - pad + ky*dil, column ox*stride - pad + kx*dil (zero outside).
+ * groups (0 or 1: an ordinary convolution): the channels split into that
+ * many groups, output group j reading only input group j; groups = channels
+ * is the depthwise convolution of separable convolutions (Xception). */
+typedef struct {
+    int k, stride, pad, dil, groups;
+} kern_dconv;
+
+static inline int kern_dconv_groups(const kern_dconv *g) { return g->groups > 1 ? g->groups : 1; }
+
+/* Output extent of a kern_dconv on an input extent (may be <= 0: no output). */
+static inline int kern_dconv_out(int in, const kern_dconv *g)
+{
+    return (in + 2 * g->pad - g->dil * (g->k - 1) - 1) / g->stride + 1;
+}
+
 typedef struct kern_ops {
     const char *name; /* "reference", "fast", "cuda" */
 
@@ -189,6 +207,54 @@ typedef struct kern_ops {
     void (*mse_bwd)(void *ctx, const void *y, const void *t, int64_t count, void *dy);
     /* dst = src, any strides (halo faces, gathers). */
     void (*copy3d)(void *ctx, const t3view *src, const t3view *dst);
+
+    /* ---- segmentation kernels (climate, docs/climate.md; formulas in
+     * flops.h) -------------------------------------------------------------
+     * dconv: k x k convolution with stride, padding and dilation (kern_dconv),
+     * no bias, on NCHW views; y->h = kern_dconv_out(x->h, g), same for w.
+     * Weights [co][ci / groups][k][k] (both channel counts divisible by
+     * groups).  All three overwrite their output:
+     *   fwd          y  = x (*) w
+     *   bwd_data     dx = the transpose of the forward applied to dy
+     *   bwd_weights  dw = sum over samples of x (*) dy
+     * NULL in a set that lacks them (the CUDA set today): counted.c stops
+     * with a clear error. */
+    void (*dconv_fwd)(void *ctx, const tview *x, const void *w, const kern_dconv *g,
+                      const tview *y);
+    void (*dconv_bwd_data)(void *ctx, const tview *dy, const void *w, const kern_dconv *g,
+                           const tview *dx);
+    void (*dconv_bwd_weights)(void *ctx, const tview *x, const tview *dy, const kern_dconv *g,
+                              void *dw);
+    /* Batch normalisation, train mode, statistics of this call's samples
+     * (per rank: no reduction across ranks) per channel over n, h, w:
+     *   fwd  mean, var (biased) = statistics of x; y = gamma (x - mean) /
+     *        sqrt(var + eps) + beta; mean and var ([c] fp32, the set's memory)
+     *        are written for the backward
+     *   bwd  dx = the gradient through the normalisation (statistics
+     *        included), dgamma = sum dy xhat, dbeta = sum dy (fp32, overwrite)
+     * x and y (dy and dx) share one layout (the same sstride; counted.c checks);
+     * they are distinct buffers (the backward reads x). */
+    void (*bn_fwd)(void *ctx, const tview *x, const void *gamma, const void *beta, float eps,
+                   float *mean, float *var, const tview *y);
+    void (*bn_bwd)(void *ctx, const tview *x, const tview *dy, const void *gamma,
+                   const float *mean, const float *var, float eps, const tview *dx, void *dgamma,
+                   void *dbeta);
+    /* Per-pixel weighted cross-entropy over z->c classes (DeepCAM's loss):
+     * label [n][h][w] dense int32 in [0, classes), class_w [classes] fp32,
+     * both in the set's memory; P = n h w pixels.
+     *   fwd  returns (1/P) sum over pixels of class_w[y] (logsumexp(z) - z_y)
+     *        (accumulated in double)
+     *   bwd  dz = class_w[y] (softmax(z) - onehot(y)) / P (overwrite) */
+    double (*wce_fwd)(void *ctx, const tview *z, const int32_t *label, const float *class_w);
+    void (*wce_bwd)(void *ctx, const tview *z, const int32_t *label, const float *class_w,
+                    const tview *dz);
+    /* Image-level pooling and its broadcast (ASPP): y [n][c][1][1] = scale *
+     * the sum of x over h, w (scale 1/(h w): the mean); bcast: y = scale * x
+     * at every pixel (x [n][c][1][1]).  Each is the other's backward (the
+     * mean's backward is bcast with 1/(h w), the tiling's is gpool with 1).
+     * Both overwrite. */
+    void (*gpool_fwd)(void *ctx, const tview *x, const tview *y, float scale);
+    void (*bcast_fwd)(void *ctx, const tview *x, const tview *y, float scale);
 } kern_ops;
 
 /* Host-memory members shared by the CPU kernel sets (kern_host.c). */
@@ -197,6 +263,10 @@ void kern_host_fill(kern_ops *ops);
  * fast/kern_fast_3d.c). */
 void kern_ref_fill_3d(kern_ops *ops);
 void kern_fast_fill_3d(kern_ops *ops);
+/* The segmentation members (dconv, bn) of the reference and fast sets
+ * (ref/kern_ref_seg.c, fast/kern_fast_seg.c). */
+void kern_ref_fill_seg(kern_ops *ops);
+void kern_fast_fill_seg(kern_ops *ops);
 
 /* Kernel sets.  Each returns its table; *ctx receives a context (NULL where
  * the set needs none) freed by the matching release. */

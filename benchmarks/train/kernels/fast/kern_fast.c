@@ -19,6 +19,7 @@
 #include "benchmarks/train/kernels/fast/kern_fast_conv3d.h"
 #include "benchmarks/train/kernels/fast/kern_fast_gemm.h"
 #include "benchmarks/train/kernels/fast/kern_fast_lion.h"
+#include "benchmarks/train/kernels/fast/kern_fast_seg.h"
 #include "benchmarks/train/kernels/fast/kf_ctx.h"
 #include "benchmarks/train/kernels/fast/kf_gemm.h"
 #include "benchmarks/train/kernels/kern.h"
@@ -36,6 +37,7 @@ void kern_fast_release(void *ctx)
     kf_conv_cache_free(c);
     kf_conv3d_cache_free(c);
     kf_gemm_cache_free(c);
+    kf_seg_cache_free(c);
     kf_ctx_release(c);
 }
 
@@ -282,6 +284,7 @@ const kern_ops *kern_fast_ops(void)
         ops.zero = fast_zero;
         kern_host_fill(&ops);
         kern_fast_fill_3d(&ops);
+        kern_fast_fill_seg(&ops);
         ops.name = "fast";
     }
     return &ops;

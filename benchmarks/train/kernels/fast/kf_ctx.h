@@ -12,6 +12,9 @@
  *   kern_fast_conv.c   k x k convolutions (k > 1) on oneDNN primitives
  *   kern_fast_conv3d.c k x k x k convolutions on oneDNN primitives (channels-last)
  *   kern_fast_3d.c     the other 3D kernels (OpenMP loops, dense layers on kf_gemm)
+ *   kern_fast_seg.c    dilated / grouped convolutions and batch norm on oneDNN
+ *                      primitives (climate, docs/climate.md); kern_fast_segew.c
+ *                      its loss and pooling loops
  *   kern_fast.c        the kern_ops table, the element-wise kernels, and
  *                      kern_fast_create/release (context + primitive cache)
  *
@@ -62,6 +65,7 @@ typedef struct {
     kf_prim_cache gcache; /* the bf16 GEMMs' matmuls (kf_gemm.c) */
     void *gbuf;           /* their bf16 operand copies */
     size_t gbuf_bytes;
+    struct kf_seg_cache *cache_seg; /* dilated convs, batch norms (kern_fast_seg.c) */
 } kf_ctx;
 
 /* Bound on the blocked copies of the activations of one band (bytes); the

@@ -331,6 +331,7 @@ const kern_ops *kern_ref_ops(void)
         ops.zero = ref_zero;
         kern_host_fill(&ops);
         kern_ref_fill_3d(&ops);
+        kern_ref_fill_seg(&ops);
         ops.name = "reference";
     }
     return &ops;
