@@ -59,32 +59,39 @@ static const char *kind_of(mode_t m)
            : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
 }
 
-char *fileio_read(const char *path, size_t *len, size_t max, char *err, size_t errlen)
+int fileio_open_regular(const char *path, struct stat *st, char *err, size_t errlen)
 {
     /* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever when
      * none comes; open without waiting, look, refuse what is not a file */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd, st) != 0) {
         snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
         close(fd);
-        return NULL;
+        return -1;
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (%s)", path, kind_of(st.st_mode));
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (%s)", path, kind_of(st->st_mode));
         close(fd);
-        return NULL;
+        return -1;
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
         close(fd);
-        return NULL;
+        return -1;
     }
+    return fd;
+}
+
+char *fileio_read(const char *path, size_t *len, size_t max, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd = fileio_open_regular(path, &st, err, errlen);
+    if (fd < 0) return NULL;
     if (st.st_size < 0 || (unsigned long long)st.st_size > max || max > SIZE_MAX - 2) {
         snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
         close(fd);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/fileio.h"
 #include "benchmarks/common/timer.h"
 
 const char *const dd_names[] = {"scatter", "bcast", "pipeline", "shard", "mpiio", NULL};
@@ -41,8 +42,11 @@ int dd_generate(const dd_cfg *c, char *err, size_t errlen)
 
 static int open_file(const dd_cfg *c)
 {
-    int fd = open(c->file, O_RDONLY);
-    CHECK(fd >= 0, "%s: cannot open: %s", c->file, strerror(errno));
+    /* a FIFO or device given as the data set is refused, never waited on */
+    struct stat st;
+    char err[512];
+    int fd = fileio_open_regular(c->file, &st, err, sizeof err);
+    CHECK(fd >= 0, "%s", err);
     /* the page cache would turn a file-system benchmark into a memcpy */
     if (!c->keep_cache) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     return fd;

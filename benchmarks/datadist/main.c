@@ -177,6 +177,9 @@ static void prepare(const dd_cfg *c, const comm_t *comm)
         struct stat sb;
         /* an existing file is never overwritten: it may be someone's data */
         if (stat(c->file, &sb) != 0) rc = dd_generate(c, err, sizeof err);
+        else if (!S_ISREG(sb.st_mode)) /* a FIFO or device: never read, never waited on */
+            rc = -1, snprintf(err, sizeof err, "%s: not a regular file (the dataset must be one)",
+                              c->file);
         else if ((size_t)sb.st_size != c->bytes)
             rc = -1, snprintf(err, sizeof err, "%s: %lld bytes, --bytes says %zu (remove it or give "
                               "its size)", c->file, (long long)sb.st_size, c->bytes);

@@ -63,6 +63,13 @@ refuse "model --machine FIFO" "$tmp/fifo" "a FIFO" "$exadl" model --network tiny
     --machine "$tmp/fifo"
 [ -n "$run" ] && refuse "check --reference FIFO" "$tmp/fifo" "a FIFO" "$exadl" check "$run" \
     --reference "$tmp/fifo"
+refuse "cosmoflow --data FIFO" "$tmp/fifo" "a FIFO" "$bin/cosmoflow" --preset tiny --data "$tmp/fifo" --steps 1
+# datadist's dataset: refused by rank 0 before any rank opens it (its own
+# line and exit status 1, as its other dataset errors)
+out=$(timeout 60 ${EXADL_MPIRUN:-mpirun} -np 1 "$bin/datadist" --file "$tmp/fifo" --bytes 64K 2>&1 </dev/null); rc=$?
+[ $rc -ne 124 ] && [ $rc -ne 0 ] && grep -qF "datadist: error: $tmp/fifo: not a regular file" <<<"$out" \
+    && pass "datadist --file FIFO: refused in one line, not waited on" \
+    || fail "datadist --file FIFO: exit $rc (124: it blocked): $(head -c 300 <<<"$out")"
 refuse "validate a directory" "$tmp/res" "a directory" "$exadl" validate "$tmp/res"
 refuse "validate a device" "/dev/null" "a character device" "$exadl" validate /dev/null
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/fileio.h"
 #include "benchmarks/common/rng.h"
 
 static void targets_of(uint64_t seed, int64_t step, int64_t g, int T, float *t)
@@ -59,14 +60,11 @@ int cf_data_open(cf_data_file *f, const cf_plan *p, const char *path, char *err,
     snprintf(f->path, sizeof f->path, "%s", path);
     int64_t D = p->cfg.size;
     f->sample_bytes = (D * D * D * p->cfg.channels + p->cfg.targets) * (int64_t)sizeof(float);
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0) {
-        snprintf(err, errlen, "%s: cannot open the sample file: %s", path, strerror(errno));
-        return -1;
-    }
+    /* a FIFO or device given as the data set is refused, never waited on */
     struct stat st;
-    if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        st.st_size % f->sample_bytes) {
+    f->fd = fileio_open_regular(path, &st, err, errlen);
+    if (f->fd < 0) return -1;
+    if (st.st_size <= 0 || st.st_size % f->sample_bytes) {
         snprintf(err, errlen,
                  "%s: %lld bytes is not a whole number of samples of %lld bytes (size %d, %d "
                  "channels, %d targets, float32: docs/cosmoflow.md \"Data\")",
