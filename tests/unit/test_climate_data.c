@@ -1,4 +1,4 @@
-/* The climate workload's synthetic data (benchmarks/climate/model/cl_data.c):
+/* The climate workload's synthetic data (benchmarks/networks/deepcam/cl_data.c):
  *  - deterministic: the same (seed, step, samples) give bit-identical
  *    inputs and masks; a sample generated inside a batch equals the same
  *    sample generated alone (what lets R ranks of batch b see the samples
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchmarks/climate/model/cl_data.h"
+#include "benchmarks/networks/deepcam/cl_data.h"
 #include "tests/unit/tap.h"
 
 static const cl_data_shape S = {.channels = 4, .h = 48, .w = 72, .max_blobs = 3, .max_bands = 2};

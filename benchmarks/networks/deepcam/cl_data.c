@@ -12,7 +12,7 @@
  * The signature is larger than the noise, so a network can learn the masks
  * and the loss falls; the classes are unbalanced as in DeepCAM (background
  * is most pixels), which is what the class weights of the loss are for. */
-#include "benchmarks/climate/model/cl_data.h"
+#include "benchmarks/networks/deepcam/cl_data.h"
 
 #include <math.h>
 #include <stddef.h>
