@@ -319,7 +319,8 @@ static const char *not_comparable(arena_t *a, const refspec_t *s, const mtable_t
  * reference's mistake: ERROR), or a configuration that ran and measured
  * nothing (the machine's failure: FAIL) */
 static void no_match(arena_t *a, const reference_t *r, const refspec_t *s, const mtable_t *t,
-                     const probe_t *probe, long long want, checks_t *out)
+                     const where_facts_t *facts, const probe_t *probe, long long want,
+                     checks_t *out)
 {
     const char *why = NULL, *source = NULL;
     int unanswered = 0, published = !strcmp(r->kind, "published");
@@ -345,7 +346,7 @@ static void no_match(arena_t *a, const reference_t *r, const refspec_t *s, const
     }
     /* a where key or value that matches nothing is the reference's mistake;
      * published references are checked for their keys only */
-    const char *bad = where_diagnose(a, s->metric, s->where, s->nwhere, t, !published);
+    const char *bad = where_diagnose_f(a, s->metric, s->where, s->nwhere, facts, !published);
     if (!bad && !published) bad = where_ran(a, s->where, s->nwhere, t);
     if (bad) {
         add(a, out, r, s, t, NULL, NAN, "none", bad);
@@ -360,6 +361,7 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
                         const probe_t *probe, checks_t *out)
 {
     const rowindex_t *ix = rowindex_build(a, t); /* linear in checks + rows, not their product */
+    const where_facts_t *facts = NULL; /* read when a first check matches nothing */
     for (size_t i = 0; i < r->n; i++) {
         const refspec_t *s = &r->c[i];
         const char *sc = where_get(s, "scale");
@@ -383,7 +385,8 @@ void reference_evaluate(arena_t *a, const reference_t *r, const mtable_t *t,
             out->c[out->n - 1].launches = (int)rowindex_launches_ok(ix, m->bench, m->scale);
         }
         if (found) continue;
-        no_match(a, r, s, t, probe, want, out);
+        if (!facts) facts = where_facts_build(a, t, ix);
+        no_match(a, r, s, t, facts, probe, want, out);
     }
 }
 

@@ -189,6 +189,20 @@ size_t rowindex_candidates(arena_t *a, const rowindex_t *x, const char *metric, 
     return u;
 }
 
+int rowindex_any(const rowindex_t *x, const char *metric, const kv_t *w,
+                 int (*match)(const metric_t *m, const kv_t *w))
+{
+    rx_entry p[3];
+    size_t np = value_keys(w->value, 1, p);
+    for (size_t k = 0; k < np; k++) {
+        p[k].metric = metric, p[k].key = w->key;
+        size_t lo, hi = range(x, &p[k], &lo);
+        for (size_t j = lo; j < hi; j++) /* the first that matches ends it: no list is made */
+            if (match(&x->t->m[x->e[j].row], w)) return 1;
+    }
+    return 0;
+}
+
 static int bench_row_cmp(const void *x, const void *y, void *t)
 {
     const metric_t *m = ((const mtable_t *)t)->m;

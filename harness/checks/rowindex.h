@@ -29,6 +29,12 @@ rowindex_t *rowindex_build(arena_t *a, const mtable_t *t);
 size_t rowindex_candidates(arena_t *a, const rowindex_t *x, const char *metric, const kv_t *where,
                            size_t n, size_t **rows);
 
+/* 1 when some row of metric for which the index may match the one where key
+ * w (not benchmark or scale) satisfies match(row, w): without making a list,
+ * so an existence question costs O(log r) plus the rows tried. */
+int rowindex_any(const rowindex_t *x, const char *metric, const kv_t *w,
+                 int (*match)(const metric_t *m, const kv_t *w));
+
 /* Keep of rows[0..n) those whose scale is the largest (largest = 1) or the
  * smallest among the listed rows of the same benchmark, in their order;
  * returns how many are kept. */

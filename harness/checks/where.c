@@ -3,9 +3,11 @@
 #include "harness/checks/where.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/ytree.h"
+#include "harness/checks/rowindex.h"
 
 /* 1 true, 0 false, -1 not a truth value */
 static int truth(const char *s)
@@ -80,57 +82,184 @@ static const char *hint(arena_t *a, const char *word, const char *const *v)
     return s ? ar_printf(a, "did you mean '%s'? ", s) : "";
 }
 
-const char *where_diagnose(arena_t *a, const char *metric, const kv_t *kv, size_t n,
-                           const mtable_t *t, int values)
+/* What where_diagnose asks of a run, read once per reference (issue 30 D8:
+ * reading the whole table again for every unmatched check was O(checks x
+ * rows)): the benchmarks' names, and the distinct (metric, key, value)
+ * triples sorted, so that a metric's keys and a key's values are ranges found
+ * by binary search (worst case O(log n) whatever a vendor's file holds, as in
+ * rowindex.c); whether a value matches is asked of the row index. */
+typedef struct {
+    const char *metric, *key, *value;
+} wf_triple;
+
+struct where_facts {
+    const mtable_t *t;
+    const rowindex_t *ix;
+    const char **names; /* benchmark names in table order, each once */
+    size_t nnames;
+    const char **ids; /* every name a check's benchmark may give, sorted, each once */
+    size_t nids;
+    wf_triple *tr; /* sorted by metric, key, value; each once */
+    size_t ntr;
+    wf_triple *keys; /* the (metric, key) pairs of tr, each once, value NULL */
+    size_t nkeys;
+};
+
+static int str_cmp(const void *x, const void *y)
 {
-    const char **names = NULL, **keys = NULL;
-    size_t nn = 0, cn = 0, nk = 0, ck = 0;
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static int triple_cmp(const void *x, const void *y)
+{
+    const wf_triple *a = x, *b = y;
+    int c = strcmp(a->metric, b->metric);
+    if (!c) c = strcmp(a->key, b->key);
+    return c ? c : strcmp(a->value, b->value);
+}
+
+/* the triples from lo on whose metric (and key, when key is not NULL) are
+ * these: [*lo, return) */
+static size_t triple_range(const wf_triple *tr, size_t ntr, const char *metric, const char *key,
+                           size_t *lo)
+{
+    size_t l = 0, h = ntr;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        int c = strcmp(tr[mid].metric, metric);
+        if (!c && key) c = strcmp(tr[mid].key, key);
+        if (c < 0) l = mid + 1;
+        else h = mid;
+    }
+    *lo = l;
+    h = ntr; /* the first entry past the range, by binary search too */
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        int c = strcmp(tr[mid].metric, metric);
+        if (!c && key) c = strcmp(tr[mid].key, key);
+        if (c <= 0) l = mid + 1;
+        else h = mid;
+    }
+    return l;
+}
+
+where_facts_t *where_facts_build(arena_t *a, const mtable_t *t, const rowindex_t *ix)
+{
+    where_facts_t *f = ar_alloc(a, sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->t = t, f->ix = ix;
+    size_t cn = 0, np = 0;
+    for (size_t j = 0; j < t->n; j++) {
+        push_unique(a, &f->names, &f->nnames, &cn, t->m[j].bench);
+        np += t->m[j].nparams;
+    }
+    f->ids = ar_alloc(a, (3 * t->n + 1) * sizeof *f->ids);
+    f->tr = ar_alloc(a, (np + 1) * sizeof *f->tr);
     for (size_t j = 0; j < t->n; j++) {
         const metric_t *m = &t->m[j];
-        push_unique(a, &names, &nn, &cn, m->bench);
-        if (strcmp(m->metric, metric)) continue;
-        for (size_t p = 0; p < m->nparams; p++) push_unique(a, &keys, &nk, &ck, m->params[p].key);
+        f->ids[f->nids++] = m->bench;
+        f->ids[f->nids++] = m->kind ? m->kind : "";
+        f->ids[f->nids++] = path_basename(m->program ? m->program : "");
+        for (size_t p = 0; p < m->nparams; p++)
+            f->tr[f->ntr++] = (wf_triple){m->metric, m->params[p].key, m->params[p].value};
     }
+    qsort(f->ids, f->nids, sizeof *f->ids, str_cmp);
+    qsort(f->tr, f->ntr, sizeof *f->tr, triple_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < f->nids; i++)
+        if (!u || strcmp(f->ids[u - 1], f->ids[i])) f->ids[u++] = f->ids[i];
+    f->nids = u, u = 0;
+    for (size_t i = 0; i < f->ntr; i++)
+        if (!u || triple_cmp(&f->tr[u - 1], &f->tr[i])) f->tr[u++] = f->tr[i];
+    f->ntr = u;
+    f->keys = ar_alloc(a, (u + 1) * sizeof *f->keys);
+    for (size_t i = 0; i < f->ntr; i++)
+        if (!f->nkeys || strcmp(f->keys[f->nkeys - 1].metric, f->tr[i].metric) ||
+            strcmp(f->keys[f->nkeys - 1].key, f->tr[i].key))
+            f->keys[f->nkeys++] = (wf_triple){f->tr[i].metric, f->tr[i].key, NULL};
+    return f;
+}
+
+/* the keys or values of entries [lo, hi) of v (each once there), at most
+ * `cap` of them, NULL-ended: a suggestion is looked for among the first 256
+ * and a listing shows 8, with the count in all, so a check costs O(cap),
+ * never O(rows) */
+static const char **entries_list(arena_t *a, const wf_triple *v, size_t lo, size_t hi, int key,
+                                 size_t cap, size_t *n)
+{
+    *n = hi - lo < cap ? hi - lo : cap;
+    const char **r = ar_alloc(a, (*n + 1) * sizeof *r);
+    for (size_t i = 0; i < *n; i++) r[i] = key ? v[lo + i].key : v[lo + i].value;
+    r[*n] = NULL;
+    return r;
+}
+
+/* listing() of n shown entries of `all` */
+static const char *listing_of(arena_t *a, const char *const *v, size_t n, size_t all)
+{
+    if (all <= n) return listing(a, v, n);
+    sb_t b = {0};
+    for (size_t i = 0; i < n && i < 8; i++) sb_printf(&b, "%s%s", i ? ", " : "", v[i]);
+    sb_printf(&b, ", ... (%zu in all)", all);
+    char *r = ar_strdup(a, sb_str(&b));
+    sb_free(&b);
+    return r;
+}
+
+#define WHERE_SUGGEST_MAX 256
+
+static int row_records(const metric_t *m, const kv_t *w)
+{
+    const char *p = metric_param(m, w->key);
+    return p && where_value_same(p, w->value);
+}
+
+const char *where_diagnose_f(arena_t *a, const char *metric, const kv_t *kv, size_t n,
+                             const where_facts_t *f, int values)
+{
+    size_t klo, khi = triple_range(f->keys, f->nkeys, metric, NULL, &klo), nk, allk = khi - klo;
+    const char **keys = entries_list(a, f->keys, klo, khi, 1, WHERE_SUGGEST_MAX, &nk);
     for (size_t i = 0; i < n; i++) {
         const char *k = kv[i].key, *v = kv[i].value;
         if (!strcmp(k, "scale")) continue;
         if (!strcmp(k, "benchmark")) {
-            if (!values) continue;
-            int any = 0;
-            for (size_t j = 0; j < t->n && !any; j++) any = bench_is(&t->m[j], v);
-            if (!any)
-                return ar_printf(a, "reference error: where benchmark=%s: no benchmark of this run "
-                                    "has that name (%sthe run has: %s)", v, hint(a, v, names),
-                                 listing(a, names, nn));
-            continue;
+            if (!values || bsearch(&v, f->ids, f->nids, sizeof *f->ids, str_cmp)) continue;
+            size_t shown = f->nnames < WHERE_SUGGEST_MAX ? f->nnames : WHERE_SUGGEST_MAX;
+            const char **names = ar_alloc(a, (shown + 1) * sizeof *names);
+            memcpy(names, f->names, shown * sizeof *names);
+            names[shown] = NULL;
+            return ar_printf(a, "reference error: where benchmark=%s: no benchmark of this run "
+                                "has that name (%sthe run has: %s)", v, hint(a, v, names),
+                             listing_of(a, names, shown, f->nnames));
         }
-        if (!nk) continue; /* no row of this metric at all: the workload did not run */
-        int known = 0;
-        for (size_t p = 0; p < nk && !known; p++) known = !strcmp(keys[p], k);
-        if (!known) {
+        if (!allk) continue; /* no row of this metric at all: the workload did not run */
+        size_t vlo, vhi = triple_range(f->tr, f->ntr, metric, k, &vlo);
+        if (vlo == vhi) {
             static const char *const extra[] = {"benchmark", "scale", NULL};
             const char *h = hint(a, k, keys);
             if (!*h) h = hint(a, k, extra);
             return ar_printf(a, "reference error: where key '%s' is not recorded for %s (%s"
-                                "its keys: benchmark, scale, %s)", k, metric, h, listing(a, keys, nk));
+                                "its keys: benchmark, scale, %s)", k, metric, h,
+                             listing_of(a, keys, nk, allk));
         }
         if (!values) continue;
-        const char **vals = NULL;
-        size_t nv = 0, cv = 0;
-        int hit = 0;
-        for (size_t j = 0; j < t->n && !hit; j++) {
-            const metric_t *m = &t->m[j];
-            if (strcmp(m->metric, metric)) continue;
-            const char *p = metric_param(m, k);
-            if (!p) continue;
-            hit = where_value_same(p, v);
-            push_unique(a, &vals, &nv, &cv, p);
-        }
-        if (!hit)
-            return ar_printf(a, "reference error: where %s=%s: no %s row records it (%s"
-                                "recorded: %s)", k, v, metric, hint(a, v, vals), listing(a, vals, nv));
+        /* a value matches as where_value_same says: the index's candidates
+         * for this one key, each tested */
+        if (rowindex_any(f->ix, metric, &kv[i], row_records)) continue;
+        size_t nv, allv = vhi - vlo;
+        const char **vals = entries_list(a, f->tr, vlo, vhi, 0, WHERE_SUGGEST_MAX, &nv);
+        return ar_printf(a, "reference error: where %s=%s: no %s row records it (%s"
+                            "recorded: %s)", k, v, metric, hint(a, v, vals),
+                         listing_of(a, vals, nv, allv));
     }
     return NULL;
+}
+
+const char *where_diagnose(arena_t *a, const char *metric, const kv_t *kv, size_t n,
+                           const mtable_t *t, int values)
+{
+    return where_diagnose_f(a, metric, kv, n, where_facts_build(a, t, rowindex_build(a, t)),
+                            values);
 }
 
 /* the rows of t a where key keeps (sel[j]: still selected); 0 when it keeps

@@ -21,6 +21,15 @@ int where_value_same(const char *recorded, const char *wanted);
 const char *where_diagnose(arena_t *a, const char *metric, const kv_t *kv, size_t n,
                            const mtable_t *t, int values);
 
+/* The same against facts read once (where_facts_build: O(rows log rows)), so
+ * that a reference's unmatched checks cost O(log rows) each, not O(rows):
+ * what `exadl check` uses.  The facts keep t and ix, which must outlive them. */
+typedef struct where_facts where_facts_t;
+struct rowindex;
+where_facts_t *where_facts_build(arena_t *a, const mtable_t *t, const struct rowindex *ix);
+const char *where_diagnose_f(arena_t *a, const char *metric, const kv_t *kv, size_t n,
+                             const where_facts_t *f, int values);
+
 /* Why the where kv[0..n) selects no configuration this run ran, as a
  * "reference error: ..." line, or NULL when it does select one (some row of
  * any metric has its benchmark, its scale where that is a number, and each
