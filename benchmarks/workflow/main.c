@@ -91,7 +91,7 @@ static void parse(wf_cfg *c, int argc, char **argv, int *describe)
             c->lr = x;
         } else if (!strcmp(o, "--kernels")) c->kernels = mpiopt_choice(o, v, wf_kernel_sets);
         else if (!strcmp(o, "--seed")) c->seed = (uint64_t)mpiopt_int(o, v, 0, INT64_MAX);
-        else if (!strcmp(o, "--poll-us")) c->poll_us = (int)mpiopt_int(o, v, 1, 1000000);
+        else if (!strcmp(o, "--poll-us")) c->poll_us = (int)mpiopt_int(o, v, 1, 999999);
         else if (!strcmp(o, "--dir")) {
             if (!*v || strlen(v) >= sizeof c->dir - 32) mpiopt_usage_error("--dir: empty or too long");
             snprintf(c->dir, sizeof c->dir, "%s", v);

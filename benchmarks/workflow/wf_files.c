@@ -245,7 +245,7 @@ static int read_end(const wf_cfg *c, int p, wf_end *e)
 /* Read producer p's sample files not taken yet while the queue has room;
  * the count of those left unread. */
 static int take_files(const wf_cfg *c, int p, wf_tr *T, unsigned char *taken, int64_t ntaken,
-                      unsigned char *buf, fctx *x, int *got)
+                      unsigned char *buf, fctx *x, int *got, double *check_s)
 {
     char dir[PATH_MAX], path[PATH_MAX + 64], err[PATH_MAX + 128];
     path_of(dir, c, p, NULL);
@@ -269,7 +269,9 @@ static int take_files(const wf_cfg *c, int p, wf_tr *T, unsigned char *taken, in
         taken[idx] = 1, *got = 1;
         /* too large, unreadable, damaged: corrupt (fileio_read refuses over max) */
         if (data) memcpy(buf, data, len < wf_sample_bytes(c) ? len : wf_sample_bytes(c));
+        double c0 = timer_now_s();
         wf_offer o = data ? wf_tr_offer(T, p, idx, buf, len) : (T->corrupt++, WF_CORRUPT);
+        *check_s += timer_now_s() - c0;
         if (o != WF_NEW) remove_sample(x, p, idx);
         free(data);
     }
@@ -284,7 +286,7 @@ void wf_files_trainer(const wf_cfg *c, int P, wf_tr *T, double *wall_s)
     unsigned char *buf = XMALLOC(wf_sample_bytes(c), "sample");
     int *marked = XCALLOC((size_t)P, sizeof *marked, "producers"), left = P;
     fctx x = {c};
-    double t0 = timer_now_s();
+    double t0 = timer_now_s(), check_s = 0;
     for (;;) {
         int got = 0;
         for (int p = 0; p < P; p++) {
@@ -292,7 +294,8 @@ void wf_files_trainer(const wf_cfg *c, int P, wf_tr *T, double *wall_s)
             /* its end first, then its folder: a sample renamed before the end
              * marker was written is in this listing */
             if (!marked[p]) marked[p] = read_end(c, p, &T->ends[p]);
-            int unread = take_files(c, p, T, taken + (size_t)p * (size_t)ntaken, ntaken, buf, &x, &got);
+            int unread = take_files(c, p, T, taken + (size_t)p * (size_t)ntaken, ntaken, buf, &x, &got,
+                                    &check_s);
             if (marked[p] && !unread) T->ends[p].ended = 1, left--;
         }
         int can = 0; /* a producer with a credit left (its files fewer than its credits) */
@@ -302,13 +305,13 @@ void wf_files_trainer(const wf_cfg *c, int P, wf_tr *T, double *wall_s)
             continue;
         }
         if (!left && !T->qn) break;
-        if (!got) {
-            double w0 = timer_now_s();
-            nap(c->poll_us);
-            T->stall_s += timer_now_s() - w0;
-        }
+        if (!got) nap(c->poll_us);
     }
     *wall_s = timer_now_s() - t0;
+    /* stall: the trainer's time neither training nor checking samples
+     * (listing, reading files, waiting) */
+    T->stall_s = *wall_s - T->train_s - check_s;
+    T->check_s = check_s;
     free(taken), free(buf), free(marked);
 }
 

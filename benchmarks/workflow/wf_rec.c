@@ -117,6 +117,8 @@ int wf_write_record(const wf_cfg *c, const comm_t *comm, const wf_tr *T, const w
     rec_kv_double(w, "wall_s", r->wall_s);
     rec_kv_double(w, "produced_per_s", r->produced_per_s);
     rec_kv_double(w, "consumed_per_s", r->consumed_per_s);
+    rec_kv_str(w, "stall", "the trainer's wall time neither in training steps (train_s) nor in "
+                           "checking samples (check_s): waiting for data, receiving, reading");
     rec_kv_double(w, "stall_s", r->stall_s);
     rec_kv_double(w, "stall_fraction", r->stall_s / r->wall_s);
     rec_kv_double(w, "producer_blocked_s", r->blocked_s);
@@ -132,6 +134,7 @@ int wf_write_record(const wf_cfg *c, const comm_t *comm, const wf_tr *T, const w
     rec_kv_double(w, "queue_depth_mean", r->depth_mean);
     rec_kv_int(w, "steps", T->steps);
     rec_kv_double(w, "train_s", T->train_s);
+    rec_kv_double(w, "check_s", T->check_s);
     rec_kv_int(w, "params", wf_net_params(T->net));
     rec_kv_int(w, "train_flops", wf_net_flops(T->net));
     rec_kv_double(w, "loss_first", T->loss_first);

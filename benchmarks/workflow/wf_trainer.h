@@ -46,7 +46,10 @@ typedef struct {
     int qn;
     double *lat;                  /* simulation to gradient, per consumed sample */
     int64_t steps, depth_max;
-    double depth_sum, stall_s, loss_first, loss_last, train_s;
+    double depth_sum, loss_first, loss_last;
+    double train_s;               /* in training steps */
+    double check_s;               /* checking and queueing samples */
+    double stall_s;               /* neither: waiting for data and moving it */
 } wf_tr;
 
 void wf_tr_init(wf_tr *T, const wf_cfg *c, int producers);
