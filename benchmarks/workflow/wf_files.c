@@ -169,7 +169,7 @@ int wf_files_producer(const wf_cfg *c)
     marker(c, p, "pid", text);
     int credits = wf_credits(c, P);
     size_t bytes = wf_sample_bytes(c);
-    unsigned char *buf = XMALLOC(bytes, "sample");
+    unsigned char *buf = XCALLOC(bytes, 1, "sample");
     float *work = XMALLOC(2 * wf_cells(c) * sizeof(float), "simulation");
     double blocked = 0;
     int64_t idx = 0;
@@ -177,6 +177,7 @@ int wf_files_producer(const wf_cfg *c)
         if (p == c->fail_producer && seq == c->fail_after) {
             if (c->fail_how == WF_STOP) {
                 marker(c, p, "failed", "stopped (--fail-how stop)");
+                free(buf), free(work);
                 return 0;
             }
             if (c->fail_how == WF_EXIT) _exit(3);

@@ -2,7 +2,7 @@
 # The simulation-to-training workflow (docs/workflow.md) on 4 ranks (a
 # trainer, 3 producers): both transports deliver every sample exactly once
 # (consumed = expected, no duplicate, none damaged), the queue never holds
-# more than its bound; a producer that stops (mpi), aborts mid-write or is
+# more than its bound; a producer that stops (both modes), aborts mid-write or is
 # killed with SIGKILL (files) costs exactly the samples it did not deliver
 # and the trainer finishes with the others; a damaged and a duplicated
 # sample are caught; bad options are refused in one line; --help,
@@ -35,14 +35,16 @@ if run --mode files --queue 3 --batch 1 --record "$T/bp.yaml" >"$T/bp.out" 2>&1 
 else
     echo "FAIL: workflow tight back-pressure: $(acct "$T/bp.yaml" 2>/dev/null) depth $(wf queue_depth_max "$T/bp.yaml" 2>/dev/null)"
 fi
-# a producer stops after 10 samples (mpi): 20 lost, the trainer goes on
-if run --mode mpi --fail-producer 1 --fail-after 10 --record "$T/stop.yaml" >"$T/stop.out" 2>&1 &&
-    [ "$(acct "$T/stop.yaml")" = 70/90/0/0/20 ] && [ "$(wf failed_producers "$T/stop.yaml")" = 1 ] &&
-    grep -q 'producer 1 stopped.*20 lost' "$T/stop.out"; then
-    echo "PASS: workflow mpi: a producer stopping after 10 samples: 70 consumed, 20 lost, run ok"
-else
-    echo "FAIL: workflow mpi stopped producer: $(acct "$T/stop.yaml" 2>/dev/null) $(tail -n 3 "$T/stop.out")"
-fi
+# a producer stops after 10 samples (both modes): 20 lost, the trainer goes on
+for mode in mpi files; do
+    if run --mode $mode --fail-producer 1 --fail-after 10 --record "$T/stop-$mode.yaml" >"$T/stop-$mode.out" 2>&1 &&
+        [ "$(acct "$T/stop-$mode.yaml")" = 70/90/0/0/20 ] && [ "$(wf failed_producers "$T/stop-$mode.yaml")" = 1 ] &&
+        grep -q 'producer 1 stopped.*20 lost' "$T/stop-$mode.out"; then
+        echo "PASS: workflow $mode: a producer stopping after 10 samples: 70 consumed, 20 lost, run ok"
+    else
+        echo "FAIL: workflow $mode stopped producer: $(acct "$T/stop-$mode.yaml" 2>/dev/null) $(tail -n 3 "$T/stop-$mode.out")"
+    fi
+done
 # a producer process aborts in the middle of writing its 8th sample (files)
 if run --mode files --fail-producer 2 --fail-after 7 --fail-how abort --record "$T/abort.yaml" >"$T/abort.out" 2>&1 &&
     [ "$(acct "$T/abort.yaml")" = 67/90/0/0/23 ] && [ "$(wf partial_files "$T/abort.yaml")" = 1 ] &&
