@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/count.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/mpi/mpiopt.h"
 #include "benchmarks/common/opt.h"
@@ -108,6 +109,17 @@ static void parse(wf_cfg *c, int argc, char **argv, int *describe)
     if (c->batch > c->queue)
         mpiopt_usage_error("--batch %d: more than --queue %d (a step's samples wait in the queue)",
                            c->batch, c->queue);
+    /* sizes the run allocates, refused here rather than as an allocation
+     * failure: the weights (4 arrays of them) and the queue's payloads */
+    int64_t params, qbytes;
+    if (count_prod((const int64_t[]){2, c->grid, c->grid, c->hidden}, 4, &params) ||
+        params > (int64_t)1 << 28)
+        mpiopt_usage_error("--grid %d with --hidden %d: 2 x %d^2 x %d parameters, more than 2^28",
+                           c->grid, c->hidden, c->grid, c->hidden);
+    if (count_prod((const int64_t[]){c->queue, (int64_t)wf_sample_bytes(c)}, 2, &qbytes) ||
+        qbytes > (int64_t)1 << 34)
+        mpiopt_usage_error("--queue %d of %zu-byte samples: more than 16 GiB waiting", c->queue,
+                           wf_sample_bytes(c));
     if (c->fail_after < 0) c->fail_after = c->samples / 2;
     if (c->fail_producer >= 0 && c->fail_after >= c->samples)
         mpiopt_usage_error("--fail-after %d: not below --samples %d (the failure would never come)",
@@ -129,6 +141,10 @@ static void check_ranks(const wf_cfg *c, int ranks)
                                   "produce)", ranks);
     if (c->queue < P)
         mpiopt_usage_error("--queue %d: fewer than the %d producers (each needs a credit)", c->queue, P);
+    int64_t all;
+    if (count_prod((const int64_t[]){P, c->samples}, 2, &all) || all > INT32_MAX)
+        mpiopt_usage_error("--samples %d x %d producers: more than 2^31 samples to account for",
+                           c->samples, P);
     if (c->fail_producer >= P)
         mpiopt_usage_error("--fail-producer %d: there are producers 0 to %d", c->fail_producer, P - 1);
 }

@@ -237,6 +237,10 @@ static int read_end(const wf_cfg *c, int p, wf_end *e)
     t = access(path, F_OK) ? NULL : fileio_read(path, NULL, 256, err, sizeof err);
     if (!t) return 0;
     t[strcspn(t, "\n")] = 0;
+    /* anyone who can write the shared folder wrote this: no control
+     * characters reach the terminal or the record */
+    for (char *q = t; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
     e->failed = 1, e->produced = -1, e->blocked_s = NAN;
     snprintf(e->how, sizeof e->how, "%s", t);
     free(t);

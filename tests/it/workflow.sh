@@ -107,6 +107,8 @@ bad "more than --queue" --queue 4 --batch 5
 bad "not below --samples" --samples 10 --fail-producer 0 --fail-after 10
 bad "only with --mode files" --dir "$T/x"
 bad "unknown option" --bogus 1
+bad "more than 2^28" --grid 512 --hidden 4096
+bad "more than 16 GiB" --grid 512 --queue 100000
 # rank count: too few producers for the queue, under mpirun: one line from rank 0
 timeout 60 $M -np 4 "$W" --queue 2 --batch 1 >"$T/q.out" 2>&1
 rc=$?
