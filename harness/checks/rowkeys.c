@@ -6,6 +6,7 @@
 
 /* who sets each: blocks/collectives (op ... inplace), gradient_reduction and
  * the model (mode, grouping), datadist (strategy), manytask (launcher),
+ * workflow (mode: mpi or files),
  * ensemble (trainers), update_exchange (exchange, rate) */
 const rowkey_t rowkeys[] = {
     {"op", RK_TEXT, 1},        {"redop", RK_TEXT, 1},    {"dtype", RK_TEXT, 1},

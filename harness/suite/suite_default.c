@@ -100,6 +100,18 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                   "    repetitions: 2\n"
                   "    config: {preset: small, batch: 2, model_ranks: 0, kernels: fast, threads: 1, "
                   "steps: 6, warmup: 2}\n", machine_devices(m) >= 4 ? 4 : 2);
+    /* workflow (docs/workflow.md): a trainer and 2 producers at once through
+     * files, each producer a process of its own; about a second a launch on
+     * 2 busy cores.  3 ranks: one more than the cores, oversubscribed,
+     * except in an allocation too small for them */
+    if (!m->slurm || machine_devices(m) >= 3)
+        sb_puts(&b,
+                "  - name: workflow\n"
+                "    program: workflow\n"
+                "    optional: true              # skipped where the program is not built yet\n"
+                "    scales: [3]                 # rank 0 trains, ranks 1-2 start a producer each\n"
+                "    repetitions: 2\n"
+                "    config: {mode: files, samples: 60, grid: 16, sim_steps: 50, queue: 6, batch: 3}\n");
     sb_puts(&b,
             "  - name: collectives\n"
             "    program: collectives\n"

@@ -90,6 +90,15 @@ const workload_t workloads[] = {
         .sections = no_sections,
     },
     {
+        /* producers and a trainer at once, through MPI or files
+         * (docs/workflow.md): the workflow section of the report */
+        .name = "workflow",
+        .program = "workflow",
+        .kind = "workflow",
+        .check_config = "--check-config",
+        .sections = no_sections,
+    },
+    {
         /* the locally connected autoencoder with its weights sharded over
          * model groups (docs/modelpar.md): a training record plus its
          * model_parallel block (the model_parallel section of the report); no

@@ -142,7 +142,7 @@ static int in_catalog(const block_t *b, const char *metric)
 }
 
 /* A run of every fixture kind (training at two scales, an ensemble and its
- * lone trainer, collectives, datadist, manytask) derived: every block with
+ * lone trainer, collectives, datadist, manytask, workflow) derived: every block with
  * rows adds only rows of its own catalog, each block the fixtures carry adds
  * some, and the one loop adds them all. */
 static void test_rows_are_the_blocks(void)
@@ -153,7 +153,7 @@ static void test_rows_are_the_blocks(void)
     } fx[] = {{"stemdl", "stemdl-n1-r1.yaml", 1}, {"stemdl", "stemdl-n2-r1.yaml", 2},
               {"ens", "stemdl-ens-n2.yaml", 2},   {"one", "stemdl-ens-alone-n1.yaml", 1},
               {"coll", "coll-n2.yaml", 2},        {"dd", "datadist-n2.yaml", 2},
-              {"mt", "manytask-n1.yaml", 1}};
+              {"mt", "manytask-n1.yaml", 1},      {"wf", "workflow-n4.yaml", 4}};
     enum { NF = sizeof fx / sizeof *fx };
     arena_t *a = ar_new();
     outcome_t o[NF];
@@ -185,7 +185,8 @@ static void test_rows_are_the_blocks(void)
         /* the blocks the fixtures carry (gradient_reduction's rows need a suite
          * with `model:` or two modes, update_exchange's the Lion optimizer) */
         if (i == BLOCK_training || i == BLOCK_network || i == BLOCK_collectives ||
-            i == BLOCK_ensemble || i == BLOCK_datadist || i == BLOCK_manytask)
+            i == BLOCK_ensemble || i == BLOCK_datadist || i == BLOCK_manytask ||
+            i == BLOCK_workflow)
             T_ASSERT(t.n > 0, "block %s added no rows for the fixtures", b->name);
         total += t.n;
     }

@@ -1,8 +1,9 @@
 /* The readers of issue 17's records (docs/ensembles.md): a stemdl record of
- * 2 trainers with an LTFB tournament, a datadist record and a manytask
- * record (tests/fixtures/harness/), and the ensemble block's consistency
- * checks on bad input, and the report section's efficiency against the
- * definition worked out here from the same records. */
+ * 2 trainers with an LTFB tournament, a datadist record, a manytask
+ * record and a workflow record of issue 34 (tests/fixtures/harness/), and
+ * the ensemble block's consistency checks on bad input, and the report
+ * section's efficiency against the definition worked out here from the same
+ * records. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "harness/blocks/datadist/blk_datadist.h"
 #include "harness/blocks/ensemble/blk_ensemble.h"
 #include "harness/blocks/manytask/blk_manytask.h"
+#include "harness/blocks/workflow/blk_workflow.h"
 #include "harness/blocks/recread.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/report/report.h"
@@ -120,6 +122,27 @@ static void test_manytask(void)
     ar_free(a);
 }
 
+/* a files-mode workflow whose producer 1 was killed (SIGKILL) after 5 of 30
+ * samples (tests/it/workflow.sh's run) */
+static void test_workflow(void)
+{
+    arena_t *a = ar_new();
+    record_t r;
+    char err[1024];
+    T_ASSERT(load(a, "workflow-n4.yaml", &r, err, sizeof err) == 0, "%s", err);
+    const wfinfo_t *m = rec_workflow(&r);
+    T_ASSERT(m != NULL, "no workflow block");
+    T_ASSERT(m->expected == 90 && m->consumed == 65 && m->lost_to_failure == 25 &&
+                 m->failed_producers == 1 && m->duplicates == 0 && m->corrupt == 0,
+             "consumed %g lost %g", m->consumed, m->lost_to_failure);
+    T_ASSERT(!strcmp(m->mode, "files") && m->producers == 3, "mode %s", m->mode);
+    T_ASSERT(m->depth_max <= m->queue_bound && m->lat_lo_s <= m->lat_median_s &&
+                 m->lat_median_s <= m->lat_hi_s && m->consumed_per_s > 0,
+             "queue %g of %g, latency %g [%g, %g]", m->depth_max, m->queue_bound, m->lat_median_s,
+             m->lat_lo_s, m->lat_hi_s);
+    ar_free(a);
+}
+
 static void outcome(arena_t *a, outcome_t *o, const char *bench, int scale, const char *file)
 {
     char err[1024];
@@ -178,6 +201,7 @@ int main(void)
     T_RUN(test_ensemble_bad);
     T_RUN(test_datadist);
     T_RUN(test_manytask);
+    T_RUN(test_workflow);
     T_RUN(test_section_efficiency);
     T_DONE();
 }
