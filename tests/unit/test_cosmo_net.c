@@ -174,7 +174,8 @@ static void test_dry_equals_real(void)
              (long long)(dry - adam), (long long)real);
 }
 
-/* Parameters and forward FLOPs by hand: conv k^3 ci co + co, dense in out + out. */
+/* Parameters and forward FLOPs by hand: conv k^3 ci co + co, dense in out + out;
+ * filters doubled per block up to the cap. */
 static void test_counts_by_hand(void)
 {
     const char *names[] = {"cosmo128", "cosmo256", "cosmo512", "small", "tiny"};
@@ -185,6 +186,7 @@ static void test_counts_by_hand(void)
         cf_plan_build(&p, &c);
         int64_t params = 0, flops = 0, ci = c.channels, co = c.filters, D = c.size, k3 = 27;
         for (int i = 0; i < c.blocks; i++, ci = co, co *= 2, D /= 2) {
+            if (c.filter_cap > 0 && co > c.filter_cap) co = c.filter_cap;
             params += k3 * ci * co + co;
             flops += 2 * k3 * ci * co * D * D * D;
         }
@@ -202,6 +204,26 @@ static void test_counts_by_hand(void)
     cf_plan p;
     cf_plan_build(&p, &c);
     T_ASSERT(p.params == 8907556, "cosmo128: %lld parameters", (long long)p.params);
+    /* LBANN's rule: log2(size) - 2 blocks, filters capped at 512: fc1 takes
+     * 32,768 features at every size; cosmo512 is LBANN's 23,064,356 */
+    const int sizes[] = {128, 256, 512};
+    for (int q = 0; q < 3; q++) {
+        cf_preset(&c, "cosmo128");
+        c.size = sizes[q], c.blocks = 0;
+        char err[256];
+        T_ASSERT(cf_validate(&c, err, sizeof err) == 0, "size %d, blocks 0: %s", sizes[q], err);
+        cf_plan_build(&p, &c);
+        T_ASSERT(p.cfg.blocks == 5 + q && p.flat == 32768, "size %d: %d blocks, %lld features",
+                 sizes[q], p.cfg.blocks, (long long)p.flat);
+    }
+    cf_preset(&c, "cosmo512");
+    cf_plan_build(&p, &c);
+    T_ASSERT(p.params == 23064356 && p.cfg.blocks == 7, "cosmo512: %lld parameters, %d blocks",
+             (long long)p.params, p.cfg.blocks);
+    char err[256];
+    c.size = 96, c.blocks = 0;
+    T_ASSERT(cf_validate(&c, err, sizeof err) == -1 && strstr(err, "power of two"),
+             "blocks 0 at size 96: %s", err);
 }
 
 /* Uneven splits deal the units out, first ranks one more; the parts tile

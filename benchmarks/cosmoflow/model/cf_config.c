@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +49,10 @@ static int path_valid(const char *text) { return text[0] && strlen(text) < 512; 
 static const kt_key keys[] = {
     INT(size, 1, 65536, "sample extent D: the input is D x D x D voxels"),
     INT(channels, 1, 4096, "input channels (redshifts)"),
-    INT(blocks, 1, CF_MAX_BLOCKS, "conv + leaky ReLU + 2x2x2 max-pool blocks"),
+    INT(blocks, 0, CF_MAX_BLOCKS,
+        "conv + leaky ReLU + 2x2x2 max-pool blocks; 0: LBANN's log2(size) - 2"),
     INT(filters, 1, 65536, "filters of the first block (block i: filters * 2^i)"),
+    INT(filter_cap, 0, 65536, "at most this many filters in a block (0: no cap)"),
     INT(kernel, 1, 15, "convolution kernel (odd), 'same' padding"),
     INT(dense1, 1, BIG, "first dense layer's width"),
     INT(dense2, 1, BIG, "second dense layer's width"),
@@ -67,6 +70,22 @@ static const kt_key keys[] = {
     {.key = NULL},
 };
 
+int cf_blocks(const cf_cfg *c)
+{
+    if (c->blocks > 0) return c->blocks;
+    int lg = 0;
+    while (lg < 30 && (1 << lg) < c->size) lg++;
+    if ((1 << lg) != c->size || lg < 3 || lg - 2 > CF_MAX_BLOCKS) return -1;
+    return lg - 2;
+}
+
+int cf_block_filters(const cf_cfg *c, int i)
+{
+    /* cf_validate keeps filters * 2^(blocks-1) inside an int */
+    int64_t f = (int64_t)c->filters << i;
+    return c->filter_cap > 0 && f > c->filter_cap ? c->filter_cap : (int)f;
+}
+
 const char *cf_preset_list(void) { return "cosmo128, cosmo256, cosmo512, small or tiny"; }
 
 int cf_preset(cf_cfg *c, const char *name)
@@ -83,6 +102,12 @@ int cf_preset(cf_cfg *c, const char *name)
     snprintf(d.data, sizeof d.data, "synthetic");
     if (!strcmp(name, "cosmo128") || !strcmp(name, "cosmo256") || !strcmp(name, "cosmo512")) {
         d.size = !strcmp(name, "cosmo128") ? 128 : !strcmp(name, "cosmo256") ? 256 : 512;
+        /* LBANN's CosmoFlow (mlperf=True): log2(size) - 2 blocks, filters
+         * 32 x 2^i capped at 512, so fc1 takes 512 x 4^3 = 32,768 features
+         * at every size; at 128^3 this is MLPerf's network unchanged */
+        d.blocks = 0;
+        d.filter_cap = 512;
+        d.blocks = cf_blocks(&d);
         d.run.steps = 5;
         d.run.warmup = 1;
         /* no batch norm and 32768+ inputs into fc1: Adam's first steps at
@@ -152,7 +177,7 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
 {
     const struct { const char *name; int v, max; } pos[] = {
         {"size", c->size, 65536},     {"channels", c->channels, 4096},
-        {"blocks", c->blocks, CF_MAX_BLOCKS}, {"filters", c->filters, 65536},
+        {"filters", c->filters, 65536},
         {"kernel", c->kernel, 15},    {"dense1", c->dense1, INT_MAX},
         {"dense2", c->dense2, INT_MAX}, {"targets", c->targets, 4096},
     };
@@ -161,14 +186,32 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
             return snprintf(err, errlen, "%s must be between 1 and %d, not %d", pos[i].name,
                             pos[i].max, pos[i].v),
                    -1;
+    int nb = cf_blocks(c);
+    if (c->blocks < 0 || c->blocks > CF_MAX_BLOCKS)
+        return snprintf(err, errlen, "blocks must be between 0 (auto) and %d, not %d",
+                        CF_MAX_BLOCKS, c->blocks),
+               -1;
+    if (nb < 1)
+        return snprintf(err, errlen,
+                        "blocks 0 (LBANN's log2(size) - 2) needs a size that is a power of two "
+                        "from 8 to %d, not %d",
+                        4 << CF_MAX_BLOCKS, c->size),
+               -1;
+    if (c->filter_cap < 0 || c->filter_cap > 65536)
+        return snprintf(err, errlen, "filter_cap must be between 0 and 65536, not %d",
+                        c->filter_cap),
+               -1;
+    if ((int64_t)c->filters << (nb - 1) > INT_MAX)
+        return snprintf(err, errlen, "filters %d x 2^%d does not fit an int", c->filters, nb - 1),
+               -1;
     if (!(c->slope > 0)) return snprintf(err, errlen, "slope must be positive"), -1;
     if (c->kernel % 2 == 0)
         return snprintf(err, errlen, "kernel %d: must be odd for 'same' padding", c->kernel), -1;
-    int unit = 1 << c->blocks;
+    int unit = 1 << nb;
     if (c->size % unit)
         return snprintf(err, errlen,
                         "size %d is not divisible by 2^blocks = %d (%d blocks of 2x2x2 pooling)",
-                        c->size, unit, c->blocks),
+                        c->size, unit, nb),
                -1;
     int s[3];
     if (cf_parse_spatial(c->spatial, s))
@@ -178,10 +221,13 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
      * weights of the first dense layer, the FLOPs of a step */
     double d3 = (double)c->size * c->size * c->size;
     double widest = d3 * ((double)c->channels + 3.0 * c->filters) * c->run.batch;
-    double flat = d3 / ((double)unit * unit * unit) * ((double)c->filters * (unit / 2));
-    double fwd = 0, ci = c->channels, co = c->filters, vox = d3;
-    for (int i = 0; i < c->blocks; i++, ci = co, co *= 2, vox /= 8)
+    double flat = d3 / ((double)unit * unit * unit) * cf_block_filters(c, nb - 1);
+    double fwd = 0, ci = c->channels, vox = d3;
+    for (int i = 0; i < nb; i++) {
+        double co = cf_block_filters(c, i);
         fwd += 2.0 * c->kernel * c->kernel * c->kernel * ci * co * vox;
+        ci = co, vox /= 8;
+    }
     /* the dense head's input width is an int (cf_plan_build checks it too,
      * but as an internal error): size 8888 over 3 blocks is 8.8e10 */
     if (flat > INT_MAX)

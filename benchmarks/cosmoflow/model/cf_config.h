@@ -5,7 +5,7 @@
  * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
  *
  * defines: cf_cfg, cf_preset, cf_keys, cf_set, cf_load_yaml, cf_validate, cf_write,
- *          cf_print_help, cf_parse_spatial, CF_MAX_BLOCKS */
+ *          cf_print_help, cf_parse_spatial, cf_blocks, cf_block_filters, CF_MAX_BLOCKS */
 #ifndef COSMOFLOW_CF_CONFIG_H
 #define COSMOFLOW_CF_CONFIG_H
 
@@ -23,8 +23,10 @@ typedef struct {
     /* the network (MLPerf HPC CosmoFlow: docs/cosmoflow.md) */
     int size;          /* D: the sample is D x D x D voxels */
     int channels;      /* input channels (4 redshifts) */
-    int blocks;        /* conv + leaky ReLU + 2^3 max-pool blocks */
+    int blocks;        /* conv + leaky ReLU + 2^3 max-pool blocks; 0: LBANN's rule
+                        * log2(size) - 2 (cf_blocks), so the last level is 4^3 */
     int filters;       /* filters of the first block; block i has filters * 2^i */
+    int filter_cap;    /* at most this many filters in a block (LBANN: 512); 0: no cap */
     int kernel;        /* conv kernel (odd), 'same' padding */
     int dense1, dense2;/* the dense head: dense1, dense2, then targets */
     int targets;       /* regression targets (4 cosmological parameters) */
@@ -36,8 +38,18 @@ typedef struct {
     runcfg_t run;      /* batch (per group), steps, seed, precision, kernels, backend, ... */
 } cf_cfg;
 
+/* The conv blocks a configuration has: `blocks`, or for 0 LBANN's rule
+ * log2(size) - 2 (LLNL/lbann applications/physics/cosmology/cosmoflow/
+ * cosmoflow_network_architectures.py), which keeps the last pooled level at
+ * 4^3 whatever the sample size; -1 when the rule does not apply (size not a
+ * power of two of at least 8, or more than CF_MAX_BLOCKS blocks). */
+int cf_blocks(const cf_cfg *c);
+/* Filters of block i: filters * 2^i, capped at filter_cap when it is set. */
+int cf_block_filters(const cf_cfg *c, int i);
+
 /* Load a named preset (cosmo128, cosmo256, cosmo512, small, tiny); -1 if
- * unknown. */
+ * unknown.  cosmo256 and cosmo512 are LBANN's CosmoFlow (mlperf variant) at
+ * those sizes: 6 and 7 blocks, filters capped at 512 (docs/cosmoflow.md). */
 int cf_preset(cf_cfg *c, const char *name);
 /* "cosmo128, cosmo256, cosmo512, small or tiny" */
 const char *cf_preset_list(void);

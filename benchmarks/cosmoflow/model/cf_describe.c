@@ -10,10 +10,12 @@ void cf_describe(const cf_model *m, FILE *f, int64_t executed_per_step, int batc
 {
     const cf_plan *p = &m->plan;
     const cf_cfg *c = &p->cfg;
-    fprintf(f, "# CosmoFlow%s%s: input %d^3 x %d, %d blocks of conv %d^3 (filters %d x 2^i), "
+    char cap[32] = "";
+    if (c->filter_cap > 0) snprintf(cap, sizeof cap, ", at most %d", c->filter_cap);
+    fprintf(f, "# CosmoFlow%s%s: input %d^3 x %d, %d blocks of conv %d^3 (filters %d x 2^i%s), "
                "leaky ReLU %g, 2^3 max-pool; dense %d, %d, %d; MSE\n",
             c->preset[0] ? " preset " : "", c->preset, c->size, c->channels, c->blocks, c->kernel,
-            c->filters, c->slope, c->dense1, c->dense2, c->targets);
+            c->filters, cap, c->slope, c->dense1, c->dense2, c->targets);
     fprintf(f, "%-8s %-5s %22s %22s %14s %20s\n", "layer", "type", "input", "output", "weights",
             "fwd_flops/sample");
     for (int i = 0; i < p->nlayers; i++) {

@@ -46,12 +46,18 @@ void cf_plan_build(cf_plan *p, const cf_cfg *c)
     memset(p, 0, sizeof *p);
     p->cfg = *c;
     p->halo = c->kernel / 2;
-    p->units = c->size >> c->blocks;
-    int ci = c->channels, co = c->filters, ext = c->size;
+    /* blocks 0 (LBANN's rule) resolved here: the plan's copy says how
+     * many blocks ran */
+    p->cfg.blocks = cf_blocks(c);
+    CHECK(p->cfg.blocks >= 1, "blocks unresolved for size %d", c->size);
+    p->units = c->size >> p->cfg.blocks;
+    int ci = c->channels, ext = c->size;
     char name[16];
-    for (int i = 0; i < c->blocks; i++, ci = co, co *= 2, ext /= 2) {
+    for (int i = 0; i < p->cfg.blocks; i++, ext /= 2) {
+        int co = cf_block_filters(c, i);
         snprintf(name, sizeof name, "conv%d", i);
         add_layer(p, name, CF_CONV, ci, co, ext);
+        ci = co;
     }
     p->feat_c = ci;
     p->flat = cmul(ci, cmul(cmul(p->units, p->units), p->units));

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# CosmoFlow's presets and network family (docs/cosmoflow.md "The network"):
+# - `cosmoflow --describe` of every preset equals an independent count of
+#   its layer list (tests/support/cosmo_count.py, written from the docs'
+#   layer lists, not from the C code), key by key;
+# - cosmo128 stays MLPerf's network (68,853,694,464 forward conv FLOPs);
+#   cosmo512 is within 1% of LBANN's 23,064,356 parameters;
+# - LBANN's rule (blocks 0) and the filter cap on a small network: 2 spatial
+#   ranks train the losses of 1 rank;
+# - the figures docs/cosmoflow.md prints in its counts table and its
+#   executed-FLOP sentence equal `--describe`.
+set -u
+C=$EXADL_BIN/cosmoflow
+T=$EXADL_TMP
+M=${EXADL_MPIRUN:-mpirun}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+COUNT=$SRC/tests/support/cosmo_count.py
+DOC=$SRC/docs/cosmoflow.md
+
+describe_value() { # file key: the number after the key
+    awk -v k="$2" '$1 == k { print $2; exit }' "$1"
+}
+
+for p in cosmo128 cosmo256 cosmo512 small tiny; do
+    if ! "$C" --preset "$p" --describe >"$T/$p.describe" 2>&1; then
+        echo "FAIL: cosmoflow --preset $p --describe: $(tail -n 2 "$T/$p.describe")"
+        continue
+    fi
+    if ! python3 "$COUNT" "$p" >"$T/$p.count" 2>&1; then
+        echo "FAIL: cosmo_count.py $p: $(tail -n 2 "$T/$p.count")"
+        continue
+    fi
+    bad=""
+    n=0
+    while read -r key value; do
+        n=$((n + 1))
+        got=$(describe_value "$T/$p.describe" "$key")
+        [ "$got" = "$value" ] || bad="$bad $key=${got:-missing}/$value"
+    done <"$T/$p.count"
+    if [ -z "$bad" ] && [ "$n" -ge 8 ]; then
+        echo "PASS: $p --describe equals the independent count ($n figures)"
+    else
+        echo "FAIL: $p --describe against the independent count (describe/count):$bad"
+    fi
+done
+
+v=$(describe_value "$T/cosmo128.describe" forward_conv_flops_per_sample)
+if [ "$v" = 68853694464 ]; then
+    echo "PASS: cosmo128 keeps MLPerf's 68,853,694,464 forward conv FLOPs per sample"
+else
+    echo "FAIL: cosmo128 forward conv FLOPs $v, not 68853694464"
+fi
+
+# LBANN's CosmoFlow at 512^3 (mlperf=True, 4 inputs and 4 targets):
+# 23,064,356 parameters counted from its layer definitions (docs/cosmoflow.md)
+v=$(describe_value "$T/cosmo512.describe" parameters)
+if awk -v v="${v:-0}" 'BEGIN { d = v - 23064356; if (d < 0) d = -d; exit !(d <= 0.01 * 23064356) }'; then
+    echo "PASS: cosmo512 has $v parameters, within 1% of LBANN's 23,064,356"
+else
+    echo "FAIL: cosmo512 has ${v:-no} parameters, not within 1% of LBANN's 23,064,356"
+fi
+
+# LBANN's rule and the cap on a network small enough for the reference loops:
+# size 32, blocks 0 -> 3 blocks, filters 4, 8, 8 (cap 8): 2 ranks = 1 rank
+common=(--preset tiny --size 32 --blocks 0 --filters 4 --filter-cap 8 --kernels reference
+    --threads 1 --steps 3 --warmup 1 --quiet)
+losses() { # the warm-up and timed losses of a record, one per line
+    awk '/^loss:/ { s = 1; next } s && /^[^ ]/ { s = 0 }
+         s && /^  (warmup|steps):/ { sub(/^[^[]*\[/, ""); sub(/\].*$/, ""); gsub(/, /, "\n"); print }' "$1"
+}
+if "$C" "${common[@]}" --describe >"$T/rule.describe" 2>&1 &&
+    grep -q '^layers  *6$' "$T/rule.describe" &&
+    grep -q '^conv2  *conv  *8x8^3' "$T/rule.describe"; then
+    echo "PASS: blocks 0 at size 32 gives LBANN's 3 blocks, the cap holds conv2 at 8 filters"
+else
+    echo "FAIL: blocks 0 / filter-cap 8 at size 32 (see $T/rule.describe)"
+fi
+"$C" "${common[@]}" --record "$T/r1.yaml" >"$T/r1.out" 2>&1 ||
+    echo "FAIL: capped network on 1 rank: $(tail -n 3 "$T/r1.out")"
+$M -np 2 "$C" "${common[@]}" --spatial 2 --record "$T/r2.yaml" >"$T/r2.out" 2>&1 ||
+    echo "FAIL: capped network on 2 spatial ranks: $(tail -n 3 "$T/r2.out")"
+v=$(paste <(losses "$T/r1.yaml") <(losses "$T/r2.yaml") | awk '
+    NF == 2 { n++; d = $1 - $2; if (d < 0) d = -d; m = $1 < 0 ? -$1 : $1
+              if (d > 1e-5 * m + 1e-12) bad = bad " " $1 "/" $2 }
+    END { if (n < 4) print "too few losses (" n ")"; else if (bad) print "differ:" bad; else print "ok " n }')
+case $v in
+ok*) echo "PASS: blocks 0 + filter cap: 2 spatial ranks train the losses of 1 (${v#ok } within 1e-5)" ;;
+*) echo "FAIL: blocks 0 + filter cap, 2 spatial ranks against 1: $v" ;;
+esac
+
+# the documented figures: every row of the counts table and the executed
+# FLOPs sentence equal --describe
+for p in cosmo128 cosmo256 cosmo512; do
+    row=$(grep "^| $p |" "$DOC" | head -n 1 | tr -d ',')
+    if [ -z "$row" ]; then
+        echo "FAIL: docs/cosmoflow.md has no counts row for $p"
+        continue
+    fi
+    want=$(printf '%s %s %s %s %s' "$(describe_value "$T/$p.describe" parameters)" \
+        "$(describe_value "$T/$p.describe" conv_weights)" \
+        "$(describe_value "$T/$p.describe" dense_weights)" \
+        "$(describe_value "$T/$p.describe" forward_conv_flops_per_sample)" \
+        "$(describe_value "$T/$p.describe" convention_flops_per_sample)")
+    got=$(echo "$row" | awk -F'|' '{ for (i = 3; i <= 7; i++) { gsub(/ /, "", $i); printf "%s%s", (i > 3 ? " " : ""), $i } }')
+    if [ "$got" = "$want" ]; then
+        echo "PASS: docs/cosmoflow.md's $p row equals --describe"
+    else
+        echo "FAIL: docs/cosmoflow.md's $p row '$got', --describe '$want'"
+    fi
+done
+doc=$(tr '\n' ' ' <"$DOC" | grep -o 'are [0-9,]* per cosmo128 sample' | head -n 1 | awk '{ gsub(/,/, "", $2); print $2 }')
+v=$(describe_value "$T/cosmo128.describe" executed_flops_per_sample)
+if [ -n "$doc" ] && [ "$doc" = "$v" ]; then
+    echo "PASS: docs/cosmoflow.md's executed FLOPs per cosmo128 sample equal --describe ($v)"
+else
+    echo "FAIL: docs/cosmoflow.md says ${doc:-nothing} executed FLOPs per cosmo128 sample, --describe $v"
+fi
+exit 0
