@@ -8,7 +8,9 @@
 # - LBANN's rule (blocks 0) and the filter cap on a small network: 2 spatial
 #   ranks train the losses of 1 rank;
 # - the figures docs/cosmoflow.md prints in its counts table and its
-#   executed-FLOP sentence equal `--describe`.
+#   executed-FLOP sentence equal `--describe`;
+# - `exadl check` of a tiny cosmoflow run shows reference/cori-2018.yaml's
+#   published figures as N/A beside the run's, and the exact counts pass.
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -114,5 +116,40 @@ if [ -n "$doc" ] && [ "$doc" = "$v" ]; then
     echo "PASS: docs/cosmoflow.md's executed FLOPs per cosmo128 sample equal --describe ($v)"
 else
     echo "FAIL: docs/cosmoflow.md says ${doc:-nothing} executed FLOPs per cosmo128 sample, --describe $v"
+fi
+
+# the Cori reference as `exadl check` shows a published one
+cat >"$T/suite.yaml" <<EOF
+exadl_suite: 1
+name: cosmo-presets
+description: a tiny cosmoflow run to check the references against
+launcher: mpirun
+scaling: spatial
+scales: [1]
+repetitions: 1
+timeout_s: 120
+env:
+  OMP_NUM_THREADS: "1"
+references:
+  - $SRC/reference/cosmoflow-exact.yaml
+  - $SRC/reference/cori-2018.yaml
+benchmarks:
+  - name: cosmoflow
+    program: cosmoflow
+    config: {preset: tiny, kernels: reference, threads: 1, steps: 2, warmup: 1}
+EOF
+if "$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/run" >"$T/run.out" 2>&1; then
+    "$EXADL_BIN/exadl" check "$T"/run/*/ >"$T/check.out" 2>&1
+    rc=$?
+    if [ "$rc" = 0 ] && grep -q '^reference cori-2018 (published)$' "$T/check.out" &&
+        grep -q '^  N/A   efficiency .*preset=cori2018 scale=8192 .*expected 0.77 ' "$T/check.out" &&
+        grep -q '^  N/A   convention_sustained_flops .*expected 3.50 PFLOP/s' "$T/check.out" &&
+        [ "$(grep -c '^  PASS  .*preset=cosmo' "$T/check.out")" = 18 ]; then
+        echo "PASS: exadl check shows the Cori 2018 figures (3.5 PF/s, 0.77 at 8,192 nodes) as N/A beside the run; 18 exact counts pass"
+    else
+        echo "FAIL: exadl check with reference/cori-2018.yaml (exit $rc, see $T/check.out)"
+    fi
+else
+    echo "FAIL: exadl run of a tiny cosmoflow suite: $(tail -n 3 "$T/run.out")"
 fi
 exit 0
