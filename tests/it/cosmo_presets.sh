@@ -7,6 +7,9 @@
 #   cosmo512 is within 1% of LBANN's 23,064,356 parameters;
 # - LBANN's rule (blocks 0) and the filter cap on a small network: 2 spatial
 #   ranks train the losses of 1 rank;
+# - the MLPerf recipe (--recipe mlperf): 1 rank's losses finite and falling,
+#   the record naming it, 2 spatial ranks = 1; the default stays exadl;
+#   refusals exit 2 naming the problem;
 # - the figures docs/cosmoflow.md prints in its counts table and its
 #   executed-FLOP sentence equal `--describe`;
 # - `exadl check` of a tiny cosmoflow run shows reference/cori-2018.yaml's
@@ -66,6 +69,12 @@ fi
 # size 32, blocks 0 -> 3 blocks, filters 4, 8, 8 (cap 8): 2 ranks = 1 rank
 common=(--preset tiny --size 32 --blocks 0 --filters 4 --filter-cap 8 --kernels reference
     --threads 1 --steps 3 --warmup 1 --quiet)
+steps_losses() { # the timed losses of a record, one per line (a wrapped flow sequence too)
+    awk '/^loss:/ { s = 1; next } s && /^[^ ]/ { s = 0 }
+         s && /^  steps:/ { c = 1 } s && c { buf = buf $0; if ($0 ~ /\]/) c = 0 }
+         END { sub(/^[^[]*\[/, "", buf); sub(/\].*$/, "", buf); gsub(/ /, "", buf)
+               n = split(buf, a, ","); for (i = 1; i <= n; i++) if (a[i] != "") print a[i] }' "$1"
+}
 losses() { # the warm-up and timed losses of a record, one per line
     awk '/^loss:/ { s = 1; next } s && /^[^ ]/ { s = 0 }
          s && /^  (warmup|steps):/ { sub(/^[^[]*\[/, ""); sub(/\].*$/, ""); gsub(/, /, "\n"); print }' "$1"
@@ -117,6 +126,73 @@ if [ -n "$doc" ] && [ "$doc" = "$v" ]; then
 else
     echo "FAIL: docs/cosmoflow.md says ${doc:-nothing} executed FLOPs per cosmo128 sample, --describe $v"
 fi
+
+# the MLPerf recipe (dropout 0.5, 1.2 tanh, log inputs, SGD 0.9 and its
+# schedule): one rank on one repeated sample, losses finite and falling
+# (the mean of the last 5 of 40 below the first 5's: the masks are from the
+# seed, so the run is the same every time); the record says which recipe ran
+"$C" --preset tiny --write-data "$T/one.bin" --samples 1 >"$T/wd.out" 2>&1 ||
+    echo "FAIL: --write-data: $(tail -n 2 "$T/wd.out")"
+rec=(--preset tiny --recipe mlperf --kernels reference --threads 1 --quiet)
+if "$C" "${rec[@]}" --data "$T/one.bin" --steps 40 --warmup 0 --record "$T/m1.yaml" >"$T/m1.out" 2>&1; then
+    v=$(steps_losses "$T/m1.yaml" | awk '
+        { n++; a[n] = $1; if ($1 !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) bad = 1 }
+        END { for (i = 1; i <= 5; i++) f += a[i]; for (i = n - 4; i <= n; i++) l += a[i]
+              if (n != 40 || bad) print "bad"; else if (l < f) print "ok " f / 5 " " l / 5; else print "flat " f / 5 " " l / 5 }')
+    case $v in
+    ok*) echo "PASS: mlperf recipe on 1 rank: 40 finite losses, mean of the first 5 / last 5: ${v#ok }" ;;
+    *) echo "FAIL: mlperf recipe losses not finite and falling: $v (see $T/m1.yaml)" ;;
+    esac
+    if grep -q '^  recipe: mlperf$' "$T/m1.yaml" && grep -q '^  optimizer: sgd$' "$T/m1.yaml" &&
+        grep -q '^  dropout: 0.5$' "$T/m1.yaml" && grep -q '^  out_scale: 1.2$' "$T/m1.yaml" &&
+        grep -q '^  log_input: true$' "$T/m1.yaml" && grep -q '^  momentum: 0.9$' "$T/m1.yaml" &&
+        grep -q '^- {kernel: dropout, layer: fc1, calls: 80, flops: 1280,' "$T/m1.yaml" &&
+        grep -q '^- {kernel: tanh, layer: fc3, calls: 80, flops: 960,' "$T/m1.yaml" &&
+        grep -q '^- {kernel: sgd, layer: fc1, calls: 40, flops: ' "$T/m1.yaml"; then
+        echo "PASS: the record says recipe mlperf (sgd, dropout 0.5, 1.2 tanh, log inputs) with its dropout, tanh and sgd rows"
+    else
+        echo "FAIL: the record of the mlperf recipe lacks its keys or rows (see $T/m1.yaml)"
+    fi
+else
+    echo "FAIL: mlperf recipe on 1 rank: $(tail -n 3 "$T/m1.out")"
+fi
+if "$C" --preset tiny --kernels reference --threads 1 --steps 1 --warmup 0 --quiet \
+    --record "$T/d1.yaml" >"$T/d1.out" 2>&1 && grep -q '^  recipe: exadl$' "$T/d1.yaml" &&
+    grep -q '^  optimizer: adam$' "$T/d1.yaml" && grep -q '^  dropout: 0$' "$T/d1.yaml" &&
+    ! grep -q 'kernel: dropout' "$T/d1.yaml"; then
+    echo "PASS: the default stays recipe exadl (Adam, no dropout, linear output) and its record says so"
+else
+    echo "FAIL: the default run's record does not say recipe exadl with Adam and no dropout (see $T/d1.yaml)"
+fi
+"$C" "${rec[@]}" --steps 3 --warmup 1 --record "$T/mr1.yaml" >"$T/mr1.out" 2>&1 ||
+    echo "FAIL: mlperf recipe, 1 rank: $(tail -n 3 "$T/mr1.out")"
+$M -np 2 "$C" "${rec[@]}" --steps 3 --warmup 1 --spatial 2 --record "$T/mr2.yaml" >"$T/mr2.out" 2>&1 ||
+    echo "FAIL: mlperf recipe, 2 spatial ranks: $(tail -n 3 "$T/mr2.out")"
+v=$(paste <(losses "$T/mr1.yaml") <(losses "$T/mr2.yaml") | awk '
+    NF == 2 { n++; d = $1 - $2; if (d < 0) d = -d; m = $1 < 0 ? -$1 : $1
+              if (d > 1e-5 * m + 1e-12) bad = bad " " $1 "/" $2 }
+    END { if (n < 4) print "too few losses (" n ")"; else if (bad) print "differ:" bad; else print "ok " n }')
+case $v in
+ok*) echo "PASS: mlperf recipe: 2 spatial ranks drop the same units and train the losses of 1 (${v#ok } within 1e-5)" ;;
+*) echo "FAIL: mlperf recipe, 2 spatial ranks against 1: $v" ;;
+esac
+refuse() { # name expected-text args...
+    local name=$1 want=$2
+    shift 2
+    local out rc
+    out=$("$C" --preset tiny "$@" --check-config 2>&1)
+    rc=$?
+    if [ "$rc" = 2 ] && printf '%s' "$out" | grep -q -- "$want"; then
+        echo "PASS: refused with exit 2: $name"
+    else
+        echo "FAIL: $name: exit $rc, '$out'"
+    fi
+}
+refuse "the recipe on the cuda backend" "run on the cpu backend" --recipe mlperf --backend cuda
+refuse "the recipe in bf16" "run in fp32, not bf16" --recipe mlperf --precision bf16
+refuse "an unknown recipe" "unknown recipe 'fast'" --recipe fast
+refuse "decays out of order" "lr_decay" --lr-decay 5:0.5,3:0.1
+refuse "blocks 0 at a size not a power of two" "power of two" --size 24 --blocks 0
 
 # the Cori reference as `exadl check` shows a published one
 cat >"$T/suite.yaml" <<EOF

@@ -220,6 +220,15 @@ static void test_counts_by_hand(void)
     cf_plan_build(&p, &c);
     T_ASSERT(p.params == 23064356 && p.cfg.blocks == 7, "cosmo512: %lld parameters, %d blocks",
              (long long)p.params, p.cfg.blocks);
+    /* the learning-rate schedule (runcfg_lr_at): warm-up, then the decays */
+    runcfg_t r;
+    runcfg_default(&r);
+    r.lr = 0.004, r.lr_warmup_start = 0.001, r.lr_warmup_steps = 4;
+    snprintf(r.lr_decay, sizeof r.lr_decay, "7:0.25,9:0.125");
+    const double want[] = {0.001, 0.00175, 0.0025, 0.00325, 0.004, 0.004, 0.001, 0.001, 0.0005};
+    for (int s = 1; s <= 9; s++)
+        T_ASSERT(fabs(runcfg_lr_at(&r, s) - want[s - 1]) < 1e-12, "lr at step %d: %g, want %g", s,
+                 runcfg_lr_at(&r, s), want[s - 1]);
     char err[256];
     c.size = 96, c.blocks = 0;
     T_ASSERT(cf_validate(&c, err, sizeof err) == -1 && strstr(err, "power of two"),

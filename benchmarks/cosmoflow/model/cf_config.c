@@ -59,6 +59,12 @@ static const kt_key keys[] = {
     INT(targets, 1, 4096, "regression targets (MSE)"),
     {.key = "slope", .type = KT_DOUBLE, .off = F(slope), .min = 1e-6, .max = 1,
      .help = "leaky ReLU slope for negative inputs"},
+    {.key = "dropout", .type = KT_DOUBLE, .off = F(dropout), .min = 0, .max = 0.99,
+     .help = "dropout rate after fc1 and fc2 (0: none; MLPerf: 0.5)"},
+    {.key = "out_scale", .type = KT_DOUBLE, .off = F(out_scale), .min = 0, .max = 1000,
+     .help = "output s * tanh(fc3) (0: linear; MLPerf: 1.2)"},
+    {.key = "log_input", .type = KT_BOOL, .off = F(log_input),
+     .help = "inputs through sign(x) log(1 + |x|) (MLPerf's log(1 + x) of counts)"},
     {.key = "spatial", .type = KT_WORD, .off = F(spatial), .aux = sizeof(((cf_cfg *)0)->spatial),
      .valid = spatial_valid, .what = "auto, N or SxTxU (positive splits of D, H and W)",
      .help = "spatial ranks per sample: SxTxU splits of D, H, W; N = Nx1x1; auto: all ranks"},
@@ -100,6 +106,7 @@ int cf_preset(cf_cfg *c, const char *name)
     d.overlap = 1;
     snprintf(d.spatial, sizeof d.spatial, "1x1x1");
     snprintf(d.data, sizeof d.data, "synthetic");
+    snprintf(d.recipe, sizeof d.recipe, "exadl");
     if (!strcmp(name, "cosmo128") || !strcmp(name, "cosmo256") || !strcmp(name, "cosmo512")) {
         d.size = !strcmp(name, "cosmo128") ? 128 : !strcmp(name, "cosmo256") ? 256 : 512;
         /* LBANN's CosmoFlow (mlperf=True): log2(size) - 2 blocks, filters
@@ -138,10 +145,46 @@ int cf_preset(cf_cfg *c, const char *name)
     return 0;
 }
 
-static const char *const extra_keys[] = {"preset", NULL};
+int cf_recipe(cf_cfg *c, const char *name)
+{
+    runcfg_t *r = &c->run;
+    if (!strcmp(name, "exadl")) {
+        c->dropout = 0, c->out_scale = 0, c->log_input = 0;
+        snprintf(r->optimizer, sizeof r->optimizer, "adam");
+        r->lr_warmup_steps = 0;
+        snprintf(r->lr_decay, sizeof r->lr_decay, "none");
+    } else if (!strcmp(name, "mlperf")) {
+        /* cosmo.yaml: dropout 0.5, SGD momentum 0.9, base_lr 0.001 scaled
+         * linearly from batch 64, 4 warm-up epochs, x0.25 after epoch 32 and
+         * x0.125 after 64; models/cosmoflow.py: tanh output x 1.2;
+         * apply_log: log(1 + x).  An epoch of its 262,144 training samples is
+         * 4,096 steps at global batch 64: warm-up 16,384 steps, decays from
+         * the first step of epochs 33 and 65 (1-based steps 135,169 and
+         * 266,241).  At global batch B, lr 0.001 B / 64 is the reference's
+         * peak; lr_warmup_start stays 0.001. */
+        c->dropout = 0.5, c->out_scale = 1.2, c->log_input = 1;
+        snprintf(r->optimizer, sizeof r->optimizer, "sgd");
+        r->momentum = 0.9;
+        r->lr = 0.001;
+        r->lr_warmup_start = 0.001;
+        r->lr_warmup_steps = 16384;
+        snprintf(r->lr_decay, sizeof r->lr_decay, "135169:0.25,266241:0.125");
+    } else {
+        return -1;
+    }
+    snprintf(c->recipe, sizeof c->recipe, "%s", name);
+    return 0;
+}
+
+static const char *const extra_keys[] = {"preset", "recipe", NULL};
 
 static int set_extra(void *cfg, const char *key, const char *value, char *err, size_t errlen)
 {
+    if (!strcmp(key, "recipe")) {
+        if (cf_recipe(cfg, value) == 0) return 0;
+        snprintf(err, errlen, "unknown recipe '%s' (choose exadl or mlperf)", value);
+        return -1;
+    }
     if (strcmp(key, "preset")) return 1;
     if (cf_preset(cfg, value) == 0) return 0;
     snprintf(err, errlen, "unknown preset '%s' (choose %s)", value, cf_preset_list());
@@ -205,6 +248,21 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
         return snprintf(err, errlen, "filters %d x 2^%d does not fit an int", c->filters, nb - 1),
                -1;
     if (!(c->slope > 0)) return snprintf(err, errlen, "slope must be positive"), -1;
+    if (!(c->dropout >= 0 && c->dropout < 1))
+        return snprintf(err, errlen, "dropout must be in [0, 1), not %g", c->dropout), -1;
+    if (!(c->out_scale >= 0)) return snprintf(err, errlen, "out_scale must be 0 or positive"), -1;
+    /* the recipe's layers are host loops over the CPU sets' memory */
+    if ((c->dropout > 0 || c->out_scale > 0 || c->log_input) && strcmp(c->run.backend, "cpu"))
+        return snprintf(err, errlen,
+                        "dropout, out_scale and log_input (the mlperf recipe) run on the cpu "
+                        "backend, not %s",
+                        c->run.backend),
+               -1;
+    if ((c->dropout > 0 || c->out_scale > 0) && strcmp(c->run.precision, "fp32"))
+        return snprintf(err, errlen,
+                        "dropout and out_scale (the mlperf recipe) run in fp32, not %s",
+                        c->run.precision),
+               -1;
     if (c->kernel % 2 == 0)
         return snprintf(err, errlen, "kernel %d: must be odd for 'same' padding", c->kernel), -1;
     int unit = 1 << nb;
@@ -248,6 +306,7 @@ void cf_write(const cf_cfg *c, rec_t *r)
     rec_key(r, "config");
     rec_map_begin(r);
     rec_kv_str(r, "preset", c->preset[0] ? c->preset : NULL);
+    rec_kv_str(r, "recipe", c->recipe[0] ? c->recipe : "exadl");
     kt_write(&spec, c, r);
     rec_map_end(r);
 }
@@ -255,5 +314,8 @@ void cf_write(const cf_cfg *c, rec_t *r)
 void cf_print_help(FILE *f)
 {
     fprintf(f, "  --preset NAME          %s (default cosmo128)\n", cf_preset_list());
+    fprintf(f, "  --recipe NAME          exadl (default: no dropout, linear output, Adam) or mlperf\n"
+               "                         (dropout 0.5, 1.2 tanh, log inputs, SGD 0.9 and its schedule);\n"
+               "                         keys after it override\n");
     kt_print_help(&spec, f);
 }

@@ -5,7 +5,8 @@
  * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
  *
  * defines: cf_cfg, cf_preset, cf_keys, cf_set, cf_load_yaml, cf_validate, cf_write,
- *          cf_print_help, cf_parse_spatial, cf_blocks, cf_block_filters, CF_MAX_BLOCKS */
+ *          cf_print_help, cf_parse_spatial, cf_blocks, cf_block_filters, cf_recipe,
+ *          CF_MAX_BLOCKS */
 #ifndef COSMOFLOW_CF_CONFIG_H
 #define COSMOFLOW_CF_CONFIG_H
 
@@ -31,6 +32,12 @@ typedef struct {
     int dense1, dense2;/* the dense head: dense1, dense2, then targets */
     int targets;       /* regression targets (4 cosmological parameters) */
     double slope;      /* leaky ReLU slope for x < 0 */
+    /* the training recipe (docs/cosmoflow.md "Recipes"): `recipe` sets these
+     * and the run's optimizer keys; exadl (the default) has none of them */
+    char recipe[8];    /* exadl | mlperf: what the record says ran */
+    double dropout;    /* rate after fc1's and fc2's leaky ReLU (kept x 1/(1-rate)); 0: none */
+    double out_scale;  /* output s * tanh(fc3); 0: fc3's linear output */
+    int log_input;     /* voxels through sign(x) log(1 + |x|) (MLPerf: log(1 + x) of counts) */
     /* the decomposition */
     char spatial[32];  /* SxTxU (splits of D, H, W), N (= Nx1x1), or auto */
     int overlap;       /* halo exchange along D overlapped with interior planes */
@@ -46,6 +53,13 @@ typedef struct {
 int cf_blocks(const cf_cfg *c);
 /* Filters of block i: filters * 2^i, capped at filter_cap when it is set. */
 int cf_block_filters(const cf_cfg *c, int i);
+
+/* Apply a training recipe over c: "exadl" (no dropout, linear output, raw
+ * inputs, Adam) or "mlperf" (MLPerf HPC's reference, mlcommons/hpc
+ * cosmoflow/configs/cosmo.yaml: dropout 0.5, 1.2 tanh output, log inputs,
+ * SGD momentum 0.9 at 0.001 with its warm-up and decays in steps of global
+ * batch 64).  0, or -1 when the name is neither. */
+int cf_recipe(cf_cfg *c, const char *name);
 
 /* Load a named preset (cosmo128, cosmo256, cosmo512, small, tiny); -1 if
  * unknown.  cosmo256 and cosmo512 are LBANN's CosmoFlow (mlperf variant) at

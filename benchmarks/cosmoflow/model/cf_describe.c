@@ -16,6 +16,10 @@ void cf_describe(const cf_model *m, FILE *f, int64_t executed_per_step, int batc
                "leaky ReLU %g, 2^3 max-pool; dense %d, %d, %d; MSE\n",
             c->preset[0] ? " preset " : "", c->preset, c->size, c->channels, c->blocks, c->kernel,
             c->filters, cap, c->slope, c->dense1, c->dense2, c->targets);
+    fprintf(f, "# recipe %s: dropout %g after fc1 and fc2, output %s, inputs %s; optimizer %s, lr %g\n",
+            c->recipe[0] ? c->recipe : "exadl", c->dropout,
+            c->out_scale > 0 ? "scaled tanh" : "linear", c->log_input ? "log(1 + x)" : "raw",
+            c->run.optimizer, c->run.lr);
     fprintf(f, "%-8s %-5s %22s %22s %14s %20s\n", "layer", "type", "input", "output", "weights",
             "fwd_flops/sample");
     for (int i = 0; i < p->nlayers; i++) {

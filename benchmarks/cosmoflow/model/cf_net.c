@@ -121,6 +121,13 @@ cf_net *cf_net_create(const cf_model *m, const kern_ops *ops, void *ctx, int bat
         cf_net_free(n);
         return NULL;
     }
+    /* dropout's masks: host loops (cf_validate keeps the recipe on the cpu
+     * backend, whose sets' memory is the host's) */
+    if (!dry && !g.failed && m->plan.cfg.dropout > 0) {
+        n->mask1 = malloc((size_t)batch * m->plan.cfg.dense1 * sizeof(float));
+        n->mask2 = malloc((size_t)batch * m->plan.cfg.dense2 * sizeof(float));
+        if (!n->mask1 || !n->mask2) g.failed = 1, g.failed_bytes = (size_t)batch * m->plan.cfg.dense1 * 4;
+    }
     if (g.failed) {
         snprintf(err, errlen, "cannot allocate a buffer of %.3g GB", (double)g.failed_bytes / 1e9);
         cf_net_free(n);
@@ -135,6 +142,8 @@ void cf_net_free(cf_net *n)
     if (n->halo.ops) cf_halo_free(&n->halo);
     for (int i = 0; i < n->nallocs; i++) n->ops->release(n->ctx, n->allocs[i]);
     free(n->gather_host);
+    free(n->mask1);
+    free(n->mask2);
     free(n);
 }
 
