@@ -5,8 +5,8 @@
 #   layer lists, not from the C code), key by key;
 # - cosmo128 stays MLPerf's network (68,853,694,464 forward conv FLOPs);
 #   cosmo512 is within 1% of LBANN's 23,064,356 parameters;
-# - LBANN's rule (blocks 0) and the filter cap on a small network: 2 spatial
-#   ranks train the losses of 1 rank;
+# - LBANN's rule (blocks 0) and the filter cap on a small network, with max
+#   and average pooling: 2 spatial ranks train the losses of 1 rank;
 # - the MLPerf recipe (--recipe mlperf): 1 rank's losses finite and falling,
 #   the record naming it, 2 spatial ranks = 1; the default stays exadl;
 #   refusals exit 2 naming the problem;
@@ -86,18 +86,27 @@ if "$C" "${common[@]}" --describe >"$T/rule.describe" 2>&1 &&
 else
     echo "FAIL: blocks 0 / filter-cap 8 at size 32 (see $T/rule.describe)"
 fi
-"$C" "${common[@]}" --record "$T/r1.yaml" >"$T/r1.out" 2>&1 ||
-    echo "FAIL: capped network on 1 rank: $(tail -n 3 "$T/r1.out")"
-$M -np 2 "$C" "${common[@]}" --spatial 2 --record "$T/r2.yaml" >"$T/r2.out" 2>&1 ||
-    echo "FAIL: capped network on 2 spatial ranks: $(tail -n 3 "$T/r2.out")"
-v=$(paste <(losses "$T/r1.yaml") <(losses "$T/r2.yaml") | awk '
-    NF == 2 { n++; d = $1 - $2; if (d < 0) d = -d; m = $1 < 0 ? -$1 : $1
-              if (d > 1e-5 * m + 1e-12) bad = bad " " $1 "/" $2 }
-    END { if (n < 4) print "too few losses (" n ")"; else if (bad) print "differ:" bad; else print "ok " n }')
-case $v in
-ok*) echo "PASS: blocks 0 + filter cap: 2 spatial ranks train the losses of 1 (${v#ok } within 1e-5)" ;;
-*) echo "FAIL: blocks 0 + filter cap, 2 spatial ranks against 1: $v" ;;
-esac
+for pool in max avg; do
+    "$C" "${common[@]}" --pool $pool --record "$T/r1$pool.yaml" >"$T/r1$pool.out" 2>&1 ||
+        echo "FAIL: capped network, $pool pooling, on 1 rank: $(tail -n 3 "$T/r1$pool.out")"
+    $M -np 2 "$C" "${common[@]}" --pool $pool --spatial 2 --record "$T/r2$pool.yaml" \
+        >"$T/r2$pool.out" 2>&1 ||
+        echo "FAIL: capped network, $pool pooling, on 2 spatial ranks: $(tail -n 3 "$T/r2$pool.out")"
+    v=$(paste <(losses "$T/r1$pool.yaml") <(losses "$T/r2$pool.yaml") | awk '
+        NF == 2 { n++; d = $1 - $2; if (d < 0) d = -d; m = $1 < 0 ? -$1 : $1
+                  if (d > 1e-5 * m + 1e-12) bad = bad " " $1 "/" $2 }
+        END { if (n < 4) print "too few losses (" n ")"; else if (bad) print "differ:" bad; else print "ok " n }')
+    case $v in
+    ok*) echo "PASS: blocks 0 + filter cap, $pool pooling: 2 spatial ranks train the losses of 1 (${v#ok } within 1e-5)" ;;
+    *) echo "FAIL: blocks 0 + filter cap, $pool pooling, 2 spatial ranks against 1: $v" ;;
+    esac
+done
+if grep -q '^- {kernel: avgpool3d_fwd, layer: conv2, calls: 3, flops: 12288,' "$T/r1avg.yaml" &&
+    ! grep -q 'kernel: pool3d_fwd' "$T/r1avg.yaml"; then
+    echo "PASS: pool avg runs average pooling (its rows: conv2's 3 x 8 x 512 FLOPs), no max-pooling"
+else
+    echo "FAIL: pool avg's record lacks the avgpool3d rows (see $T/r1avg.yaml)"
+fi
 
 # the documented figures: every row of the counts table and the executed
 # FLOPs sentence equal --describe
@@ -192,6 +201,7 @@ refuse "the recipe on the cuda backend" "run on the cpu backend" --recipe mlperf
 refuse "the recipe in bf16" "run in fp32, not bf16" --recipe mlperf --precision bf16
 refuse "an unknown recipe" "unknown recipe 'fast'" --recipe fast
 refuse "decays out of order" "lr_decay" --lr-decay 5:0.5,3:0.1
+refuse "average pooling on the cuda backend" "pool avg runs on the cpu backend" --pool avg --backend cuda
 refuse "blocks 0 at a size not a power of two" "power of two" --size 24 --blocks 0
 
 # the Cori reference as `exadl check` shows a published one

@@ -40,6 +40,8 @@ static int spatial_valid(const char *text)
 
 static int path_valid(const char *text) { return text[0] && strlen(text) < 512; }
 
+static const char *const pools[] = {"max", "avg", NULL};
+
 #define F(x) offsetof(cf_cfg, x)
 #define INT(name, lo, hi, text) \
     {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
@@ -59,6 +61,8 @@ static const kt_key keys[] = {
     INT(targets, 1, 4096, "regression targets (MSE)"),
     {.key = "slope", .type = KT_DOUBLE, .off = F(slope), .min = 1e-6, .max = 1,
      .help = "leaky ReLU slope for negative inputs"},
+    {.key = "pool", .type = KT_CHOICE, .off = F(pool), .aux = sizeof(((cf_cfg *)0)->pool),
+     .choices = pools, .help = "max | avg: each block's 2x2x2 pooling (avg: cpu backend, fp32)"},
     {.key = "dropout", .type = KT_DOUBLE, .off = F(dropout), .min = 0, .max = 0.99,
      .help = "dropout rate after fc1 and fc2 (0: none; MLPerf: 0.5)"},
     {.key = "out_scale", .type = KT_DOUBLE, .off = F(out_scale), .min = 0, .max = 1000,
@@ -107,6 +111,7 @@ int cf_preset(cf_cfg *c, const char *name)
     snprintf(d.spatial, sizeof d.spatial, "1x1x1");
     snprintf(d.data, sizeof d.data, "synthetic");
     snprintf(d.recipe, sizeof d.recipe, "exadl");
+    snprintf(d.pool, sizeof d.pool, "max");
     if (!strcmp(name, "cosmo128") || !strcmp(name, "cosmo256") || !strcmp(name, "cosmo512")) {
         d.size = !strcmp(name, "cosmo128") ? 128 : !strcmp(name, "cosmo256") ? 256 : 512;
         /* LBANN's CosmoFlow (mlperf=True): log2(size) - 2 blocks, filters
@@ -257,6 +262,11 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
                         "dropout, out_scale and log_input (the mlperf recipe) run on the cpu "
                         "backend, not %s",
                         c->run.backend),
+               -1;
+    if (!strcmp(c->pool, "avg") && (strcmp(c->run.backend, "cpu") || strcmp(c->run.precision, "fp32")))
+        return snprintf(err, errlen,
+                        "pool avg runs on the cpu backend in fp32 (a host loop), not %s %s",
+                        c->run.backend, c->run.precision),
                -1;
     if ((c->dropout > 0 || c->out_scale > 0) && strcmp(c->run.precision, "fp32"))
         return snprintf(err, errlen,

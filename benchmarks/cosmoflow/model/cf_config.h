@@ -32,6 +32,7 @@ typedef struct {
     int dense1, dense2;/* the dense head: dense1, dense2, then targets */
     int targets;       /* regression targets (4 cosmological parameters) */
     double slope;      /* leaky ReLU slope for x < 0 */
+    char pool[4];      /* max | avg: each block's 2x2x2 pooling (avg: cf_host.c) */
     /* the training recipe (docs/cosmoflow.md "Recipes"): `recipe` sets these
      * and the run's optimizer keys; exadl (the default) has none of them */
     char recipe[8];    /* exadl | mlperf: what the record says ran */

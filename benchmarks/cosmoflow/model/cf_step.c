@@ -2,13 +2,12 @@
  * kernel through counted.h; the halo exchanges and the feature gather as
  * rows of their own in the kernel table ("halo" per conv layer, "gather"),
  * with their wall time and no FLOPs. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "benchmarks/common/check.h"
-#include "benchmarks/common/rng.h"
 #include "benchmarks/common/timer.h"
+#include "benchmarks/cosmoflow/model/cf_host.h"
 #include "benchmarks/cosmoflow/model/cf_net.h"
 
 /* Bands of interior planes computed while the D phase of an exchange is in
@@ -101,76 +100,6 @@ static void exchange_conv(cf_net *n, kc_t *kc, int bwd, const char *name, const 
     n->halo_bytes += n->halo.bytes - b0;
 }
 
-/* ---- the mlperf recipe's layers: host loops over fp32 (cf_validate) ------- */
-
-/* A row of the kernel table for a recipe layer: its formula's FLOPs, and
- * its time when kernels are timed. */
-static ktab_row *recipe_row(kc_t *kc, const char *kernel, const char *layer, int64_t flops)
-{
-    ktab_row *r = ktab_row_for(kc->tab, kernel, layer);
-    r->calls++;
-    r->flops += flops;
-    return r;
-}
-
-/* Inverted dropout on y [batch][w] in place: each unit kept with
- * probability 1 - rate and scaled by 1 / (1 - rate) (Keras' Dropout).  The
- * mask comes from (seed, forward pass, group, layer), so the spatial ranks
- * of a group, which all run the dense head, drop the same units; 1 FLOP per
- * element. */
-static void dropout_fwd(cf_net *n, kc_t *kc, const cf_layer *L, void *y, float *mask)
-{
-    int64_t e = (int64_t)n->batch * L->co;
-    ktab_row *r = recipe_row(kc, "dropout", L->name, e);
-    if (n->dry) return;
-    double t0 = timer_now_s(), rate = n->p->cfg.dropout;
-    float keep = (float)(1.0 / (1.0 - rate)), *v = y;
-    rng_t g = rng_stream(n->p->cfg.run.seed, 0x44524F50ULL /* "DROP" */, (uint64_t)n->fwd_count,
-                         ((uint64_t)n->pt->group << 8) | (uint64_t)(L - n->p->layers));
-    for (int64_t i = 0; i < e; i++) {
-        mask[i] = rng_uniform(&g) < rate ? 0.0f : keep;
-        v[i] *= mask[i];
-    }
-    r->time_s += timer_now_s() - t0;
-}
-
-/* Its backward: dy *= mask (1 FLOP per element). */
-static void dropout_bwd(cf_net *n, kc_t *kc, const cf_layer *L, void *dy, const float *mask)
-{
-    int64_t e = (int64_t)n->batch * L->co;
-    ktab_row *r = recipe_row(kc, "dropout", L->name, e);
-    if (n->dry) return;
-    double t0 = timer_now_s();
-    float *d = dy;
-    for (int64_t i = 0; i < e; i++) d[i] *= mask[i];
-    r->time_s += timer_now_s() - t0;
-}
-
-/* out = s tanh(out) (2 FLOPs: tanh counted as 1, the scale); backward
- * dout *= s - out^2 / s (4: square, divide, subtract, multiply). */
-static void scaled_tanh_fwd(cf_net *n, kc_t *kc, void *out)
-{
-    int64_t e = (int64_t)n->batch * n->p->cfg.targets;
-    ktab_row *r = recipe_row(kc, "tanh", "fc3", 2 * e);
-    if (n->dry) return;
-    double t0 = timer_now_s();
-    float s = (float)n->p->cfg.out_scale, *o = out;
-    for (int64_t i = 0; i < e; i++) o[i] = s * tanhf(o[i]);
-    r->time_s += timer_now_s() - t0;
-}
-
-static void scaled_tanh_bwd(cf_net *n, kc_t *kc, const void *out, void *dout)
-{
-    int64_t e = (int64_t)n->batch * n->p->cfg.targets;
-    ktab_row *r = recipe_row(kc, "tanh", "fc3", 4 * e);
-    if (n->dry) return;
-    double t0 = timer_now_s();
-    float s = (float)n->p->cfg.out_scale, *d = dout;
-    const float *o = out;
-    for (int64_t i = 0; i < e; i++) d[i] *= s - o[i] * o[i] / s;
-    r->time_s += timer_now_s() - t0;
-}
-
 static void dense_fwd(cf_net *n, kc_t *kc, const cf_layer *L, const void *x, void *y, int act)
 {
     kc_dense_fwd(kc, L->name, x, W(n, L), n->batch, L->ci, L->co, y);
@@ -184,6 +113,7 @@ double cf_net_forward(cf_net *n, kc_t *kc)
     const cf_plan *p = n->p;
     int B = p->cfg.blocks;
     float slope = (float)p->cfg.slope;
+    int avg = !strcmp(p->cfg.pool, "avg");
     n->halo_bytes = n->gather_bytes = 0;
     for (int l = 0; l < B; l++) {
         const cf_layer *L = &p->layers[l];
@@ -191,7 +121,8 @@ double cf_net_forward(cf_net *n, kc_t *kc)
         kc_bias3d_fwd(kc, L->name, &n->y[l], Bias(n, L));
         kc_lrelu_fwd(kc, L->name, &n->y[l], &n->y[l], slope);
         t3view dst = l + 1 < B ? cf_interior(&n->xp[l + 1], p->halo, n->esz) : n->feat;
-        kc_pool3d_fwd(kc, L->name, &n->y[l], &dst);
+        if (avg) cf_avgpool_fwd(n, kc, L->name, &n->y[l], &dst);
+        else kc_pool3d_fwd(kc, L->name, &n->y[l], &dst);
     }
     if (n->pt->ranks_per_sample > 1 && !n->dry) {
         double t0 = timer_now_s();
@@ -204,11 +135,11 @@ double cf_net_forward(cf_net *n, kc_t *kc)
     const cf_layer *f1 = &p->layers[B], *f2 = &p->layers[B + 1], *f3 = &p->layers[B + 2];
     int drop = p->cfg.dropout > 0;
     dense_fwd(n, kc, f1, n->fin.p, n->a1, 1);
-    if (drop) dropout_fwd(n, kc, f1, n->a1, n->mask1);
+    if (drop) cf_dropout_fwd(n, kc, f1, n->a1, n->mask1);
     dense_fwd(n, kc, f2, n->a1, n->a2, 1);
-    if (drop) dropout_fwd(n, kc, f2, n->a2, n->mask2);
+    if (drop) cf_dropout_fwd(n, kc, f2, n->a2, n->mask2);
     dense_fwd(n, kc, f3, n->a2, n->out, 0);
-    if (p->cfg.out_scale > 0) scaled_tanh_fwd(n, kc, n->out);
+    if (p->cfg.out_scale > 0) cf_tanh_fwd(n, kc, n->out);
     n->fwd_count++;
     return kc_mse_fwd(kc, "loss", n->out, n->tgt, (int64_t)n->batch * p->cfg.targets);
 }
@@ -239,18 +170,19 @@ void cf_net_backward(cf_net *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     const cf_plan *p = n->p;
     int B = p->cfg.blocks, h = p->halo, k = p->cfg.kernel;
     float slope = (float)p->cfg.slope;
+    int avg = !strcmp(p->cfg.pool, "avg");
     kc_mse_bwd(kc, "loss", n->out, n->tgt, (int64_t)n->batch * p->cfg.targets, n->dout);
     t3view v2 = vec(n->a2, n->batch, p->cfg.dense2), d2 = vec(n->da2, n->batch, p->cfg.dense2);
     t3view v1 = vec(n->a1, n->batch, p->cfg.dense1), d1 = vec(n->da1, n->batch, p->cfg.dense1);
     /* dropout in place keeps the leaky ReLU's signs where it keeps a unit;
      * where it drops one, the masked gradient is 0 whatever the sign */
     int drop = p->cfg.dropout > 0;
-    if (p->cfg.out_scale > 0) scaled_tanh_bwd(n, kc, n->out, n->dout);
+    if (p->cfg.out_scale > 0) cf_tanh_bwd(n, kc, n->out, n->dout);
     dense_bwd(n, kc, B + 2, n->a2, n->dout, n->da2, ready, user);
-    if (drop) dropout_bwd(n, kc, &p->layers[B + 1], n->da2, n->mask2);
+    if (drop) cf_dropout_bwd(n, kc, &p->layers[B + 1], n->da2, n->mask2);
     kc_lrelu_bwd(kc, p->layers[B + 1].name, &v2, &d2, &d2, slope);
     dense_bwd(n, kc, B + 1, n->a1, n->da2, n->da1, ready, user);
-    if (drop) dropout_bwd(n, kc, &p->layers[B], n->da1, n->mask1);
+    if (drop) cf_dropout_bwd(n, kc, &p->layers[B], n->da1, n->mask1);
     kc_lrelu_bwd(kc, p->layers[B].name, &v1, &d1, &d1, slope);
     dense_bwd(n, kc, B, n->fin.p, n->da1, n->dfin.p, ready, user);
     if (n->pt->ranks_per_sample > 1) {
@@ -265,7 +197,8 @@ void cf_net_backward(cf_net *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     for (int l = B - 1; l >= 0; l--) {
         const cf_layer *L = &p->layers[l];
         const t3view *src = l == B - 1 ? &n->dfeat : &n->dx[l + 1];
-        kc_pool3d_bwd(kc, L->name, &n->y[l], src, &n->dy[l]);
+        if (avg) cf_avgpool_bwd(n, kc, L->name, src, &n->dy[l]);
+        else kc_pool3d_bwd(kc, L->name, &n->y[l], src, &n->dy[l]);
         kc_lrelu_bwd(kc, L->name, &n->y[l], &n->dy[l], &n->dy[l], slope);
         kc_bias3d_bwd(kc, L->name, &n->dy[l], dB(n, L));
         kc_conv3d_bwd_weights(kc, L->name, &n->xp[l], &n->dy[l], k, dW(n, L));
