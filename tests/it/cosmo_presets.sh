@@ -6,7 +6,8 @@
 # - cosmo128 stays MLPerf's network (68,853,694,464 forward conv FLOPs);
 #   cosmo512 is within 1% of LBANN's 23,064,356 parameters;
 # - LBANN's rule (blocks 0) and the filter cap on a small network, with max
-#   and average pooling: 2 spatial ranks train the losses of 1 rank;
+#   and average pooling and per-block kernels 5, 3, 1: 2 spatial ranks train
+#   the losses of 1 rank;
 # - the MLPerf recipe (--recipe mlperf): 1 rank's losses finite and falling,
 #   the record naming it, 2 spatial ranks = 1; the default stays exadl;
 #   refusals exit 2 naming the problem;
@@ -86,10 +87,14 @@ if "$C" "${common[@]}" --describe >"$T/rule.describe" 2>&1 &&
 else
     echo "FAIL: blocks 0 / filter-cap 8 at size 32 (see $T/rule.describe)"
 fi
-for pool in max avg; do
-    "$C" "${common[@]}" --pool $pool --record "$T/r1$pool.yaml" >"$T/r1$pool.out" 2>&1 ||
+for pool in max avg 5,3,1; do
+    case $pool in
+    *,*) extra=(--block-kernels "$pool") ;;
+    *) extra=(--pool "$pool") ;;
+    esac
+    "$C" "${common[@]}" "${extra[@]}" --record "$T/r1$pool.yaml" >"$T/r1$pool.out" 2>&1 ||
         echo "FAIL: capped network, $pool pooling, on 1 rank: $(tail -n 3 "$T/r1$pool.out")"
-    $M -np 2 "$C" "${common[@]}" --pool $pool --spatial 2 --record "$T/r2$pool.yaml" \
+    $M -np 2 "$C" "${common[@]}" "${extra[@]}" --spatial 2 --record "$T/r2$pool.yaml" \
         >"$T/r2$pool.out" 2>&1 ||
         echo "FAIL: capped network, $pool pooling, on 2 spatial ranks: $(tail -n 3 "$T/r2$pool.out")"
     v=$(paste <(losses "$T/r1$pool.yaml") <(losses "$T/r2$pool.yaml") | awk '
@@ -97,7 +102,7 @@ for pool in max avg; do
                   if (d > 1e-5 * m + 1e-12) bad = bad " " $1 "/" $2 }
         END { if (n < 4) print "too few losses (" n ")"; else if (bad) print "differ:" bad; else print "ok " n }')
     case $v in
-    ok*) echo "PASS: blocks 0 + filter cap, $pool pooling: 2 spatial ranks train the losses of 1 (${v#ok } within 1e-5)" ;;
+    ok*) echo "PASS: blocks 0 + filter cap, $pool (pooling or block kernels): 2 spatial ranks train the losses of 1 (${v#ok } within 1e-5)" ;;
     *) echo "FAIL: blocks 0 + filter cap, $pool pooling, 2 spatial ranks against 1: $v" ;;
     esac
 done
@@ -202,6 +207,8 @@ refuse "the recipe in bf16" "run in fp32, not bf16" --recipe mlperf --precision 
 refuse "an unknown recipe" "unknown recipe 'fast'" --recipe fast
 refuse "decays out of order" "lr_decay" --lr-decay 5:0.5,3:0.1
 refuse "average pooling on the cuda backend" "pool avg runs on the cpu backend" --pool avg --backend cuda
+refuse "block kernels not one per block" "block_kernels has 3 entries for 2 blocks" --block-kernels 3,3,3
+refuse "an even block kernel" "block_kernels entry 2 is 4: must be odd" --block-kernels 3,4
 refuse "blocks 0 at a size not a power of two" "power of two" --size 24 --blocks 0
 
 # the Cori reference as `exadl check` shows a published one

@@ -133,6 +133,9 @@ static void test_gradients_fd(void)
     c = small_cfg();
     c.out_scale = 1.2;
     gradients_fd(&c, "1.2 tanh output");
+    c = small_cfg();
+    c.block_kernels[0] = 5, c.block_kernels[1] = 1, c.nblock_kernels = 2;
+    gradients_fd(&c, "block kernels 5, 1");
 }
 
 /* The fast set's gradients and loss against the reference set's. */

@@ -56,6 +56,8 @@ static const kt_key keys[] = {
     INT(filters, 1, 65536, "filters of the first block (block i: filters * 2^i)"),
     INT(filter_cap, 0, 65536, "at most this many filters in a block (0: no cap)"),
     INT(kernel, 1, 15, "convolution kernel (odd), 'same' padding"),
+    {.key = "block_kernels", .type = KT_LIST, .off = F(block_kernels), .aux = F(nblock_kernels), .cap = CF_MAX_BLOCKS,
+     .min = 1, .max = 15, .help = "per-block kernels, one odd entry per block (unset: kernel)"},
     INT(dense1, 1, BIG, "first dense layer's width"),
     INT(dense2, 1, BIG, "second dense layer's width"),
     INT(targets, 1, 4096, "regression targets (MSE)"),
@@ -87,6 +89,11 @@ int cf_blocks(const cf_cfg *c)
     while (lg < 30 && (1 << lg) < c->size) lg++;
     if ((1 << lg) != c->size || lg < 3 || lg - 2 > CF_MAX_BLOCKS) return -1;
     return lg - 2;
+}
+
+int cf_block_kernel(const cf_cfg *c, int i)
+{
+    return i < c->nblock_kernels ? c->block_kernels[i] : c->kernel;
 }
 
 int cf_block_filters(const cf_cfg *c, int i)
@@ -275,6 +282,16 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
                -1;
     if (c->kernel % 2 == 0)
         return snprintf(err, errlen, "kernel %d: must be odd for 'same' padding", c->kernel), -1;
+    if (c->nblock_kernels > 0 && c->nblock_kernels != nb)
+        return snprintf(err, errlen, "block_kernels has %d entries for %d blocks: give one per block",
+                        c->nblock_kernels, nb),
+               -1;
+    for (int i = 0; i < c->nblock_kernels; i++)
+        if (c->block_kernels[i] % 2 == 0 || c->block_kernels[i] < 1 || c->block_kernels[i] > 15)
+            return snprintf(err, errlen,
+                            "block_kernels entry %d is %d: must be odd (1 .. 15) for 'same' padding", i + 1,
+                            c->block_kernels[i]),
+                   -1;
     int unit = 1 << nb;
     if (c->size % unit)
         return snprintf(err, errlen,
@@ -293,7 +310,8 @@ int cf_validate(const cf_cfg *c, char *err, size_t errlen)
     double fwd = 0, ci = c->channels, vox = d3;
     for (int i = 0; i < nb; i++) {
         double co = cf_block_filters(c, i);
-        fwd += 2.0 * c->kernel * c->kernel * c->kernel * ci * co * vox;
+        double k = cf_block_kernel(c, i);
+        fwd += 2.0 * k * k * k * ci * co * vox;
         ci = co, vox /= 8;
     }
     /* the dense head's input width is an int (cf_plan_build checks it too,

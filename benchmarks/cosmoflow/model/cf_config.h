@@ -5,7 +5,8 @@
  * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
  *
  * defines: cf_cfg, cf_preset, cf_keys, cf_set, cf_load_yaml, cf_validate, cf_write,
- *          cf_print_help, cf_parse_spatial, cf_blocks, cf_block_filters, cf_recipe,
+ *          cf_print_help, cf_parse_spatial, cf_blocks, cf_block_filters, cf_block_kernel,
+ *          cf_recipe,
  *          CF_MAX_BLOCKS */
 #ifndef COSMOFLOW_CF_CONFIG_H
 #define COSMOFLOW_CF_CONFIG_H
@@ -29,6 +30,7 @@ typedef struct {
     int filters;       /* filters of the first block; block i has filters * 2^i */
     int filter_cap;    /* at most this many filters in a block (LBANN: 512); 0: no cap */
     int kernel;        /* conv kernel (odd), 'same' padding */
+    int block_kernels[CF_MAX_BLOCKS], nblock_kernels; /* per block (cf_block_kernel); none: `kernel` */
     int dense1, dense2;/* the dense head: dense1, dense2, then targets */
     int targets;       /* regression targets (4 cosmological parameters) */
     double slope;      /* leaky ReLU slope for x < 0 */
@@ -54,6 +56,8 @@ typedef struct {
 int cf_blocks(const cf_cfg *c);
 /* Filters of block i: filters * 2^i, capped at filter_cap when it is set. */
 int cf_block_filters(const cf_cfg *c, int i);
+/* Kernel of block i: block_kernels[i] when the list is given, else kernel. */
+int cf_block_kernel(const cf_cfg *c, int i);
 
 /* Apply a training recipe over c: "exadl" (no dropout, linear output, raw
  * inputs, Adam) or "mlperf" (MLPerf HPC's reference, mlcommons/hpc

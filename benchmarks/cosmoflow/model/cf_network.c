@@ -146,6 +146,7 @@ static void write_record(const void *model, rec_t *w)
         rec_flow_map_begin(w);
         rec_kv_str(w, "layer", L->name);
         rec_kv_int(w, "extent", L->ext);
+        rec_kv_int(w, "kernel", L->k);
         rec_kv_int(w, "c_in", L->ci);
         rec_kv_int(w, "c_out", L->co);
         rec_kv_int(w, "fwd_flops", L->fwd_flops);
