@@ -5,9 +5,12 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/timer.h"
+#include "benchmarks/train/kernels/flops.h"
 
 struct optim {
-    int lion;          /* 0: Adam */
+    int lion;          /* 0: Adam (or SGD); 1: Lion */
+    int sgd;           /* SGD with momentum: m is its velocity, no v */
     runcfg_t run;      /* optim_create_run: the hyper-parameters */
     const kern_ops *ops;
     void *ctx;
@@ -24,7 +27,8 @@ static optim_t *create(int lion, const network_t *net, const void *model, void *
                        const kern_ops *ops, void *ctx, int dry, char *err, size_t errlen)
 {
     optim_t *o = XCALLOC(1, sizeof *o, "optimizer");
-    o->lion = lion;
+    o->lion = lion == 1;
+    o->sgd = lion == 2;
     net_facts f;
     net->facts(model, &f);
     o->ops = ops;
@@ -36,8 +40,8 @@ static optim_t *create(int lion, const network_t *net, const void *model, void *
     size_t pb = (size_t)f.params * sizeof(float);
     /* alloc is zero-filled: Adam starts from zero moments */
     o->m = ops->alloc(ctx, pb);
-    o->v = o->m && !lion ? ops->alloc(ctx, pb) : NULL;
-    if (!o->m || (!lion && !o->v)) {
+    o->v = o->m && !lion && !o->sgd ? ops->alloc(ctx, pb) : NULL;
+    if (!o->m || (!lion && !o->sgd && !o->v)) {
         snprintf(err, errlen, "a buffer of %.3g GB could not be allocated", (double)pb / 1e9);
         optim_free(o);
         return NULL;
@@ -54,19 +58,22 @@ optim_t *optim_create(const network_t *net, const void *model, void *inst, const
 optim_t *optim_create_run(const runcfg_t *c, const network_t *net, const void *model, void *inst,
                           const kern_ops *ops, void *ctx, int dry, char *err, size_t errlen)
 {
-    int lion = !strcmp(c->optimizer, "lion");
+    int lion = !strcmp(c->optimizer, "lion"), sgd = !strcmp(c->optimizer, "sgd");
     if (lion && !ops->lion) {
         snprintf(err, errlen, "the %s kernel set has no Lion kernels", ops->name);
         return NULL;
     }
-    optim_t *o = create(lion, net, model, inst, ops, ctx, dry, err, errlen);
+    /* SGD's loop runs on the host: the CPU sets' memory (runcfg_validate
+     * keeps it off the cuda backend) */
+    optim_t *o = create(sgd ? 2 : lion, net, model, inst, ops, ctx, dry, err, errlen);
     if (o) o->run = *c;
     return o;
 }
 
 size_t optim_bytes_run(const runcfg_t *c, int64_t params)
 {
-    return strcmp(c->optimizer, "lion") ? optim_bytes(params) : (size_t)params * sizeof(float);
+    int one_moment = !strcmp(c->optimizer, "lion") || !strcmp(c->optimizer, "sgd");
+    return one_moment ? (size_t)params * sizeof(float) : optim_bytes(params);
 }
 
 void optim_free(optim_t *o)
@@ -109,10 +116,40 @@ int optim_slices(const optim_t *o, const net_slice **slices)
     return o->nslices;
 }
 
+/* SGD with momentum in Keras' form, per element: g' = g s; v = mu v - lr g';
+ * w = w + v (5 FLOPs, flops_sgd); one "sgd" row per slice. */
+static void sgd_step(optim_t *o, kc_t *kc, double lr, double grad_scale)
+{
+    const net_params *p = &o->p;
+    float mu = (float)o->run.momentum, fl = (float)lr, gs = (float)grad_scale;
+    for (int i = 0; i < o->nslices; i++) {
+        const net_slice *s = &o->slices[i];
+        ktab_row *row = ktab_row_for(kc->tab, "sgd", s->name);
+        row->calls++;
+        row->flops += flops_sgd(s->count);
+        if (kc->dry) continue;
+        double t0 = timer_now_s();
+        float *w = p->master + s->off, *v = o->m + s->off;
+        const float *g = p->grads + s->off;
+        for (int64_t j = 0; j < s->count; j++) {
+            v[j] = mu * v[j] - fl * (g[j] * gs);
+            w[j] += v[j];
+        }
+        row->time_s += timer_now_s() - t0;
+    }
+    /* a separate compute copy (bf16) gets the updated weights */
+    if (!kc->dry && p->compute && p->compute != (void *)p->master)
+        o->ops->cast_params(o->ctx, p->master, p->compute, o->params);
+}
+
 void optim_step_run(optim_t *o, kc_t *kc, int64_t step, double grad_scale, lionx_t *x)
 {
+    if (o->sgd) {
+        sgd_step(o, kc, runcfg_lr_at(&o->run, step), grad_scale);
+        return;
+    }
     if (!o->lion) {
-        adam_hyper h = {.lr = o->run.lr, .beta1 = o->run.beta1, .beta2 = o->run.beta2,
+        adam_hyper h = {.lr = runcfg_lr_at(&o->run, step), .beta1 = o->run.beta1, .beta2 = o->run.beta2,
                         .eps = o->run.eps, .step = step, .grad_scale = grad_scale};
         optim_step(o, kc, &h);
         return;

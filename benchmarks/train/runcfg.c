@@ -1,6 +1,7 @@
 #include "benchmarks/train/runcfg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchmarks/common/check.h"
@@ -9,7 +10,7 @@ static const char *const precisions[] = {"fp32", "tf32", "bf16", "fp16", NULL};
 static const char *const kernel_sets[] = {"reference", "fast", NULL};
 static const char *const backends[] = {"cpu", "cuda", NULL};
 static const char *const orchestrations[] = {"coordinator", "bitvector", NULL};
-static const char *const optimizers[] = {"adam", "lion", NULL};
+static const char *const optimizers[] = {"adam", "lion", "sgd", NULL};
 static const char *const exchanges[] = {"grad", "1bit", "pbit", NULL};
 static const char *const momentum_syncs[] = {"none", "every", "selective", NULL};
 
@@ -17,6 +18,51 @@ static int grouping_valid(const char *text)
 {
     gsync_cfg g;
     return gsync_parse_grouping(&g, text) == 0;
+}
+
+/* "none" or STEP:FACTOR[,STEP:FACTOR]...: at most 8 boundaries, steps
+ * from 1 increasing, factors in (0, 10]; *n gets the count */
+static int decay_parse(const char *text, int64_t step[8], double factor[8], int *n)
+{
+    *n = 0;
+    if (!strcmp(text, "none")) return 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long long st = strtoll(p, &end, 10);
+        if (end == p || *end != ':' || st < 1 || st > (1LL << 40) || *n == 8) return -1;
+        if (*n > 0 && st <= step[*n - 1]) return -1;
+        p = end + 1;
+        double f = strtod(p, &end);
+        if (end == p || !(f > 0 && f <= 10)) return -1;
+        step[*n] = st, factor[*n] = f, ++*n;
+        p = end;
+        if (*p == ',') p++;
+        else if (*p) return -1;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+static int decay_valid(const char *text)
+{
+    int64_t s[8];
+    double f[8];
+    int n;
+    return decay_parse(text, s, f, &n) == 0;
+}
+
+double runcfg_lr_at(const runcfg_t *r, int64_t step)
+{
+    int64_t i = step - 1;
+    if (i < r->lr_warmup_steps)
+        return r->lr_warmup_start + (double)i * (r->lr - r->lr_warmup_start) / r->lr_warmup_steps;
+    int64_t s[8];
+    double f[8], factor = 1;
+    int n;
+    if (decay_parse(r->lr_decay, s, f, &n)) return r->lr;
+    for (int k = 0; k < n; k++)
+        if (step >= s[k]) factor = f[k];
+    return r->lr * factor;
 }
 
 #define F(x) offsetof(runcfg_t, x)
@@ -37,8 +83,14 @@ const kt_key runcfg_keys[] = {
            "fp32 | tf32 | bf16 | fp16 (cpu: fp32, or bf16 on AVX512-BF16/AMX with the fast kernels)"),
     CHOICE(kernels, kernel_sets, "reference | fast"),
     CHOICE(backend, backends, "cpu | cuda"),
-    CHOICE(optimizer, optimizers, "adam | lion (docs/lioncub.md)"),
-    DBL(lr, 0, 10, "learning rate (Adam, Lion)"),
+    CHOICE(optimizer, optimizers, "adam | lion (docs/lioncub.md) | sgd (with momentum; cpu backend)"),
+    DBL(lr, 0, 10, "learning rate (Adam, Lion, SGD; the peak of a schedule)"),
+    DBL(momentum, 0, 0.999999, "SGD's momentum"),
+    INT(lr_warmup_steps, 0, 1 << 30, "linear learning-rate warm-up over the first N steps (0: none)"),
+    DBL(lr_warmup_start, 0, 10, "learning rate at the warm-up's first step"),
+    {.key = "lr_decay", .type = KT_WORD, .off = F(lr_decay), .aux = SZ(lr_decay),
+     .valid = decay_valid, .what = "none or STEP:FACTOR[,STEP:FACTOR]... (increasing steps, at most 8)",
+     .help = "learning rate x FACTOR from 1-based step STEP on (none: constant after the warm-up)"},
     DBL(beta1, 0, 0.999999, "beta1 (Adam; Lion: the update's interpolation)"),
     DBL(beta2, 0, 0.999999999, "beta2 (Adam; Lion: the momentum's decay, 0.99 in its paper)"),
     DBL(eps, 1e-30, 1, "Adam epsilon"),
@@ -82,6 +134,8 @@ void runcfg_default(runcfg_t *r)
     r->beta2 = 0.999;
     r->eps = 1e-8;
     snprintf(r->optimizer, sizeof r->optimizer, "adam");
+    r->momentum = 0.9;
+    snprintf(r->lr_decay, sizeof r->lr_decay, "none");
     snprintf(r->exchange, sizeof r->exchange, "grad");
     snprintf(r->momentum_sync, sizeof r->momentum_sync, "none");
     r->momentum_sync_every = 10;
@@ -136,6 +190,14 @@ int runcfg_validate(const runcfg_t *r, char *err, size_t errlen)
                         "momentum_sync %s needs exchange 1bit or pbit: with exchange grad every "
                         "rank's momentum is already the same",
                         r->momentum_sync),
+               -1;
+    if (!strcmp(r->optimizer, "sgd") && strcmp(r->backend, "cpu"))
+        return snprintf(err, errlen,
+                        "optimizer sgd runs on the cpu backend (no %s kernel for it yet)",
+                        r->backend),
+               -1;
+    if (!decay_valid(r->lr_decay))
+        return snprintf(err, errlen, "lr_decay '%s' is not none or STEP:FACTOR,...", r->lr_decay),
                -1;
     if (r->trainers > 1 && strcmp(r->backend, "cpu"))
         return snprintf(err, errlen,

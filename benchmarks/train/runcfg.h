@@ -4,7 +4,8 @@
  * runcfg_t and lists RUNCFG_TABLE among its key tables (keytab.h), so every
  * network gets these keys, their checks, --help lines and record entries.
  *
- * defines: runcfg_t, runcfg_keys, RUNCFG_TABLE, runcfg_default, runcfg_validate */
+ * defines: runcfg_t, runcfg_keys, RUNCFG_TABLE, runcfg_default, runcfg_validate,
+ *          runcfg_lr_at */
 #ifndef EXADL_TRAIN_RUNCFG_H
 #define EXADL_TRAIN_RUNCFG_H
 
@@ -23,7 +24,14 @@ typedef struct {
     char backend[8];           /* cpu | cuda */
     double lr, beta1, beta2, eps; /* Adam (eps), Lion */
     /* Lion and its update exchange (docs/lioncub.md) */
-    char optimizer[8];         /* adam | lion */
+    char optimizer[8];         /* adam | lion | sgd */
+    double momentum;           /* SGD's momentum (Keras form: v = mu v - lr g; w += v) */
+    /* the learning-rate schedule of any optimizer (runcfg_lr_at): a linear
+     * warm-up from lr_warmup_start to lr over the first steps, then lr times
+     * the factor of the last decay boundary passed (MLPerf HPC's form) */
+    int lr_warmup_steps;       /* 0: none */
+    double lr_warmup_start;
+    char lr_decay[64];         /* none | STEP:FACTOR[,STEP:FACTOR]... (at most 8) */
     double weight_decay;       /* Lion's decoupled weight decay */
     char exchange[8];          /* grad | 1bit | pbit */
     char momentum_sync[12];    /* none | every | selective (1bit, pbit) */
@@ -60,6 +68,14 @@ void runcfg_default(runcfg_t *r);
  * update exchange the optimizer and backend have, momentum sync only with a
  * compressed exchange.  0, or -1 with one line in err. */
 int runcfg_validate(const runcfg_t *r, char *err, size_t errlen);
+
+/* The learning rate of 1-based step `step` (MLPerf HPC CosmoFlow's
+ * schedule, mlcommons/hpc cosmoflow/utils/optimizers.py, with steps for
+ * epochs): with i = step - 1, i < lr_warmup_steps gives
+ * lr_warmup_start + i (lr - lr_warmup_start) / lr_warmup_steps; after it, lr
+ * times the factor of the last decay boundary STEP with step >= STEP (1
+ * before the first). */
+double runcfg_lr_at(const runcfg_t *r, int64_t step);
 
 /* The gradient engine's settings (gsync.h) of a validated runcfg_t. */
 void runcfg_gsync(const runcfg_t *r, gsync_cfg *g);

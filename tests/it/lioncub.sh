@@ -94,7 +94,7 @@ fi
 # anything runs: --describe spares each case MPI's start-up)
 cases=(
   "exchange-word|exchange: unknown value '2bit'|--exchange 2bit"
-  "optimizer-word|optimizer: unknown value 'sgd'|--optimizer sgd"
+  "optimizer-word|optimizer: unknown value 'rmsprop'|--optimizer rmsprop"
   "adam-1bit|exchange 1bit needs optimizer lion|--exchange 1bit"
   "grad-sync|momentum_sync every needs exchange 1bit or pbit|--optimizer lion --momentum-sync every"
   "sync-word|momentum_sync: unknown value 'sometimes'|--optimizer lion --exchange 1bit --momentum-sync sometimes"

@@ -78,9 +78,9 @@ static double loss_at(rig_t *r, const float *w)
  * parameters, then all of them), (L(w + e v) - L(w - e v)) / 2e against
  * g . v.  Kinks (leaky ReLU, max-pool) make single parameters noisy;
  * directions average them out. */
-static void test_gradients_fd(void)
+static void gradients_fd(const cf_cfg *cp, const char *what)
 {
-    cf_cfg c = small_cfg();
+    cf_cfg c = *cp;
     rig_t r;
     rig_open(&r, &c, kern_ref_ops(), NULL);
     const cf_plan *p = &r.m.plan;
@@ -115,10 +115,27 @@ static void test_gradients_fd(void)
         double fd = (lp - lm) / (2 * e);
         if (getenv("FD_EPS")) printf("# %s fd %.8g g.v %.8g\n", L ? L->name : "all", fd, gv);
         T_ASSERT(fabs(fd - gv) <= 0.02 * fabs(gv) + 1e-5,
-                 "%s: finite difference %.6g, gradient . v %.6g", L ? L->name : "all", fd, gv);
+                 "%s, %s: finite difference %.6g, gradient . v %.6g", what, L ? L->name : "all",
+                 fd, gv);
     }
     free(w), free(g), free(wp), free(v);
     rig_close(&r);
+}
+
+/* the network as it is, with average pooling, and with the recipe's 1.2
+ * tanh output (dropout draws a new mask every pass: no finite differences) */
+static void test_gradients_fd(void)
+{
+    cf_cfg c = small_cfg();
+    gradients_fd(&c, "max pooling, linear output");
+    snprintf(c.pool, sizeof c.pool, "avg");
+    gradients_fd(&c, "average pooling");
+    c = small_cfg();
+    c.out_scale = 1.2;
+    gradients_fd(&c, "1.2 tanh output");
+    c = small_cfg();
+    c.block_kernels[0] = 5, c.block_kernels[1] = 1, c.nblock_kernels = 2;
+    gradients_fd(&c, "block kernels 5, 1");
 }
 
 /* The fast set's gradients and loss against the reference set's. */
@@ -174,7 +191,8 @@ static void test_dry_equals_real(void)
              (long long)(dry - adam), (long long)real);
 }
 
-/* Parameters and forward FLOPs by hand: conv k^3 ci co + co, dense in out + out. */
+/* Parameters and forward FLOPs by hand: conv k^3 ci co + co, dense in out + out;
+ * filters doubled per block up to the cap. */
 static void test_counts_by_hand(void)
 {
     const char *names[] = {"cosmo128", "cosmo256", "cosmo512", "small", "tiny"};
@@ -185,6 +203,7 @@ static void test_counts_by_hand(void)
         cf_plan_build(&p, &c);
         int64_t params = 0, flops = 0, ci = c.channels, co = c.filters, D = c.size, k3 = 27;
         for (int i = 0; i < c.blocks; i++, ci = co, co *= 2, D /= 2) {
+            if (c.filter_cap > 0 && co > c.filter_cap) co = c.filter_cap;
             params += k3 * ci * co + co;
             flops += 2 * k3 * ci * co * D * D * D;
         }
@@ -202,6 +221,35 @@ static void test_counts_by_hand(void)
     cf_plan p;
     cf_plan_build(&p, &c);
     T_ASSERT(p.params == 8907556, "cosmo128: %lld parameters", (long long)p.params);
+    /* LBANN's rule: log2(size) - 2 blocks, filters capped at 512: fc1 takes
+     * 32,768 features at every size; cosmo512 is LBANN's 23,064,356 */
+    const int sizes[] = {128, 256, 512};
+    for (int q = 0; q < 3; q++) {
+        cf_preset(&c, "cosmo128");
+        c.size = sizes[q], c.blocks = 0;
+        char err[256];
+        T_ASSERT(cf_validate(&c, err, sizeof err) == 0, "size %d, blocks 0: %s", sizes[q], err);
+        cf_plan_build(&p, &c);
+        T_ASSERT(p.cfg.blocks == 5 + q && p.flat == 32768, "size %d: %d blocks, %lld features",
+                 sizes[q], p.cfg.blocks, (long long)p.flat);
+    }
+    cf_preset(&c, "cosmo512");
+    cf_plan_build(&p, &c);
+    T_ASSERT(p.params == 23064356 && p.cfg.blocks == 7, "cosmo512: %lld parameters, %d blocks",
+             (long long)p.params, p.cfg.blocks);
+    /* the learning-rate schedule (runcfg_lr_at): warm-up, then the decays */
+    runcfg_t r;
+    runcfg_default(&r);
+    r.lr = 0.004, r.lr_warmup_start = 0.001, r.lr_warmup_steps = 4;
+    snprintf(r.lr_decay, sizeof r.lr_decay, "7:0.25,9:0.125");
+    const double want[] = {0.001, 0.00175, 0.0025, 0.00325, 0.004, 0.004, 0.001, 0.001, 0.0005};
+    for (int s = 1; s <= 9; s++)
+        T_ASSERT(fabs(runcfg_lr_at(&r, s) - want[s - 1]) < 1e-12, "lr at step %d: %g, want %g", s,
+                 runcfg_lr_at(&r, s), want[s - 1]);
+    char err[256];
+    c.size = 96, c.blocks = 0;
+    T_ASSERT(cf_validate(&c, err, sizeof err) == -1 && strstr(err, "power of two"),
+             "blocks 0 at size 96: %s", err);
 }
 
 /* Uneven splits deal the units out, first ranks one more; the parts tile

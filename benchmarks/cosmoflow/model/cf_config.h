@@ -5,7 +5,9 @@
  * one key mechanism (benchmarks/train/keytab.h), as stemdl's configuration.
  *
  * defines: cf_cfg, cf_preset, cf_keys, cf_set, cf_load_yaml, cf_validate, cf_write,
- *          cf_print_help, cf_parse_spatial, CF_MAX_BLOCKS */
+ *          cf_print_help, cf_parse_spatial, cf_blocks, cf_block_filters, cf_block_kernel,
+ *          cf_recipe,
+ *          CF_MAX_BLOCKS */
 #ifndef COSMOFLOW_CF_CONFIG_H
 #define COSMOFLOW_CF_CONFIG_H
 
@@ -23,12 +25,22 @@ typedef struct {
     /* the network (MLPerf HPC CosmoFlow: docs/cosmoflow.md) */
     int size;          /* D: the sample is D x D x D voxels */
     int channels;      /* input channels (4 redshifts) */
-    int blocks;        /* conv + leaky ReLU + 2^3 max-pool blocks */
+    int blocks;        /* conv + leaky ReLU + 2^3 max-pool blocks; 0: LBANN's rule
+                        * log2(size) - 2 (cf_blocks), so the last level is 4^3 */
     int filters;       /* filters of the first block; block i has filters * 2^i */
+    int filter_cap;    /* at most this many filters in a block (LBANN: 512); 0: no cap */
     int kernel;        /* conv kernel (odd), 'same' padding */
+    int block_kernels[CF_MAX_BLOCKS], nblock_kernels; /* per block (cf_block_kernel); none: `kernel` */
     int dense1, dense2;/* the dense head: dense1, dense2, then targets */
     int targets;       /* regression targets (4 cosmological parameters) */
     double slope;      /* leaky ReLU slope for x < 0 */
+    char pool[4];      /* max | avg: each block's 2x2x2 pooling (avg: cf_host.c) */
+    /* the training recipe (docs/cosmoflow.md "Recipes"): `recipe` sets these
+     * and the run's optimizer keys; exadl (the default) has none of them */
+    char recipe[8];    /* exadl | mlperf: what the record says ran */
+    double dropout;    /* rate after fc1's and fc2's leaky ReLU (kept x 1/(1-rate)); 0: none */
+    double out_scale;  /* output s * tanh(fc3); 0: fc3's linear output */
+    int log_input;     /* voxels through sign(x) log(1 + |x|) (MLPerf: log(1 + x) of counts) */
     /* the decomposition */
     char spatial[32];  /* SxTxU (splits of D, H, W), N (= Nx1x1), or auto */
     int overlap;       /* halo exchange along D overlapped with interior planes */
@@ -36,8 +48,27 @@ typedef struct {
     runcfg_t run;      /* batch (per group), steps, seed, precision, kernels, backend, ... */
 } cf_cfg;
 
+/* The conv blocks a configuration has: `blocks`, or for 0 LBANN's rule
+ * log2(size) - 2 (LLNL/lbann applications/physics/cosmology/cosmoflow/
+ * cosmoflow_network_architectures.py), which keeps the last pooled level at
+ * 4^3 whatever the sample size; -1 when the rule does not apply (size not a
+ * power of two of at least 8, or more than CF_MAX_BLOCKS blocks). */
+int cf_blocks(const cf_cfg *c);
+/* Filters of block i: filters * 2^i, capped at filter_cap when it is set. */
+int cf_block_filters(const cf_cfg *c, int i);
+/* Kernel of block i: block_kernels[i] when the list is given, else kernel. */
+int cf_block_kernel(const cf_cfg *c, int i);
+
+/* Apply a training recipe over c: "exadl" (no dropout, linear output, raw
+ * inputs, Adam) or "mlperf" (MLPerf HPC's reference, mlcommons/hpc
+ * cosmoflow/configs/cosmo.yaml: dropout 0.5, 1.2 tanh output, log inputs,
+ * SGD momentum 0.9 at 0.001 with its warm-up and decays in steps of global
+ * batch 64).  0, or -1 when the name is neither. */
+int cf_recipe(cf_cfg *c, const char *name);
+
 /* Load a named preset (cosmo128, cosmo256, cosmo512, small, tiny); -1 if
- * unknown. */
+ * unknown.  cosmo256 and cosmo512 are LBANN's CosmoFlow (mlperf variant) at
+ * those sizes: 6 and 7 blocks, filters capped at 512 (docs/cosmoflow.md). */
 int cf_preset(cf_cfg *c, const char *name);
 /* "cosmo128, cosmo256, cosmo512, small or tiny" */
 const char *cf_preset_list(void);

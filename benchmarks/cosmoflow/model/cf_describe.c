@@ -10,10 +10,18 @@ void cf_describe(const cf_model *m, FILE *f, int64_t executed_per_step, int batc
 {
     const cf_plan *p = &m->plan;
     const cf_cfg *c = &p->cfg;
-    fprintf(f, "# CosmoFlow%s%s: input %d^3 x %d, %d blocks of conv %d^3 (filters %d x 2^i), "
-               "leaky ReLU %g, 2^3 max-pool; dense %d, %d, %d; MSE\n",
-            c->preset[0] ? " preset " : "", c->preset, c->size, c->channels, c->blocks, c->kernel,
-            c->filters, c->slope, c->dense1, c->dense2, c->targets);
+    char cap[32] = "", ks[64] = "";
+    for (int i = 0, used = 0; i < c->blocks && used < (int)sizeof ks - 4; i++)
+        used += snprintf(ks + used, sizeof ks - (size_t)used, "%s%d", i ? "," : "", p->layers[i].k);
+    if (c->filter_cap > 0) snprintf(cap, sizeof cap, ", at most %d", c->filter_cap);
+    fprintf(f, "# CosmoFlow%s%s: input %d^3 x %d, %d blocks of conv k^3 (k %s; filters %d x 2^i%s), "
+               "leaky ReLU %g, 2^3 %s-pool; dense %d, %d, %d; MSE\n",
+            c->preset[0] ? " preset " : "", c->preset, c->size, c->channels, c->blocks, ks,
+            c->filters, cap, c->slope, c->pool, c->dense1, c->dense2, c->targets);
+    fprintf(f, "# recipe %s: dropout %g after fc1 and fc2, output %s, inputs %s; optimizer %s, lr %g\n",
+            c->recipe[0] ? c->recipe : "exadl", c->dropout,
+            c->out_scale > 0 ? "scaled tanh" : "linear", c->log_input ? "log(1 + x)" : "raw",
+            c->run.optimizer, c->run.lr);
     fprintf(f, "%-8s %-5s %22s %22s %14s %20s\n", "layer", "type", "input", "output", "weights",
             "fwd_flops/sample");
     for (int i = 0; i < p->nlayers; i++) {

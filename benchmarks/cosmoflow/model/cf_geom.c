@@ -18,12 +18,14 @@ static int64_t cadd(int64_t a, int64_t b)
     return r;
 }
 
-static void add_layer(cf_plan *p, const char *name, int kind, int ci, int co, int ext)
+static void add_layer(cf_plan *p, const char *name, int kind, int ci, int co, int ext, int kk)
 {
     cf_layer *l = &p->layers[p->nlayers++];
-    int64_t k = p->cfg.kernel;
+    int64_t k = kk;
     snprintf(l->name, sizeof l->name, "%s", name);
     l->kind = kind, l->ci = ci, l->co = co, l->ext = ext;
+    l->k = kk, l->halo = kk / 2;
+    if (l->halo > p->halo) p->halo = l->halo;
     l->nw = kind == CF_CONV ? cmul(cmul(cmul(ci, co), k), k * k) : cmul(ci, co);
     l->off_w = p->params;
     l->off_b = cadd(l->off_w, l->nw);
@@ -45,20 +47,25 @@ void cf_plan_build(cf_plan *p, const cf_cfg *c)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *c;
-    p->halo = c->kernel / 2;
-    p->units = c->size >> c->blocks;
-    int ci = c->channels, co = c->filters, ext = c->size;
+    /* blocks 0 (LBANN's rule) resolved here: the plan's copy says how
+     * many blocks ran */
+    p->cfg.blocks = cf_blocks(c);
+    CHECK(p->cfg.blocks >= 1, "blocks unresolved for size %d", c->size);
+    p->units = c->size >> p->cfg.blocks;
+    int ci = c->channels, ext = c->size;
     char name[16];
-    for (int i = 0; i < c->blocks; i++, ci = co, co *= 2, ext /= 2) {
+    for (int i = 0; i < p->cfg.blocks; i++, ext /= 2) {
+        int co = cf_block_filters(c, i);
         snprintf(name, sizeof name, "conv%d", i);
-        add_layer(p, name, CF_CONV, ci, co, ext);
+        add_layer(p, name, CF_CONV, ci, co, ext, cf_block_kernel(c, i));
+        ci = co;
     }
     p->feat_c = ci;
     p->flat = cmul(ci, cmul(cmul(p->units, p->units), p->units));
     CHECK(p->flat <= 0x7fffffff, "%lld features into the dense head", (long long)p->flat);
-    add_layer(p, "fc1", CF_DENSE, (int)p->flat, c->dense1, 1);
-    add_layer(p, "fc2", CF_DENSE, c->dense1, c->dense2, 1);
-    add_layer(p, "fc3", CF_DENSE, c->dense2, c->targets, 1);
+    add_layer(p, "fc1", CF_DENSE, (int)p->flat, c->dense1, 1, 1);
+    add_layer(p, "fc2", CF_DENSE, c->dense1, c->dense2, 1, 1);
+    add_layer(p, "fc3", CF_DENSE, c->dense2, c->targets, 1, 1);
 }
 
 /* Units of rank coordinate r among s: as even as possible, the first ones
@@ -95,7 +102,7 @@ int cf_part_offset(const cf_plan *p, const cf_part *pt, int a, int level)
 
 int64_t cf_halo_face_elems(const cf_plan *p, const cf_part *pt, int a, int level)
 {
-    int h = p->halo;
+    int h = p->layers[level].halo;
     int64_t e[3];
     for (int b = 0; b < 3; b++) e[b] = cf_part_extent(p, pt, b, level);
     /* phases run W (a = 2), H (1), D (0): axes already exchanged carry their halo */
@@ -135,14 +142,16 @@ static int split_fits(const cf_plan *p, const int s[3], char *err, size_t errlen
                      1 << p->cfg.blocks, p->cfg.size, p->units);
             return 0;
         }
-        /* the thinnest sub-volume is at the last block, 2 voxels per unit */
-        int thinnest = 2 * (p->units / s[a]);
-        if (s[a] > 1 && thinnest < p->halo) {
+        /* the thinnest sub-volume of block l: units / s of 2^(blocks - l) voxels */
+        for (int l = 0; s[a] > 1 && l < p->cfg.blocks; l++) {
+            int thinnest = (p->units / s[a]) << (p->cfg.blocks - l);
+            const cf_layer *L = &p->layers[l];
+            if (thinnest >= L->halo) continue;
             snprintf(err, errlen,
-                     "--spatial %dx%dx%d: along %c the last block's sub-volumes are %d voxel%s "
+                     "--spatial %dx%dx%d: along %c the %s block's sub-volumes are %d voxel%s "
                      "thick, thinner than the halo of %d (kernel %d): split %c fewer ways",
-                     s[0], s[1], s[2], axis[a], thinnest, thinnest == 1 ? "" : "s", p->halo,
-                     p->cfg.kernel, axis[a]);
+                     s[0], s[1], s[2], axis[a], l == p->cfg.blocks - 1 ? "last" : L->name,
+                     thinnest, thinnest == 1 ? "" : "s", L->halo, L->k, axis[a]);
             return 0;
         }
     }
@@ -165,7 +174,7 @@ static int64_t split_cost(const cf_plan *p, const int s[3])
             for (int a = 0; a < 3; a++) e[a] = cf_part_extent(p, &pt, a, l);
             for (int a = 0; a < 3; a++) {
                 int nb = (pt.coord[a] > 0) + (pt.coord[a] < s[a] - 1);
-                b += nb * chans * p->halo * e[(a + 1) % 3] * e[(a + 2) % 3];
+                b += nb * chans * p->layers[l].halo * e[(a + 1) % 3] * e[(a + 2) % 3];
             }
         }
         if (b > worst) worst = b;

@@ -32,6 +32,7 @@ typedef struct {
     char name[16];       /* conv0 .. conv<B-1>, fc1, fc2, fc3 */
     int kind;            /* CF_CONV | CF_DENSE */
     int ci, co;          /* channels in and out (dense: features) */
+    int k, halo;         /* conv: kernel (odd) and its halo k / 2; dense: 1, 0 */
     int ext;             /* conv: the global extent of its input and output */
     int64_t off_w, nw;   /* weights in the flat parameter array: [co][ci][k][k][k] or [co][ci] */
     int64_t off_b;       /* co biases right after the weights */
@@ -42,7 +43,7 @@ typedef struct {
     cf_cfg cfg;
     int nlayers;         /* blocks + 3 */
     cf_layer layers[CF_MAX_LAYERS];
-    int halo;            /* kernel / 2 */
+    int halo;            /* the largest conv layer's halo (the record's `halo`) */
     int units;           /* D / 2^blocks: the last level's extent, and the split's grain */
     int feat_c;          /* channels of the last block: filters * 2^(blocks-1) */
     int64_t flat;        /* features into fc1: feat_c * units^3 */

@@ -45,7 +45,7 @@ static t3view vol(grab_t *g, int c, const int e[3], int pad)
 static void layout(cf_net *n, grab_t *g)
 {
     const cf_plan *p = n->p;
-    int B = p->cfg.blocks, h = p->halo;
+    int B = p->cfg.blocks;
     n->master = grab(g, (size_t)p->params * sizeof(float));
     n->grads = grab(g, (size_t)p->params * sizeof(float));
     n->wc = n->esz == sizeof(float) ? (void *)n->master : grab(g, (size_t)p->params * n->esz);
@@ -53,11 +53,11 @@ static void layout(cf_net *n, grab_t *g)
         const cf_layer *L = &p->layers[l];
         int e[3];
         for (int a = 0; a < 3; a++) e[a] = cf_part_extent(p, n->pt, a, l);
-        n->xp[l] = vol(g, L->ci, e, h);
+        n->xp[l] = vol(g, L->ci, e, L->halo);
         n->y[l] = vol(g, L->co, e, 0);
         n->dy[l] = vol(g, L->co, e, 0);
         if (l > 0) {
-            n->dyp[l] = vol(g, L->co, e, h);
+            n->dyp[l] = vol(g, L->co, e, L->halo);
             n->dx[l] = vol(g, L->ci, e, 0);
         }
     }
@@ -121,6 +121,13 @@ cf_net *cf_net_create(const cf_model *m, const kern_ops *ops, void *ctx, int bat
         cf_net_free(n);
         return NULL;
     }
+    /* dropout's masks: host loops (cf_validate keeps the recipe on the cpu
+     * backend, whose sets' memory is the host's) */
+    if (!dry && !g.failed && m->plan.cfg.dropout > 0) {
+        n->mask1 = malloc((size_t)batch * m->plan.cfg.dense1 * sizeof(float));
+        n->mask2 = malloc((size_t)batch * m->plan.cfg.dense2 * sizeof(float));
+        if (!n->mask1 || !n->mask2) g.failed = 1, g.failed_bytes = (size_t)batch * m->plan.cfg.dense1 * 4;
+    }
     if (g.failed) {
         snprintf(err, errlen, "cannot allocate a buffer of %.3g GB", (double)g.failed_bytes / 1e9);
         cf_net_free(n);
@@ -135,6 +142,8 @@ void cf_net_free(cf_net *n)
     if (n->halo.ops) cf_halo_free(&n->halo);
     for (int i = 0; i < n->nallocs; i++) n->ops->release(n->ctx, n->allocs[i]);
     free(n->gather_host);
+    free(n->mask1);
+    free(n->mask2);
     free(n);
 }
 
@@ -156,10 +165,9 @@ void cf_net_init_params(cf_net *n, uint64_t seed)
     if (n->dry) return;
     const cf_plan *p = n->p;
     float *host = XCALLOC((size_t)p->params, sizeof *host, "initial weights");
-    int64_t k3 = (int64_t)p->cfg.kernel * p->cfg.kernel * p->cfg.kernel;
     for (int i = 0; i < p->nlayers; i++) {
         const cf_layer *L = &p->layers[i];
-        int64_t rf = L->kind == CF_CONV ? k3 : 1;
+        int64_t rf = L->kind == CF_CONV ? (int64_t)L->k * L->k * L->k : 1;
         double limit = sqrt(6.0 / (double)(rf * (L->ci + L->co)));
         rng_t r = rng_stream(seed, 0x434F534D4FULL /* "COSMO" */, (uint64_t)i, 0);
         for (int64_t j = 0; j < L->nw; j++)
@@ -198,7 +206,7 @@ void cf_net_load(cf_net *n, const float *input, const float *target)
     t3view *s = &n->in_stage;
     tview flat = {s->p, n->batch, 1, 1, (int)(s->sn), s->sn};
     n->ops->put_f32(n->ctx, &flat, input);
-    t3view into = cf_interior(&n->xp[0], n->p->halo, n->esz);
+    t3view into = cf_interior(&n->xp[0], n->p->layers[0].halo, n->esz);
     n->ops->copy3d(n->ctx, s, &into);
     tview tg = {n->tgt, n->batch, 1, 1, c->targets, c->targets};
     n->ops->put_f32(n->ctx, &tg, target);

@@ -63,6 +63,8 @@ typedef struct cf_net {
     void *gather_dev;
     cf_halo halo;
     int64_t halo_bytes, gather_bytes;              /* sent in the last step */
+    float *mask1, *mask2;                          /* dropout masks (host), or NULL */
+    int64_t fwd_count;                             /* forward passes: the masks' stream */
     void *allocs[8 * CF_MAX_BLOCKS + 32];
     int nallocs;
 } cf_net;

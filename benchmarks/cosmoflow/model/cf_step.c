@@ -7,6 +7,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
+#include "benchmarks/cosmoflow/model/cf_host.h"
 #include "benchmarks/cosmoflow/model/cf_net.h"
 
 /* Bands of interior planes computed while the D phase of an exchange is in
@@ -49,11 +50,12 @@ static t3view planes(const t3view *v, int z0, int nz, size_t esz)
 
 /* Output planes [z0, z1) of the convolution in -> out (forward: x -> y;
  * data gradient: dyp -> dx; both read planes [z0, z1 + k - 1) of in). */
-static void conv_band(cf_net *n, kc_t *kc, int bwd, const char *name, const t3view *in,
+static void conv_band(cf_net *n, kc_t *kc, int bwd, const cf_layer *L, const t3view *in,
                       const void *w, const t3view *out, int z0, int z1)
 {
     if (z1 <= z0) return;
-    int k = n->p->cfg.kernel;
+    int k = L->k;
+    const char *name = L->name;
     t3view i = planes(in, z0, z1 - z0 + k - 1, n->esz), o = planes(out, z0, z1 - z0, n->esz);
     if (bwd) kc_conv3d_bwd_data(kc, name, &i, w, k, &o);
     else kc_conv3d_fwd(kc, name, &i, w, k, &o);
@@ -62,17 +64,19 @@ static void conv_band(cf_net *n, kc_t *kc, int bwd, const char *name, const t3vi
 /* The halo exchange of P and the convolution P -> out.  With overlap, the
  * planes whose inputs need no D halo are computed while the D phase is in
  * flight, then the one or two boundary bands. */
-static void exchange_conv(cf_net *n, kc_t *kc, int bwd, const char *name, const t3view *P,
+static void exchange_conv(cf_net *n, kc_t *kc, int bwd, const cf_layer *L, const t3view *P,
                           const void *w, const t3view *out)
 {
-    int e = out->d, h = n->p->halo;
+    int e = out->d, h = L->halo;
+    const char *name = L->name;
     const cf_comm *c = &n->m->comm;
     if (n->dry || c->cart == MPI_COMM_NULL) {
-        conv_band(n, kc, bwd, name, P, w, out, 0, e);
+        conv_band(n, kc, bwd, L, P, w, out, 0, e);
         return;
     }
     int64_t b0 = n->halo.bytes;
     double t0 = timer_now_s();
+    n->halo.halo = h; /* this layer's: kernels may differ per block */
     cf_halo_start(&n->halo, P);
     double comm_s = timer_now_s() - t0;
     int lo = c->nbr[0][0] != MPI_PROC_NULL ? h : 0;
@@ -80,7 +84,7 @@ static void exchange_conv(cf_net *n, kc_t *kc, int bwd, const char *name, const 
     if (n->p->cfg.overlap && hi > lo && (lo > 0 || hi < e)) {
         int step = (hi - lo + OVERLAP_BANDS - 1) / OVERLAP_BANDS;
         for (int z = lo; z < hi; z += step) {
-            conv_band(n, kc, bwd, name, P, w, out, z, z + step < hi ? z + step : hi);
+            conv_band(n, kc, bwd, L, P, w, out, z, z + step < hi ? z + step : hi);
             t0 = timer_now_s();
             cf_halo_progress(&n->halo);
             comm_s += timer_now_s() - t0;
@@ -88,12 +92,12 @@ static void exchange_conv(cf_net *n, kc_t *kc, int bwd, const char *name, const 
         t0 = timer_now_s();
         cf_halo_finish(&n->halo);
         comm_s += timer_now_s() - t0;
-        conv_band(n, kc, bwd, name, P, w, out, 0, lo);
-        conv_band(n, kc, bwd, name, P, w, out, hi, e);
+        conv_band(n, kc, bwd, L, P, w, out, 0, lo);
+        conv_band(n, kc, bwd, L, P, w, out, hi, e);
     } else {
         cf_halo_finish(&n->halo);
         comm_s += timer_now_s() - t0;
-        conv_band(n, kc, bwd, name, P, w, out, 0, e);
+        conv_band(n, kc, bwd, L, P, w, out, 0, e);
     }
     comm_row(kc, "halo", name, comm_s);
     n->halo_bytes += n->halo.bytes - b0;
@@ -112,14 +116,16 @@ double cf_net_forward(cf_net *n, kc_t *kc)
     const cf_plan *p = n->p;
     int B = p->cfg.blocks;
     float slope = (float)p->cfg.slope;
+    int avg = !strcmp(p->cfg.pool, "avg");
     n->halo_bytes = n->gather_bytes = 0;
     for (int l = 0; l < B; l++) {
         const cf_layer *L = &p->layers[l];
-        exchange_conv(n, kc, 0, L->name, &n->xp[l], W(n, L), &n->y[l]);
+        exchange_conv(n, kc, 0, L, &n->xp[l], W(n, L), &n->y[l]);
         kc_bias3d_fwd(kc, L->name, &n->y[l], Bias(n, L));
         kc_lrelu_fwd(kc, L->name, &n->y[l], &n->y[l], slope);
-        t3view dst = l + 1 < B ? cf_interior(&n->xp[l + 1], p->halo, n->esz) : n->feat;
-        kc_pool3d_fwd(kc, L->name, &n->y[l], &dst);
+        t3view dst = l + 1 < B ? cf_interior(&n->xp[l + 1], p->layers[l + 1].halo, n->esz) : n->feat;
+        if (avg) cf_avgpool_fwd(n, kc, L->name, &n->y[l], &dst);
+        else kc_pool3d_fwd(kc, L->name, &n->y[l], &dst);
     }
     if (n->pt->ranks_per_sample > 1 && !n->dry) {
         double t0 = timer_now_s();
@@ -130,9 +136,14 @@ double cf_net_forward(cf_net *n, kc_t *kc)
         n->gather_bytes += bytes;
     }
     const cf_layer *f1 = &p->layers[B], *f2 = &p->layers[B + 1], *f3 = &p->layers[B + 2];
+    int drop = p->cfg.dropout > 0;
     dense_fwd(n, kc, f1, n->fin.p, n->a1, 1);
+    if (drop) cf_dropout_fwd(n, kc, f1, n->a1, n->mask1);
     dense_fwd(n, kc, f2, n->a1, n->a2, 1);
+    if (drop) cf_dropout_fwd(n, kc, f2, n->a2, n->mask2);
     dense_fwd(n, kc, f3, n->a2, n->out, 0);
+    if (p->cfg.out_scale > 0) cf_tanh_fwd(n, kc, n->out);
+    n->fwd_count++;
     return kc_mse_fwd(kc, "loss", n->out, n->tgt, (int64_t)n->batch * p->cfg.targets);
 }
 
@@ -160,14 +171,21 @@ static void dense_bwd(cf_net *n, kc_t *kc, int id, const void *x, const void *dy
 void cf_net_backward(cf_net *n, kc_t *kc, net_grad_ready_fn ready, void *user)
 {
     const cf_plan *p = n->p;
-    int B = p->cfg.blocks, h = p->halo, k = p->cfg.kernel;
+    int B = p->cfg.blocks;
     float slope = (float)p->cfg.slope;
+    int avg = !strcmp(p->cfg.pool, "avg");
     kc_mse_bwd(kc, "loss", n->out, n->tgt, (int64_t)n->batch * p->cfg.targets, n->dout);
     t3view v2 = vec(n->a2, n->batch, p->cfg.dense2), d2 = vec(n->da2, n->batch, p->cfg.dense2);
     t3view v1 = vec(n->a1, n->batch, p->cfg.dense1), d1 = vec(n->da1, n->batch, p->cfg.dense1);
+    /* dropout in place keeps the leaky ReLU's signs where it keeps a unit;
+     * where it drops one, the masked gradient is 0 whatever the sign */
+    int drop = p->cfg.dropout > 0;
+    if (p->cfg.out_scale > 0) cf_tanh_bwd(n, kc, n->out, n->dout);
     dense_bwd(n, kc, B + 2, n->a2, n->dout, n->da2, ready, user);
+    if (drop) cf_dropout_bwd(n, kc, &p->layers[B + 1], n->da2, n->mask2);
     kc_lrelu_bwd(kc, p->layers[B + 1].name, &v2, &d2, &d2, slope);
     dense_bwd(n, kc, B + 1, n->a1, n->da2, n->da1, ready, user);
+    if (drop) cf_dropout_bwd(n, kc, &p->layers[B], n->da1, n->mask1);
     kc_lrelu_bwd(kc, p->layers[B].name, &v1, &d1, &d1, slope);
     dense_bwd(n, kc, B, n->fin.p, n->da1, n->dfin.p, ready, user);
     if (n->pt->ranks_per_sample > 1) {
@@ -182,14 +200,15 @@ void cf_net_backward(cf_net *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     for (int l = B - 1; l >= 0; l--) {
         const cf_layer *L = &p->layers[l];
         const t3view *src = l == B - 1 ? &n->dfeat : &n->dx[l + 1];
-        kc_pool3d_bwd(kc, L->name, &n->y[l], src, &n->dy[l]);
+        if (avg) cf_avgpool_bwd(n, kc, L->name, src, &n->dy[l]);
+        else kc_pool3d_bwd(kc, L->name, &n->y[l], src, &n->dy[l]);
         kc_lrelu_bwd(kc, L->name, &n->y[l], &n->dy[l], &n->dy[l], slope);
         kc_bias3d_bwd(kc, L->name, &n->dy[l], dB(n, L));
-        kc_conv3d_bwd_weights(kc, L->name, &n->xp[l], &n->dy[l], k, dW(n, L));
+        kc_conv3d_bwd_weights(kc, L->name, &n->xp[l], &n->dy[l], L->k, dW(n, L));
         if (ready) ready(user, l, dW(n, L), L->nw + L->co);
         if (l == 0) break; /* the input needs no gradient */
-        t3view in = cf_interior(&n->dyp[l], h, n->esz);
+        t3view in = cf_interior(&n->dyp[l], L->halo, n->esz);
         kc_copy3d(kc, "copy", L->name, &n->dy[l], &in);
-        exchange_conv(n, kc, 1, L->name, &n->dyp[l], W(n, L), &n->dx[l]);
+        exchange_conv(n, kc, 1, L, &n->dyp[l], W(n, L), &n->dx[l]);
     }
 }

@@ -30,8 +30,9 @@ Output: "key: value" lines.  Exit status 0; 1 when a count disagrees; 2 on
 bad arguments; 77 with "SKIPPED: ..." when torch cannot be imported, or with
 --device cuda when PyTorch sees no CUDA GPU.
 
-Network (MLPerf HPC CosmoFlow): input D^3 x channels; blocks i = 0..B-1 of
-Conv3d(k, 'same', filters * 2^i, bias) + LeakyReLU(slope) + MaxPool3d(2);
+Network (MLPerf HPC CosmoFlow; LBANN's at 256^3 and 512^3): input D^3 x
+channels; blocks i = 0..B-1 of Conv3d(k, 'same', min(filters * 2^i, cap),
+bias) + LeakyReLU(slope) + MaxPool3d(2);
 flatten; Linear dense1, LeakyReLU, Linear dense2, LeakyReLU, Linear targets;
 MSE against the targets.
 """
@@ -45,8 +46,11 @@ import time
 
 PRESETS = {
     "cosmo128": dict(size=128, channels=4, blocks=5, filters=32, kernel=3, dense1=128, dense2=64, targets=4),
-    "cosmo256": dict(size=256, channels=4, blocks=5, filters=32, kernel=3, dense1=128, dense2=64, targets=4),
-    "cosmo512": dict(size=512, channels=4, blocks=5, filters=32, kernel=3, dense1=128, dense2=64, targets=4),
+    # LBANN's CosmoFlow: log2(size) - 2 blocks, filters capped at 512
+    "cosmo256": dict(size=256, channels=4, blocks=6, filters=32, kernel=3, dense1=128, dense2=64, targets=4,
+                     cap=512),
+    "cosmo512": dict(size=512, channels=4, blocks=7, filters=32, kernel=3, dense1=128, dense2=64, targets=4,
+                     cap=512),
     "small": dict(size=64, channels=4, blocks=5, filters=8, kernel=3, dense1=32, dense2=16, targets=4),
     "tiny": dict(size=16, channels=4, blocks=2, filters=4, kernel=3, dense1=16, dense2=8, targets=4),
 }
@@ -55,11 +59,14 @@ SLOPE = 0.3  # Keras' LeakyReLU, as the MLPerf reference and cosmoflow
 
 def build(torch, c):
     nn = torch.nn
-    layers, ci, co, d = [], c["channels"], c["filters"], c["size"]
-    for _ in range(c["blocks"]):
+    layers, ci, d = [], c["channels"], c["size"]
+    for i in range(c["blocks"]):
+        co = c["filters"] * 2**i
+        if c.get("cap"):
+            co = min(co, c["cap"])
         layers += [nn.Conv3d(ci, co, c["kernel"], padding=c["kernel"] // 2), nn.LeakyReLU(SLOPE),
                    nn.MaxPool3d(2)]
-        ci, co, d = co, co * 2, d // 2
+        ci, d = co, d // 2
     flat = ci * d * d * d
     layers += [nn.Flatten(), nn.Linear(flat, c["dense1"]), nn.LeakyReLU(SLOPE),
                nn.Linear(c["dense1"], c["dense2"]), nn.LeakyReLU(SLOPE),

@@ -42,6 +42,7 @@ int64_t flops_pool_bwd(int64_t out_elems) { return COUNT_PROD("pool FLOPs", 4, o
 int64_t flops_l1_fwd(int64_t elems) { return COUNT_PROD("L1 FLOPs", 3, elems) + 1; }
 int64_t flops_l1_bwd(int64_t elems) { return COUNT_PROD("L1 FLOPs", 2, elems); }
 int64_t flops_adam(int64_t params) { return COUNT_PROD("Adam FLOPs", 13, params); }
+int64_t flops_sgd(int64_t params) { return COUNT_PROD("SGD FLOPs", 5, params); }
 int64_t flops_lion(int64_t params) { return COUNT_PROD("Lion FLOPs", 12, params); }
 int64_t flops_lion_sign(int64_t params) { return COUNT_PROD("Lion FLOPs", 8, params); }
 int64_t flops_lion_apply(int64_t params, int p) { return COUNT_PROD("Lion FLOPs", p > 1 ? 5 : 4, params); }

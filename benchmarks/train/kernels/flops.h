@@ -54,6 +54,8 @@ int64_t flops_l1_bwd(int64_t elems);
 /* Adam, per parameter: g *= scale (1); m = b1 m + (1 - b1) g (3);
  * v = b2 v + (1 - b2) g g (4); w -= lr_t m / (sqrt(v) + eps_t) (5): 13. */
 int64_t flops_adam(int64_t params);
+/* SGD with momentum (optim.c, Keras' form): g s, mu v, lr g, v = .. - .., w += v: 5. */
+int64_t flops_sgd(int64_t params);
 
 /* Lion, per parameter: g *= scale (1); c = b1 m + (1 - b1) g (3); sign(c), a
  * compare-and-select (1); w -= lr (u + wd w) (4); m = b2 m + (1 - b2) g (3): 12.
