@@ -91,7 +91,7 @@ const workload_t workloads[] = {
     },
     {
         /* the locally connected autoencoder with its weights sharded over
-         * model groups (docs/modelpar.md): a training record plus its
+         * model groups (docs/modelparallel.md): a training record plus its
          * model_parallel block (the model_parallel section of the report); no
          * describe answers: no exact reference yet */
         .name = "modelpar",

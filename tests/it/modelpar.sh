@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # modelpar: the locally connected autoencoder with its weights sharded over
-# the tiles of model groups (docs/modelpar.md), over real MPI jobs
+# the tiles of model groups (docs/modelparallel.md), over real MPI jobs
 # (oversubscribed):
 # - the counts of --describe (parameters, FLOPs, halo bytes, memory per
 #   rank) equal those of tests/support/modelpar_count.py, which counts by
