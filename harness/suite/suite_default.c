@@ -57,6 +57,7 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
             "  - reference/stemdl-exact.yaml   # FLOP counts of gb2019 and bench256\n"
             "  - reference/summit-2019.yaml    # published Summit results, side by side\n"
             "  - reference/cosmoflow-exact.yaml # FLOP and parameter counts of cosmo128/256/512\n"
+            "  - reference/modelpar-exact.yaml  # counts of modelpar's presets, yfcc15b's 15e9\n"
             "benchmarks:\n"
             "  - name: stemdl\n"
             "    program: stemdl\n");
