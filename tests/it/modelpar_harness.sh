@@ -4,7 +4,14 @@
 # - reference/modelpar-exact.yaml: every check equals `modelpar --describe`
 #   given its where keys as options; `exadl run` asks those questions (the
 #   probe) and `exadl check` passes all of them as --describe counts; a copy
-#   with one number changed fails (exit 1).
+#   with one number changed fails (exit 1);
+# - exadl model RUN (taken by itself on a modelpar run) and with --machine
+#   summit.yaml: a prediction at 98 nodes whose step is the sum of its terms,
+#   its halo and tensor-parallel times the machine's alpha and beta times the
+#   formula's messages and bytes; at each measured point the predicted halo,
+#   tensor-parallel and allreduce bytes equal the record's, and the predicted
+#   step is within a factor 25 of the measured one (the run's own links;
+#   4 ranks on 2 busy cores: no tighter timing claim).
 set -u
 fails=0
 pass() { echo "PASS: modelpar_harness: $1"; }
@@ -64,8 +71,8 @@ benchmarks:
   - name: mp-hybrid
     program: $P
     scales: [4]
-    config: {preset: tiny, batch: 1, model_ranks: 2, kernels: reference, threads: 1, steps: 4,
-             warmup: 1, cycle_ms: 5}
+    config: {preset: tiny, batch: 1, model_ranks: 2, dense: 8, kernels: reference, threads: 1,
+             steps: 4, warmup: 1, cycle_ms: 5}
 EOF
 mkdir -p "$tmp/runs"
 out=$("$exadl" run "$tmp/mp.yaml" --out "$tmp/runs" 2>&1)
@@ -102,6 +109,62 @@ if [ $rc -eq 1 ] && grep -q 'FAIL.*parameters' <<<"$out"; then
 else
     fail "the planted miss was not caught (exit $rc): $(tail -n 3 <<<"$out")"
 fi
+
+# ---- the model-parallel model ----------------------------------------------------------
+out=$("$exadl" model "$run" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^exadl model (model parallelism)' <<<"$out" && [ -f "$run/model/modelpar_model.yaml" ]; then
+    pass "exadl model RUN takes the model-parallel model on a modelpar run: $(grep -m1 'prediction at' <<<"$out")"
+else
+    fail "exadl model RUN (exit $rc): $(tail -n 3 <<<"$out")"
+fi
+python3 - "$run/model/modelpar_model.yaml" own <<'PY'
+import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+p = m["prediction"]
+terms = p["compute_s"] + p["halo_s"] + p["tp_s"] + p["allreduce_s"] + p["other_s"]
+ok = m["nodes"] == 98 and p["ranks"] == 96 and p["model_ranks"] == 4 and p["replicas"] == 24 and \
+    abs(terms - p["step_s"]) <= 1e-9 * p["step_s"]
+print("%s: modelpar_harness: the prediction at 98 nodes (1 rank a node without a machine file): "
+      "96 ranks as 24 groups of 4, step %.4g s = the sum of its terms" % ("PASS" if ok else "FAIL", p["step_s"]))
+v = m["validation"]
+bad = []
+for x in v:
+    if x["halo_bytes_group"] != x["record_halo_bytes_group"]: bad.append((x["bench"], x["ranks"], "halo"))
+    if x["tp_bytes_rank"] != x["record_tp_bytes_rank0"]: bad.append((x["bench"], x["ranks"], "tp"))
+    if abs(x["allreduce_bytes_rank"] - x["record_allreduce_bytes_rank"]) > 1: bad.append((x["bench"], x["ranks"], "allreduce"))
+    if not 1 / 25 <= x["predicted_over_measured"] <= 25: bad.append((x["bench"], x["ranks"], "step x%.3g" % x["predicted_over_measured"]))
+kinds = sorted((x["bench"], x["ranks"]) for x in v)
+if kinds == [("mp", 1), ("mp", 2), ("mp", 4), ("mp-hybrid", 4)] and not bad:
+    print("PASS: modelpar_harness: at the 4 measured points the predicted halo, tensor-parallel and allreduce "
+          "bytes equal the record's and the step is within a factor 25 (%s)" %
+          ", ".join("%s@%d %.3g" % (x["bench"], x["ranks"], x["predicted_over_measured"]) for x in v))
+else:
+    print("FAIL: modelpar_harness: validation points %s, mismatches %s" % (kinds, bad))
+PY
+out=$("$exadl" model "$run" --machine "$root/reference/machines/summit.yaml" --model-ranks 8 --out "$tmp/msum" 2>&1)
+rc=$?
+[ $rc -eq 0 ] || fail "exadl model --machine summit.yaml (exit $rc): $(tail -n 3 <<<"$out")"
+python3 - "$tmp/msum/modelpar_model.yaml" "$root/reference/machines/summit.yaml" <<'PY'
+import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+mf = yaml.safe_load(open(sys.argv[2]))
+p = m["prediction"]
+# 8 model ranks > 6 a node: the exchanges cross nodes
+l = mf["inter_node"]
+a, b = float(l["latency_s"]["value"]), 1 / float(l["bandwidth_Bps"]["value"])
+halo = p["halo_messages_rank"] * a + p["halo_bytes_rank_max"] * b
+# tiny, 8 hidden units over 8 ranks, batch 2: tp1/tp2 collectives, ring; gamma from reduce_Bps
+g = 1 / float(l["reduce_Bps"]["value"])
+tp = 4 * 7 * a + p["tp_bytes_rank"] * b + 2 * 7 / 8 * 8 * 8 * 2 * 4 * 4 * g
+ok = (m["machine"] == "summit" and m["ranks_of_nodes"] == 588 and p["ranks"] == 584 and
+      p["replicas"] == 73 and p["links"] == "between nodes" and
+      abs(p["halo_s"] - halo) <= 1e-9 * halo and abs(p["tp_s"] - tp) <= 1e-9 * tp and
+      p["tp_bytes_rank"] == 4 * 7 * (64 // 8) * 2 * 4 * 4)
+print("%s: modelpar_harness: 98 Summit nodes (588 ranks, 73 groups of 8): halo %.4g s and tensor-parallel %.4g s "
+      "= the machine's inter-node alpha and beta times the formula's messages and bytes%s" %
+      ("PASS" if ok else "FAIL", p["halo_s"], p["tp_s"], "" if ok else " (got %s)" % p))
+PY
 
 [ $fails -eq 0 ] || exit 1
 exit 0
