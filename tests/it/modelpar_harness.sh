@@ -5,6 +5,9 @@
 #   given its where keys as options; `exadl run` asks those questions (the
 #   probe) and `exadl check` passes all of them as --describe counts; a copy
 #   with one number changed fails (exit 1);
+# - the GPU build compiled the locally connected kernels: libexadl_cuda.so
+#   defines kcu_fill_lc and calls cublasGemmStridedBatchedEx (SKIP where the
+#   build has no GPU module; test_mpar_kernels runs them on a GPU);
 # - exadl model RUN (taken by itself on a modelpar run) and with --machine
 #   summit.yaml: a prediction at 98 nodes whose step is the sum of its terms,
 #   its halo and tensor-parallel times the machine's alpha and beta times the
@@ -49,6 +52,18 @@ else:
 PY
 nexact=$(grep -c '^  - metric:' "$ref")
 
+# ---- the CUDA set's locally connected kernels are built ------------------------------
+mod=${EXADL_BUILD:-$root/build}/lib/libexadl_cuda.so
+if [ ! -f "$mod" ]; then
+    echo "SKIP: modelpar_harness: this build ($(basename "${EXADL_BUILD:-build}")) has no CUDA module: the lc kernels are not built here"
+elif ! command -v nm >/dev/null; then
+    echo "SKIP: modelpar_harness: no nm to read $mod"
+elif nm -C "$mod" | grep -q ' T kcu_fill_lc' && nm -D "$mod" | grep -q ' U cublasGemmStridedBatchedEx'; then
+    pass "the CUDA module has the locally connected kernels (kcu_fill_lc, cublasGemmStridedBatchedEx)"
+else
+    fail "$mod lacks kcu_fill_lc or its cublasGemmStridedBatchedEx call"
+fi
+
 # ---- one real run folder --------------------------------------------------------------
 export EXADL_PEAK_CACHE=$tmp/peak.yaml # pinned: no peak_cpu runs here
 python3 "$root/tests/support/peak_cache.py" "$EXADL_PEAK_CACHE" 2e10
@@ -82,9 +97,10 @@ if [ -z "$run" ] || [ $rc -ne 0 ]; then
     fail "exadl run of a modelpar suite (exit $rc): $(tail -n 5 <<<"$out")"
     exit 1
 fi
-# tiny's counts are the run's (its rows match); the others are --describe's
+# the entries run dense pairs: no row matches a where with dense: 0, so
+# every count is --describe's (a row that matched would count as the run's)
 line=$(grep '^checks of this run' <<<"$out")
-ran=$(sed -n 's/^checks of this run: \([0-9]*\) passed, 0 failed; .*/\1/p' <<<"$line")
+ran=$(sed -n 's/^checks of this run: \([0-9]*\) passed, 0 failed; .*/\1/p; s/^checks of this run: none; .*/0/p' <<<"$line")
 desc=$(sed -n 's/.*(--describe): \([0-9]*\) passed, 0 failed$/\1/p' <<<"$line")
 if [ -n "$ran" ] && [ -n "$desc" ] && [ $((ran + desc)) -eq "$nexact" ] && [ "$desc" -ge 19 ] &&
     grep -q "^  describe_checks_passed: $desc$" "$run/results.yaml"; then
