@@ -82,9 +82,9 @@ static int parse(int argc, char **argv, popts_t *o)
 
 static void pline(FILE *f, const mpp_t *p)
 {
-    fprintf(f, "%6d  %4d %3dx%-3d x %-5d %5d  %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
+    fprintf(f, "%6d  %4d %3dx%-3d x %-5d %5d  %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
             p->ranks, p->c.M, p->c.gy, p->c.gx, p->c.replicas, p->c.batch, p->step_s,
-            p->samples_per_s, p->compute_s, p->halo_s, p->tp_s, p->allreduce_s, p->other_s);
+            p->samples_per_s, p->compute_s, p->halo_s, p->tp_s, p->allreduce_s, p->opt_s, p->other_s);
 }
 
 static void ypred(rec_t *w, const mpp_t *p)
@@ -106,6 +106,7 @@ static void ypred(rec_t *w, const mpp_t *p)
     rec_kv_double(w, "tp_s", p->tp_s);
     rec_kv_double(w, "allreduce_s", p->allreduce_s);
     rec_kv_double(w, "engine_cycle_s", p->c.replicas > 1 ? p->c.cycle_s : 0);
+    rec_kv_double(w, "optimizer_s", p->opt_s);
     rec_kv_double(w, "other_s", p->other_s);
     rec_kv_double(w, "halo_bytes_group", p->b.halo_group);
     rec_kv_double(w, "halo_bytes_rank_max", p->b.halo_rank_max);
@@ -190,14 +191,14 @@ static int run(arena_t *a, const popts_t *o)
     rec_kv_str(w, "machine", mf ? mf->name : NULL);
     rec_kv_int(w, "nodes", o->nodes);
     rec_kv_int(w, "ranks_of_nodes", ranks);
-    const char *hdr = "%6s  %4s %-7s x %-5s %5s  %10s %10s %10s %10s %10s %10s %10s\n";
+    const char *hdr = "%6s  %4s %-7s x %-5s %5s  %10s %10s %10s %10s %10s %10s %10s %10s\n";
     if (!o->quiet) {
         printf("exadl model (model parallelism): %s\n  workload: %s\n  links: %s\n\n", o->run,
                in.work_source, in.net_source);
         printf("prediction at %d nodes%s%s (%d ranks; %d used: %d model group(s) of %d)\n", o->nodes,
                mf ? " of " : "", mf ? mf->name : "", ranks, t.ranks, c.replicas, c.M);
         printf(hdr, "ranks", "M", "grid", "repl.", "batch", "step s", "samples/s", "compute s",
-               "halo s", "tp s", "allred. s", "other s");
+               "halo s", "tp s", "allred. s", "optim. s", "other s");
         pline(stdout, &t);
     }
     rec_key(w, "prediction");

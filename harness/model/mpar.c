@@ -60,8 +60,9 @@ int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, mpp_t *out)
     if (net->ranks_per_node <= 0) ar.ranks_per_node = 0;
     out->allreduce_s =
         c->replicas > 1 ? model_allreduce(out->b.shard_bytes, c->replicas, &ar, NULL) + c->cycle_s : 0;
+    out->opt_s = w->opt_s * w->base_M / c->M;
     out->other_s = w->other_s;
-    out->step_s = out->compute_s + out->halo_s + out->tp_s + out->allreduce_s + out->other_s;
+    out->step_s = out->compute_s + out->halo_s + out->tp_s + out->allreduce_s + out->opt_s + out->other_s;
     out->samples_per_s = out->step_s > 0 ? c->batch * (double)c->replicas / out->step_s : 0;
     return 0;
 }

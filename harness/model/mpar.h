@@ -3,7 +3,7 @@
  * of model groups of M ranks (a GY x GX grid of tiles of the size x size
  * positions), batch n per group, is
  *
- *   T = compute + halo + tp + allreduce + other
+ *   T = compute + halo + tp + allreduce + opt + other
  *
  *   compute    the base's forward + backward without its exchanges, times
  *              (M_base / M) (n / n_base): a rank computes its tile's share
@@ -22,7 +22,8 @@
  *              full (no overlap with backward: an upper bound), plus one
  *              cycle of the gradient engine, which releases the last
  *              gradients at its next cycle (docs/gsync.md)
- *   other      the rest of the base's step (optimizer, barrier, loop), kept
+ *   opt        the base's optimizer times M_base / M (a rank updates its shard)
+ *   other      the rest of the base's step (barrier, loop), kept
  *
  * The links: within a node where the model group fits one node (M <=
  * ranks per node), else between nodes (a tile with a neighbour on another
@@ -42,7 +43,8 @@ typedef struct {
     double params;          /* all the model's parameters (P_total) */
     int base_M, base_batch; /* the base launch's model ranks and batch per group */
     double compute_s;       /* its forward + backward less its halo and tp time, per step */
-    double other_s;         /* its step less its forward + backward */
+    double opt_s;           /* its optimizer (the kernel table's adam or lion rows), per step */
+    double other_s;         /* its step less its forward + backward and optimizer */
 } mpw_t;
 
 /* One configuration. */
@@ -65,7 +67,7 @@ typedef struct {
     mpc_t c;
     int ranks;
     mpb_t b;
-    double compute_s, halo_s, tp_s, allreduce_s, other_s, step_s; /* allreduce_s: with the cycle */
+    double compute_s, halo_s, tp_s, allreduce_s, opt_s, other_s, step_s; /* allreduce_s: with the cycle */
     double samples_per_s;
     int inter;              /* the exchanges cross nodes */
 } mpp_t;

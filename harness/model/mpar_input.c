@@ -92,7 +92,13 @@ static int work(arena_t *a, const mppoint_t *b, mpw_t *w, char *err, size_t errl
     double comp = compute_median(a, rec_training(r));
     double xch = (isfinite(m->halo_s) ? m->halo_s : 0) + (isfinite(m->tp_s) ? m->tp_s : 0);
     w->compute_s = comp > xch ? comp - xch : 0;
-    w->other_s = b->step_s > comp ? b->step_s - comp : 0;
+    const trinfo_t *t = rec_training(r);
+    double ks = t->kernels_steps > 0 ? t->kernels_steps : (double)t->nstep;
+    for (size_t k = 0; k < t->nk; k++)
+        if (t->k[k].kernel && (!strcmp(t->k[k].kernel, "adam") || !strcmp(t->k[k].kernel, "lion")) &&
+            isfinite(t->k[k].time_s))
+            w->opt_s += t->k[k].time_s / ks;
+    w->other_s = b->step_s > comp + w->opt_s ? b->step_s - comp - w->opt_s : 0;
     return 0;
 }
 
@@ -156,9 +162,9 @@ int mpar_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const mfile_t
     if (work(a, b, &in->w, err, errlen)) return -1;
     in->base_bench = b->bench, in->base_scale = b->scale, in->base_step_s = b->step_s;
     in->work_source = ar_printf(a, "%s at %d rank(s) (model ranks %d, batch %d, median step %.4g s): "
-                                   "compute %.4g s, other %.4g s per step",
+                                   "compute %.4g s, optimizer %.4g s, other %.4g s per step",
                                 b->bench, b->scale, in->w.base_M, in->w.base_batch, b->step_s,
-                                in->w.compute_s, in->w.other_s);
+                                in->w.compute_s, in->w.opt_s, in->w.other_s);
     minputs_t mi;
     memset(&mi, 0, sizeof mi);
     char why[512];

@@ -138,7 +138,7 @@ python3 - "$run/model/modelpar_model.yaml" own <<'PY'
 import sys, yaml
 m = yaml.safe_load(open(sys.argv[1]))
 p = m["prediction"]
-terms = p["compute_s"] + p["halo_s"] + p["tp_s"] + p["allreduce_s"] + p["other_s"]
+terms = p["compute_s"] + p["halo_s"] + p["tp_s"] + p["allreduce_s"] + p["optimizer_s"] + p["other_s"]
 ok = m["nodes"] == 98 and p["ranks"] == 96 and p["model_ranks"] == 4 and p["replicas"] == 24 and \
     abs(terms - p["step_s"]) <= 1e-9 * p["step_s"]
 print("%s: modelpar_harness: the prediction at 98 nodes (1 rank a node without a machine file): "
