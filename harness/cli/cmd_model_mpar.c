@@ -137,8 +137,15 @@ static int target(const popts_t *o, const mpin_t *in, const mfile_t *mf, mpc_t *
     if (M > *ranks) return snprintf(err, errlen, "--model-ranks %d: more than the %d ranks of %d nodes", M, *ranks, o->nodes), -1;
     c->replicas = *ranks / M;
     if (o->grid) {
-        if (sscanf(o->grid, "%dx%d", &c->gy, &c->gx) != 2 || c->gy < 1 || c->gx < 1)
+        char tail;
+        if (sscanf(o->grid, "%dx%d%c", &c->gy, &c->gx, &tail) != 2 || c->gy < 1 || c->gx < 1)
             return snprintf(err, errlen, "--grid '%s': not GYxGX", o->grid), -1;
+        if ((long long)c->gy * c->gx != M)
+            return snprintf(err, errlen, "--grid %dx%d: %lld tiles, not the %d model ranks", c->gy,
+                            c->gx, (long long)c->gy * c->gx, M), -1;
+        if (in->w.size % c->gy || in->w.size % c->gx)
+            return snprintf(err, errlen, "--grid %dx%d does not divide the %d x %d positions", c->gy,
+                            c->gx, in->w.size, in->w.size), -1;
     } else if (mpar_auto_grid(M, in->w.size, &c->gy, &c->gx)) {
         return snprintf(err, errlen, "model ranks %d: no grid divides the %d x %d positions (give --grid)",
                         M, in->w.size, in->w.size), -1;

@@ -182,5 +182,13 @@ print("%s: modelpar_harness: 98 Summit nodes (588 ranks, 73 groups of 8): halo %
       ("PASS" if ok else "FAIL", p["halo_s"], p["tp_s"], "" if ok else " (got %s)" % p))
 PY
 
+out=$("$exadl" model "$run" --model-ranks 4 --grid 1x3 --out "$tmp/mbad" 2>&1)
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q 'grid 1x3: 3 tiles, not the 4 model ranks' <<<"$out"; then
+    pass "exadl model refuses a grid that is not the model ranks in one line (exit 2)"
+else
+    fail "exadl model --grid 1x3 with 4 model ranks (exit $rc): $out"
+fi
+
 [ $fails -eq 0 ] || exit 1
 exit 0
