@@ -173,7 +173,7 @@ static int run(arena_t *a, const popts_t *o)
     mnet_t net = in.net;
     if (o->rpn) net.ranks_per_node = o->rpn;
     mpp_t t;
-    if (mpar_predict(&in.w, &c, &net, &t))
+    if (mpar_predict(&in.w, &c, &net, in.have_ar ? &in.ar_net : NULL, &t))
         return usage_error("model", "%dx%d tiles of %d positions a side%s do not fit the network "
                            "(tiles narrower than the halo, or dense %d not divisible by %d)",
                            c.gy, c.gx, in.w.size, o->grid ? " (--grid)" : "", in.w.dense, c.M);
@@ -227,7 +227,7 @@ static int run(arena_t *a, const popts_t *o)
         mpp_t pp;
         /* another network than the base's: its compute is not the base's */
         if (m->parameters != in.w.params || pw.dense != in.w.dense ||
-            mpar_predict(&pw, &pc, &in.net, &pp))
+            mpar_predict(&pw, &pc, &in.net, in.have_ar ? &in.ar_net : NULL, &pp))
             continue;
         if (!o->quiet)
             printf("  %-16s %3d ranks  M %d (%dx%d) x %d  measured %.4g s  predicted %.4g s (%.3f)"

@@ -32,7 +32,8 @@ void mpar_bytes(const mpw_t *w, const mpc_t *c, mpb_t *out)
         c->replicas > 1 ? 2.0 * (c->replicas - 1) / c->replicas * out->shard_bytes : 0;
 }
 
-int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, mpp_t *out)
+int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, const mnet_t *ar_net,
+                 mpp_t *out)
 {
     memset(out, 0, sizeof *out);
     int p = (w->kernel - 1) / 2;
@@ -55,9 +56,9 @@ int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, mpp_t *out)
     }
     /* the replicas of a shard (ranks r, r + M, ...): on one node only where
      * a node holds several model groups */
-    mnet_t ar = *net;
+    mnet_t ar = ar_net ? *ar_net : *net;
     ar.ranks_per_node = rpn / c->M > 1 ? rpn / c->M : 1;
-    if (net->ranks_per_node <= 0) ar.ranks_per_node = 0;
+    if (ar_net || net->ranks_per_node <= 0) ar.ranks_per_node = 0;
     out->allreduce_s =
         c->replicas > 1 ? model_allreduce(out->b.shard_bytes, c->replicas, &ar, NULL) + c->cycle_s : 0;
     out->opt_s = w->opt_s * w->base_M / c->M;

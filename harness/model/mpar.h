@@ -79,9 +79,10 @@ int mpar_auto_grid(int M, int size, int *gy, int *gx);
 /* The bytes of configuration c (fits: the caller checked the grid). */
 void mpar_bytes(const mpw_t *w, const mpc_t *c, mpb_t *out);
 
-/* The prediction for c on net (ranks_per_node 0: one node).  0, or -1 when
- * c does not fit (grid not dividing the positions, tiles thinner than the
- * halo, dense not divisible by M). */
-int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, mpp_t *out);
+/* The prediction for c on net (ranks_per_node 0: one node); the allreduce
+ * on ar_net (NULL: net).  0, or -1 when c does not fit (grid not dividing
+ * the positions, tiles thinner than the halo, dense not divisible by M). */
+int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, const mnet_t *ar_net,
+                 mpp_t *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include "benchmarks/common/stats.h"
 #include "harness/blocks/model_parallel/blk_model_parallel.h"
 #include "harness/blocks/training/blk_training.h"
+#include "harness/blocks/update_exchange/blk_update_exchange.h"
 
 static int cfg_int(const record_t *r, const char *key, int dflt)
 {
@@ -141,6 +142,30 @@ static int own_link(const mpin_t *in, mlink_t *l, size_t *rows)
     return 0;
 }
 
+/* the replicas' allreduce as measured: its exchange time over the bytes each
+ * rank sends (the update exchange's wire bytes), summed over the points with
+ * replicas; beta only (the ring's 2 (R-1)/R n beta is then the measured time) */
+static int own_ar_link(arena_t *a, const mpin_t *in, mlink_t *l, size_t *rows)
+{
+    double s = 0, by = 0;
+    *rows = 0;
+    for (size_t i = 0; i < in->npt; i++) {
+        const record_t *r = in->pt[i].rec;
+        const uxinfo_t *u = rec_ux(r);
+        if (rec_model_parallel(r)->replicas < 2 || !u || !u->nsteps || !u->exchange_s || !u->wire_bytes)
+            continue;
+        double *t = ar_alloc(a, u->nsteps * sizeof *t), *b = ar_alloc(a, u->nsteps * sizeof *b);
+        for (size_t k = 0; k < u->nsteps; k++) t[k] = u->exchange_s[k], b[k] = u->wire_bytes[k];
+        double mt = stats_median(t, u->nsteps), mb = stats_median(b, u->nsteps);
+        if (!(mb > 0) || !isfinite(mt)) continue;
+        s += mt, by += mb;
+        (*rows)++;
+    }
+    if (!*rows) return -1;
+    *l = (mlink_t){0, s / by, 0};
+    return 0;
+}
+
 int mpar_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const mfile_t *mf,
                          mpin_t *in, char *err, size_t errlen)
 {
@@ -187,6 +212,17 @@ int mpar_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const mfile_t
     } else {
         in->net_source = ar_printf(a, "none (%s; no model group of 2 or more ranks): exchanges "
                                       "predicted as 0", why);
+    }
+    if (own_ar_link(a, in, &l, &rows) == 0) {
+        memset(&in->ar_net, 0, sizeof in->ar_net);
+        in->ar_net.intra = in->ar_net.inter = l;
+        in->ar_net.algo = AR_RING;
+        in->have_ar = 1;
+        in->net_source = ar_printf(a, "%s; the allreduce from the run's %zu launch configuration(s) "
+                                      "with replicas: their exchange time over the bytes a rank "
+                                      "sends, beta %.3g s/B (%.3g GB/s)",
+                                   in->net_source, rows, l.beta_s,
+                                   l.beta_s > 0 ? 1e-9 / l.beta_s : INFINITY);
     }
     return 0;
 }

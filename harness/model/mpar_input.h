@@ -26,6 +26,8 @@ typedef struct {
 typedef struct {
     mpw_t w;
     mnet_t net;
+    mnet_t ar_net;             /* the allreduce's (have_ar: measured apart) */
+    int have_ar;
     const char *base_bench;
     int base_scale;
     double base_step_s;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # modelpar through the harness, on one real run folder (exadl run, mpirun,
-# 1, 2 and 4 ranks, oversubscribed):
+# 1, 2 and 4 ranks, oversubscribed; the small preset, whose steps of about
+# 0.1 s a scheduler's time slice does not swamp as it does tiny's of 0.3 ms):
 # - reference/modelpar-exact.yaml: every check equals `modelpar --describe`
 #   given its where keys as options; `exadl run` asks those questions (the
 #   probe) and `exadl check` passes all of them as --describe counts; a copy
@@ -13,8 +14,9 @@
 #   its halo and tensor-parallel times the machine's alpha and beta times the
 #   formula's messages and bytes; at each measured point the predicted halo,
 #   tensor-parallel and allreduce bytes equal the record's, and the predicted
-#   step is within a factor 25 of the measured one (the run's own links;
-#   4 ranks on 2 busy cores: no tighter timing claim).
+#   step is within a factor 25 of the measured one (the run's own links: the
+#   exchanges' time for the halo, the replicas' exchange for the allreduce;
+#   4 ranks on 2 busy cores: no tighter timing claim; seen 0.5 to 1.9).
 set -u
 fails=0
 pass() { echo "PASS: modelpar_harness: $1"; }
@@ -81,13 +83,13 @@ benchmarks:
   - name: mp
     program: $P
     scales: [1, 2, 4]
-    config: {preset: tiny, batch: 2, model_ranks: 0, dense: 8, kernels: reference, threads: 1,
-             steps: 4, warmup: 1}
+    config: {preset: small, batch: 2, model_ranks: 0, dense: 8, kernels: reference, threads: 1,
+             steps: 3, warmup: 1}
   - name: mp-hybrid
     program: $P
     scales: [4]
-    config: {preset: tiny, batch: 1, model_ranks: 2, dense: 8, kernels: reference, threads: 1,
-             steps: 4, warmup: 1, cycle_ms: 5}
+    config: {preset: small, batch: 1, model_ranks: 2, dense: 8, kernels: reference, threads: 1,
+             steps: 3, warmup: 1, cycle_ms: 5}
 EOF
 mkdir -p "$tmp/runs"
 out=$("$exadl" run "$tmp/mp.yaml" --out "$tmp/runs" 2>&1)
@@ -170,13 +172,15 @@ p = m["prediction"]
 l = mf["inter_node"]
 a, b = float(l["latency_s"]["value"]), 1 / float(l["bandwidth_Bps"]["value"])
 halo = p["halo_messages_rank"] * a + p["halo_bytes_rank_max"] * b
-# tiny, 8 hidden units over 8 ranks, batch 2: tp1/tp2 collectives, ring; gamma from reduce_Bps
+# small (32 x 32 positions, hidden2 8), the pair's 8 units over 8 ranks, batch 2:
+# two allgathers and two reduce-scatters as rings, gamma from reduce_Bps
 g = 1 / float(l["reduce_Bps"]["value"])
-tp = 4 * 7 * a + p["tp_bytes_rank"] * b + 2 * 7 / 8 * 8 * 8 * 2 * 4 * 4 * g
+P, h2, n, M = 32 * 32, 8, 2, 8
+tp = 4 * (M - 1) * a + p["tp_bytes_rank"] * b + 2 * (M - 1) / M * P * n * h2 * 4 * g
 ok = (m["machine"] == "summit" and m["ranks_of_nodes"] == 588 and p["ranks"] == 584 and
       p["replicas"] == 73 and p["links"] == "between nodes" and
       abs(p["halo_s"] - halo) <= 1e-9 * halo and abs(p["tp_s"] - tp) <= 1e-9 * tp and
-      p["tp_bytes_rank"] == 4 * 7 * (64 // 8) * 2 * 4 * 4)
+      p["tp_bytes_rank"] == 4 * (M - 1) * (P // M) * n * h2 * 4)
 print("%s: modelpar_harness: 98 Summit nodes (588 ranks, 73 groups of 8): halo %.4g s and tensor-parallel %.4g s "
       "= the machine's inter-node alpha and beta times the formula's messages and bytes%s" %
       ("PASS" if ok else "FAIL", p["halo_s"], p["tp_s"], "" if ok else " (got %s)" % p))
