@@ -54,22 +54,34 @@ static int parse(int argc, char **argv, popts_t *o)
     for (int i = 0; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(k, "--model-parallel")) continue;
-        if (!strcmp(k, "--quiet")) { o->quiet = 1; continue; }
-        const char **dst = !strcmp(k, "--machine") ? &o->machine : !strcmp(k, "--out") ? &o->out
-                           : !strcmp(k, "--grid") ? &o->grid : NULL;
-        int *num = !strcmp(k, "--nodes") ? &o->nodes : !strcmp(k, "--ranks-per-node") ? &o->rpn
-                   : !strcmp(k, "--model-ranks") ? &o->M : !strcmp(k, "--batch") ? &o->batch : NULL;
+        if (!strcmp(k, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        const char **dst = !strcmp(k, "--machine") ? &o->machine
+                           : !strcmp(k, "--out")   ? &o->out
+                           : !strcmp(k, "--grid")  ? &o->grid
+                                                   : NULL;
+        int *num = !strcmp(k, "--nodes")            ? &o->nodes
+                   : !strcmp(k, "--ranks-per-node") ? &o->rpn
+                   : !strcmp(k, "--model-ranks")    ? &o->M
+                   : !strcmp(k, "--batch")          ? &o->batch
+                                                    : NULL;
         if (dst || num) {
             if (!v) return usage_error("model", "%s needs a value", k);
             i++;
             long long n;
-            if (dst) *dst = v;
+            if (dst)
+                *dst = v;
             else if (opt_parse_int(v, &n) || n < 1 || n > 1 << 24)
                 return usage_error("model", "%s: '%s' is not a whole number from 1", k, v);
-            else *num = (int)n;
+            else
+                *num = (int)n;
         } else if (k[0] == '-') {
-            return usage_error("model", "unknown option '%s' for a modelpar run (exadl model "
-                                        "--model-parallel --help)", k);
+            return usage_error("model",
+                               "unknown option '%s' for a modelpar run (exadl model "
+                               "--model-parallel --help)",
+                               k);
         } else if (!o->run) {
             o->run = k;
         } else {
@@ -82,9 +94,11 @@ static int parse(int argc, char **argv, popts_t *o)
 
 static void pline(FILE *f, const mpp_t *p)
 {
-    fprintf(f, "%6d  %4d %3dx%-3d x %-5d %5d  %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
-            p->ranks, p->c.M, p->c.gy, p->c.gx, p->c.replicas, p->c.batch, p->step_s,
-            p->samples_per_s, p->compute_s, p->halo_s, p->tp_s, p->allreduce_s, p->opt_s, p->other_s);
+    fprintf(
+        f,
+        "%6d  %4d %3dx%-3d x %-5d %5d  %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
+        p->ranks, p->c.M, p->c.gy, p->c.gx, p->c.replicas, p->c.batch, p->step_s, p->samples_per_s,
+        p->compute_s, p->halo_s, p->tp_s, p->allreduce_s, p->opt_s, p->other_s);
 }
 
 static void ypred(rec_t *w, const mpp_t *p)
@@ -122,10 +136,13 @@ static int target(const popts_t *o, const mpin_t *in, const mfile_t *mf, mpc_t *
     int rpn = o->rpn ? o->rpn : mf && mf->ranks_per_node.given ? (int)mf->ranks_per_node.value : 1;
     *ranks = o->nodes * rpn;
     int M = o->M;
-    for (size_t i = 0; !M && i < in->npt + 1; i++)
-        if (i == in->npt) M = in->w.base_M;
-    for (size_t i = 0; !o->M && i < in->npt; i++)
-        if (rec_model_parallel(in->pt[i].rec)->model_ranks > M) M = (int)rec_model_parallel(in->pt[i].rec)->model_ranks;
+    if (!M) { /* the run's largest model group */
+        M = in->w.base_M;
+        for (size_t i = 0; i < in->npt; i++) {
+            long long m = rec_model_parallel(in->pt[i].rec)->model_ranks;
+            if (m > M) M = (int)m;
+        }
+    }
     memset(c, 0, sizeof *c);
     mpc_t bc;
     memset(&bc, 0, sizeof bc);
@@ -134,7 +151,10 @@ static int target(const popts_t *o, const mpin_t *in, const mfile_t *mf, mpc_t *
             mpar_point_config(in->pt[i].rec, &bc);
     c->M = M, c->batch = o->batch ? o->batch : in->w.base_batch;
     c->cycle_s = bc.cycle_s;
-    if (M > *ranks) return snprintf(err, errlen, "--model-ranks %d: more than the %d ranks of %d nodes", M, *ranks, o->nodes), -1;
+    if (M > *ranks)
+        return snprintf(err, errlen, "--model-ranks %d: more than the %d ranks of %d nodes", M,
+                        *ranks, o->nodes),
+               -1;
     c->replicas = *ranks / M;
     if (o->grid) {
         char tail;
@@ -142,13 +162,17 @@ static int target(const popts_t *o, const mpin_t *in, const mfile_t *mf, mpc_t *
             return snprintf(err, errlen, "--grid '%s': not GYxGX", o->grid), -1;
         if ((long long)c->gy * c->gx != M)
             return snprintf(err, errlen, "--grid %dx%d: %lld tiles, not the %d model ranks", c->gy,
-                            c->gx, (long long)c->gy * c->gx, M), -1;
+                            c->gx, (long long)c->gy * c->gx, M),
+                   -1;
         if (in->w.size % c->gy || in->w.size % c->gx)
-            return snprintf(err, errlen, "--grid %dx%d does not divide the %d x %d positions", c->gy,
-                            c->gx, in->w.size, in->w.size), -1;
+            return snprintf(err, errlen, "--grid %dx%d does not divide the %d x %d positions",
+                            c->gy, c->gx, in->w.size, in->w.size),
+                   -1;
     } else if (mpar_auto_grid(M, in->w.size, &c->gy, &c->gx)) {
-        return snprintf(err, errlen, "model ranks %d: no grid divides the %d x %d positions (give --grid)",
-                        M, in->w.size, in->w.size), -1;
+        return snprintf(err, errlen,
+                        "model ranks %d: no grid divides the %d x %d positions (give --grid)", M,
+                        in->w.size, in->w.size),
+               -1;
     }
     return 0;
 }
@@ -174,14 +198,18 @@ static int run(arena_t *a, const popts_t *o)
     if (o->rpn) net.ranks_per_node = o->rpn;
     mpp_t t;
     if (mpar_predict(&in.w, &c, &net, in.have_ar ? &in.ar_net : NULL, &t))
-        return usage_error("model", "%dx%d tiles of %d positions a side%s do not fit the network "
+        return usage_error("model",
+                           "%dx%d tiles of %d positions a side%s do not fit the network "
                            "(tiles narrower than the halo, or dense %d not divisible by %d)",
                            c.gy, c.gx, in.w.size, o->grid ? " (--grid)" : "", in.w.dense, c.M);
-    const char *out = o->out ? o->out : path_join(a, path_is_dir(o->run) ? o->run : path_dirname(a, o->run), "model");
+    const char *out =
+        o->out ? o->out
+               : path_join(a, path_is_dir(o->run) ? o->run : path_dirname(a, o->run), "model");
     if (!o->out) { /* RUN/model: as cmd_model.c, no link followed, the folder's lock held */
         const char *rd = path_dirname(a, out);
         if (sf_check_rundir(rd, err, sizeof err) ||
-            sf_lock_dir(rd, "exadl model --model-parallel", err, sizeof err) || sf_mkdir(out, err, sizeof err))
+            sf_lock_dir(rd, "exadl model --model-parallel", err, sizeof err) ||
+            sf_mkdir(out, err, sizeof err))
             return usage_error("model", "%s", err);
     }
     if (mkdir(out, 0755) && !path_is_dir(out)) {
@@ -202,8 +230,8 @@ static int run(arena_t *a, const popts_t *o)
     if (!o->quiet) {
         printf("exadl model (model parallelism): %s\n  workload: %s\n  links: %s\n\n", o->run,
                in.work_source, in.net_source);
-        printf("prediction at %d nodes%s%s (%d ranks; %d used: %d model group(s) of %d)\n", o->nodes,
-               mf ? " of " : "", mf ? mf->name : "", ranks, t.ranks, c.replicas, c.M);
+        printf("prediction at %d nodes%s%s (%d ranks; %d used: %d model group(s) of %d)\n",
+               o->nodes, mf ? " of " : "", mf ? mf->name : "", ranks, t.ranks, c.replicas, c.M);
         printf(hdr, "ranks", "M", "grid", "repl.", "batch", "step s", "samples/s", "compute s",
                "halo s", "tp s", "allred. s", "optim. s", "other s");
         pline(stdout, &t);
@@ -267,8 +295,8 @@ int model_mpar_main(int argc, char **argv)
 
 int model_mpar_valued(const char *opt)
 {
-    static const char *const v[] = {"--machine", "--out", "--grid", "--nodes", "--ranks-per-node",
-                                    "--model-ranks", "--batch", NULL};
+    static const char *const v[] = {"--machine",        "--out",         "--grid",  "--nodes",
+                                    "--ranks-per-node", "--model-ranks", "--batch", NULL};
     for (size_t i = 0; v[i]; i++)
         if (!strcmp(opt, v[i])) return 1;
     return 0;
@@ -282,8 +310,10 @@ int model_mpar_wanted(arena_t *a, const char *run)
     int mp = 0, other = 0;
     for (size_t i = 0; i < no; i++) {
         if (!oc[i].rec) continue;
-        if (rec_model_parallel(oc[i].rec)) mp = 1;
-        else if (oc[i].rec->benchmark && !strcmp(oc[i].rec->benchmark, "stemdl")) other = 1;
+        if (rec_model_parallel(oc[i].rec))
+            mp = 1;
+        else if (oc[i].rec->benchmark && !strcmp(oc[i].rec->benchmark, "stemdl"))
+            other = 1;
     }
     return mp && !other;
 }

@@ -21,7 +21,8 @@ void mpar_bytes(const mpw_t *w, const mpc_t *c, mpb_t *out)
     for (int l = 0; l < 2; l++) {
         double col = p * th * cin[l] * n, row = p * (tw + 2 * p) * cin[l] * n;
         /* forward and backward (x 2), fp32 (x 4) */
-        out->halo_group += 2.0 * (2.0 * (c->gx - 1) * c->gy * col + 2.0 * (c->gy - 1) * c->gx * row) * 4;
+        out->halo_group +=
+            2.0 * (2.0 * (c->gx - 1) * c->gy * col + 2.0 * (c->gy - 1) * c->gx * row) * 4;
         out->halo_rank_max += 2.0 * (nx * col + ny * row) * 4;
         out->halo_msgs_rank += 2.0 * (nx + ny);
     }
@@ -37,8 +38,8 @@ int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, const mnet_t
 {
     memset(out, 0, sizeof *out);
     int p = (w->kernel - 1) / 2;
-    if (c->M < 1 || c->replicas < 1 || c->batch < 1 || c->gy * c->gx != c->M ||
-        w->size % c->gy || w->size % c->gx || (c->M > 1 && (w->size / c->gy < p || w->size / c->gx < p)) ||
+    if (c->M < 1 || c->replicas < 1 || c->batch < 1 || c->gy * c->gx != c->M || w->size % c->gy ||
+        w->size % c->gx || (c->M > 1 && (w->size / c->gy < p || w->size / c->gx < p)) ||
         (w->dense > 0 && w->dense % c->M))
         return -1;
     out->c = *c;
@@ -48,7 +49,8 @@ int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, const mnet_t
     out->inter = c->M > rpn;
     const mlink_t *l = out->inter ? &net->inter : &net->intra;
     out->compute_s = w->compute_s * w->base_M / c->M * c->batch / w->base_batch;
-    out->halo_s = c->M > 1 ? out->b.halo_msgs_rank * l->alpha_s + out->b.halo_rank_max * l->beta_s : 0;
+    out->halo_s =
+        c->M > 1 ? out->b.halo_msgs_rank * l->alpha_s + out->b.halo_rank_max * l->beta_s : 0;
     if (w->dense > 0 && c->M > 1) {
         double whole = (double)w->size * w->size * c->batch * w->hidden2 * 4;
         out->tp_s = 4.0 * (c->M - 1) * l->alpha_s + out->b.tp_rank * l->beta_s +
@@ -60,10 +62,12 @@ int mpar_predict(const mpw_t *w, const mpc_t *c, const mnet_t *net, const mnet_t
     ar.ranks_per_node = rpn / c->M > 1 ? rpn / c->M : 1;
     if (ar_net || net->ranks_per_node <= 0) ar.ranks_per_node = 0;
     out->allreduce_s =
-        c->replicas > 1 ? model_allreduce(out->b.shard_bytes, c->replicas, &ar, NULL) + c->cycle_s : 0;
+        c->replicas > 1 ? model_allreduce(out->b.shard_bytes, c->replicas, &ar, NULL) + c->cycle_s
+                        : 0;
     out->opt_s = w->opt_s * w->base_M / c->M;
     out->other_s = w->other_s;
-    out->step_s = out->compute_s + out->halo_s + out->tp_s + out->allreduce_s + out->opt_s + out->other_s;
+    out->step_s =
+        out->compute_s + out->halo_s + out->tp_s + out->allreduce_s + out->opt_s + out->other_s;
     out->samples_per_s = out->step_s > 0 ? c->batch * (double)c->replicas / out->step_s : 0;
     return 0;
 }

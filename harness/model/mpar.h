@@ -50,26 +50,27 @@ typedef struct {
 /* One configuration. */
 typedef struct {
     int M, gy, gx, replicas, batch;
-    double cycle_s;         /* the gradient engine's cycle (replicas > 1) */
+    double cycle_s; /* the gradient engine's cycle (replicas > 1) */
 } mpc_t;
 
 /* Bytes and messages of one configuration: per step, fp32. */
 typedef struct {
-    double halo_group;      /* sent by all ranks of a model group (the record's halo_bytes) */
-    double halo_rank_max;   /* the busiest rank's (an interior tile) */
-    double halo_msgs_rank;  /* its messages */
-    double tp_rank;         /* the dense pair's collectives, a rank */
-    double allreduce_rank;  /* 2 (R-1)/R of the shard's gradient, a rank */
-    double shard_bytes;     /* 4 P_total / M */
+    double halo_group;     /* sent by all ranks of a model group (the record's halo_bytes) */
+    double halo_rank_max;  /* the busiest rank's (an interior tile) */
+    double halo_msgs_rank; /* its messages */
+    double tp_rank;        /* the dense pair's collectives, a rank */
+    double allreduce_rank; /* 2 (R-1)/R of the shard's gradient, a rank */
+    double shard_bytes;    /* 4 P_total / M */
 } mpb_t;
 
 typedef struct {
     mpc_t c;
     int ranks;
     mpb_t b;
-    double compute_s, halo_s, tp_s, allreduce_s, opt_s, other_s, step_s; /* allreduce_s: with the cycle */
+    /* seconds per step; allreduce_s with the engine's cycle */
+    double compute_s, halo_s, tp_s, allreduce_s, opt_s, other_s, step_s;
     double samples_per_s;
-    int inter;              /* the exchanges cross nodes */
+    int inter; /* the exchanges cross nodes */
 } mpp_t;
 
 /* The most square GY x GX = M (GY <= GX) whose tiles divide size x size, as

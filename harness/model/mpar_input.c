@@ -42,7 +42,8 @@ static double compute_median(arena_t *a, const trinfo_t *t)
     for (size_t s = 0; s < t->rank_steps; s++) {
         v[s] = 0;
         for (size_t k = 0; k < t->rank_cols; k++)
-            if (t->rank_compute_s[s * t->rank_cols + k] > v[s]) v[s] = t->rank_compute_s[s * t->rank_cols + k];
+            if (t->rank_compute_s[s * t->rank_cols + k] > v[s])
+                v[s] = t->rank_compute_s[s * t->rank_cols + k];
     }
     return stats_median(v, t->rank_steps);
 }
@@ -56,7 +57,8 @@ static size_t points(arena_t *a, const outcome_t *o, size_t n, mppoint_t **out)
     for (size_t i = 0; i < n; i++) {
         if (!usable(&o[i])) continue;
         int seen = 0;
-        for (size_t j = 0; j < np; j++) seen |= !strcmp(p[j].bench, o[i].bench) && p[j].scale == o[i].scale;
+        for (size_t j = 0; j < np; j++)
+            seen |= !strcmp(p[j].bench, o[i].bench) && p[j].scale == o[i].scale;
         if (seen) continue;
         size_t tot = 0, k = 0;
         for (size_t j = i; j < n; j++)
@@ -66,7 +68,8 @@ static size_t points(arena_t *a, const outcome_t *o, size_t n, mppoint_t **out)
         for (size_t j = i; j < n; j++)
             if (usable(&o[j]) && !strcmp(o[j].bench, o[i].bench) && o[j].scale == o[i].scale) {
                 const trinfo_t *t = rec_training(o[j].rec);
-                for (size_t q = 0; q < t->nstep; q++) s[k++] = t->step_s[q];
+                for (size_t q = 0; q < t->nstep; q++)
+                    s[k++] = t->step_s[q];
             }
         p[np++] = (mppoint_t){o[i].bench, o[i].scale, o[i].rec, stats_median(s, k)};
     }
@@ -83,7 +86,8 @@ static int work(arena_t *a, const mppoint_t *b, mpw_t *w, char *err, size_t errl
     w->hidden1 = cfg_int(r, "hidden1", 0), w->hidden2 = cfg_int(r, "hidden2", 0);
     w->kernel = cfg_int(r, "kernel", 0), w->dense = cfg_int(r, "dense", 0);
     if (w->size < 1 || w->channels < 1 || w->hidden1 < 1 || w->hidden2 < 1 || w->kernel < 1) {
-        snprintf(err, errlen, "%s: the record's config lacks size, channels, hidden1, hidden2 or kernel",
+        snprintf(err, errlen,
+                 "%s: the record's config lacks size, channels, hidden1, hidden2 or kernel",
                  r->path);
         return -1;
     }
@@ -96,7 +100,8 @@ static int work(arena_t *a, const mppoint_t *b, mpw_t *w, char *err, size_t errl
     const trinfo_t *t = rec_training(r);
     double ks = t->kernels_steps > 0 ? t->kernels_steps : (double)t->nstep;
     for (size_t k = 0; k < t->nk; k++)
-        if (t->k[k].kernel && (!strcmp(t->k[k].kernel, "adam") || !strcmp(t->k[k].kernel, "lion")) &&
+        if (t->k[k].kernel &&
+            (!strcmp(t->k[k].kernel, "adam") || !strcmp(t->k[k].kernel, "lion")) &&
             isfinite(t->k[k].time_s))
             w->opt_s += t->k[k].time_s / ks;
     w->other_s = b->step_s > comp + w->opt_s ? b->step_s - comp - w->opt_s : 0;
@@ -135,8 +140,10 @@ static int own_link(const mpin_t *in, mlink_t *l, size_t *rows)
     if (!(al >= 0 && be >= 0)) { /* one term: the one with the smaller residual */
         double a1 = smm > 0 ? stm / smm : 0, b1 = stb / sbb;
         double ra = smm > 0 ? -stm * stm / smm : 0, rb = -stb * stb / sbb; /* residual - sum t^2 */
-        if (smm > 0 && ra < rb) al = a1, be = 0;
-        else al = 0, be = b1;
+        if (smm > 0 && ra < rb)
+            al = a1, be = 0;
+        else
+            al = 0, be = b1;
     }
     *l = (mlink_t){al, be, 0};
     return 0;
@@ -152,10 +159,12 @@ static int own_ar_link(arena_t *a, const mpin_t *in, mlink_t *l, size_t *rows)
     for (size_t i = 0; i < in->npt; i++) {
         const record_t *r = in->pt[i].rec;
         const uxinfo_t *u = rec_ux(r);
-        if (rec_model_parallel(r)->replicas < 2 || !u || !u->nsteps || !u->exchange_s || !u->wire_bytes)
+        if (rec_model_parallel(r)->replicas < 2 || !u || !u->nsteps || !u->exchange_s ||
+            !u->wire_bytes)
             continue;
         double *t = ar_alloc(a, u->nsteps * sizeof *t), *b = ar_alloc(a, u->nsteps * sizeof *b);
-        for (size_t k = 0; k < u->nsteps; k++) t[k] = u->exchange_s[k], b[k] = u->wire_bytes[k];
+        for (size_t k = 0; k < u->nsteps; k++)
+            t[k] = u->exchange_s[k], b[k] = u->wire_bytes[k];
         double mt = stats_median(t, u->nsteps), mb = stats_median(b, u->nsteps);
         if (!(mb > 0) || !isfinite(mt)) continue;
         s += mt, by += mb;
@@ -166,28 +175,31 @@ static int own_ar_link(arena_t *a, const mpin_t *in, mlink_t *l, size_t *rows)
     return 0;
 }
 
-int mpar_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const mfile_t *mf,
-                         mpin_t *in, char *err, size_t errlen)
+int mpar_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const mfile_t *mf, mpin_t *in,
+                         char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     in->npt = points(a, o, n, &in->pt);
     /* the base: no replicas, the fewest model ranks */
     const mppoint_t *b = NULL;
     for (size_t i = 0; i < in->npt; i++) {
-        const mpinfo_t *m = rec_model_parallel(in->pt[i].rec), *bm = b ? rec_model_parallel(b->rec) : NULL;
+        const mpinfo_t *m = rec_model_parallel(in->pt[i].rec),
+                       *bm = b ? rec_model_parallel(b->rec) : NULL;
         if (!b || (m->replicas < bm->replicas) ||
             (m->replicas == bm->replicas && m->model_ranks < bm->model_ranks))
             b = &in->pt[i];
     }
     if (!b) {
-        snprintf(err, errlen, "no modelpar record with its model_parallel block and per-rank "
-                              "compute times: the model-parallel model needs one");
+        snprintf(err, errlen,
+                 "no modelpar record with its model_parallel block and per-rank "
+                 "compute times: the model-parallel model needs one");
         return -1;
     }
     if (work(a, b, &in->w, err, errlen)) return -1;
     in->base_bench = b->bench, in->base_scale = b->scale, in->base_step_s = b->step_s;
-    in->work_source = ar_printf(a, "%s at %d rank(s) (model ranks %d, batch %d, median step %.4g s): "
-                                   "compute %.4g s, optimizer %.4g s, other %.4g s per step",
+    in->work_source = ar_printf(a,
+                                "%s at %d rank(s) (model ranks %d, batch %d, median step %.4g s): "
+                                "compute %.4g s, optimizer %.4g s, other %.4g s per step",
                                 b->bench, b->scale, in->w.base_M, in->w.base_batch, b->step_s,
                                 in->w.compute_s, in->w.opt_s, in->w.other_s);
     minputs_t mi;
@@ -204,25 +216,30 @@ int mpar_inputs_from_run(arena_t *a, const outcome_t *o, size_t n, const mfile_t
     if (own_link(in, &l, &rows) == 0) {
         in->net.intra = in->net.inter = l;
         in->net.algo = AR_RING;
-        in->net_source = ar_printf(a, "the run's own halo and tensor-parallel exchanges (%zu launch "
-                                      "configurations, time = messages alpha + bytes beta of the "
-                                      "busiest rank): alpha %.3g s, beta %.3g s/B (%.3g GB/s); no "
-                                      "allreduce sweep, no --machine",
-                                   rows, l.alpha_s, l.beta_s, l.beta_s > 0 ? 1e-9 / l.beta_s : INFINITY);
+        in->net_source =
+            ar_printf(a,
+                      "the run's own halo and tensor-parallel exchanges (%zu launch "
+                      "configurations, time = messages alpha + bytes beta of the "
+                      "busiest rank): alpha %.3g s, beta %.3g s/B (%.3g GB/s); no "
+                      "allreduce sweep, no --machine",
+                      rows, l.alpha_s, l.beta_s, l.beta_s > 0 ? 1e-9 / l.beta_s : INFINITY);
     } else {
-        in->net_source = ar_printf(a, "none (%s; no model group of 2 or more ranks): exchanges "
-                                      "predicted as 0", why);
+        in->net_source = ar_printf(a,
+                                   "none (%s; no model group of 2 or more ranks): exchanges "
+                                   "predicted as 0",
+                                   why);
     }
     if (own_ar_link(a, in, &l, &rows) == 0) {
         memset(&in->ar_net, 0, sizeof in->ar_net);
         in->ar_net.intra = in->ar_net.inter = l;
         in->ar_net.algo = AR_RING;
         in->have_ar = 1;
-        in->net_source = ar_printf(a, "%s; the allreduce from the run's %zu launch configuration(s) "
-                                      "with replicas: their exchange time over the bytes a rank "
-                                      "sends, beta %.3g s/B (%.3g GB/s)",
-                                   in->net_source, rows, l.beta_s,
-                                   l.beta_s > 0 ? 1e-9 / l.beta_s : INFINITY);
+        in->net_source =
+            ar_printf(a,
+                      "%s; the allreduce from the run's %zu launch configuration(s) "
+                      "with replicas: their exchange time over the bytes a rank "
+                      "sends, beta %.3g s/B (%.3g GB/s)",
+                      in->net_source, rows, l.beta_s, l.beta_s > 0 ? 1e-9 / l.beta_s : INFINITY);
     }
     return 0;
 }

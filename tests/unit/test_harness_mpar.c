@@ -14,15 +14,25 @@
  * 14,400 parameters (14,464 with a dense pair of 8) */
 static mpw_t tiny(int dense)
 {
-    mpw_t w = {.size = 8, .channels = 1, .hidden1 = 4, .hidden2 = 4, .kernel = 3, .dense = dense,
-               .params = dense ? 14464 : 14400, .base_M = 1, .base_batch = 2,
-               .compute_s = 0.8, .opt_s = 0.2, .other_s = 0.05};
+    mpw_t w = {.size = 8,
+               .channels = 1,
+               .hidden1 = 4,
+               .hidden2 = 4,
+               .kernel = 3,
+               .dense = dense,
+               .params = dense ? 14464 : 14400,
+               .base_M = 1,
+               .base_batch = 2,
+               .compute_s = 0.8,
+               .opt_s = 0.2,
+               .other_s = 0.05};
     return w;
 }
 
 static void near(double got, double want, const char *what)
 {
-    T_ASSERT(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)), "%s: %.17g, want %.17g", what, got, want);
+    T_ASSERT(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)), "%s: %.17g, want %.17g", what, got,
+             want);
 }
 
 static void test_auto_grid(void)
@@ -30,7 +40,8 @@ static void test_auto_grid(void)
     int gy, gx;
     T_ASSERT(mpar_auto_grid(4, 8, &gy, &gx) == 0 && gy == 2 && gx == 2, "4 on 8: %dx%d", gy, gx);
     T_ASSERT(mpar_auto_grid(8, 32, &gy, &gx) == 0 && gy == 2 && gx == 4, "8 on 32: %dx%d", gy, gx);
-    T_ASSERT(mpar_auto_grid(64, 128, &gy, &gx) == 0 && gy == 8 && gx == 8, "64 on 128: %dx%d", gy, gx);
+    T_ASSERT(mpar_auto_grid(64, 128, &gy, &gx) == 0 && gy == 8 && gx == 8, "64 on 128: %dx%d", gy,
+             gx);
     T_ASSERT(mpar_auto_grid(7, 8, &gy, &gx) == -1, "7 tiles cannot divide 8 x 8");
 }
 
@@ -40,10 +51,13 @@ static void test_auto_grid(void)
 static void test_bytes_as_the_records_count(void)
 {
     mpw_t w = tiny(0), wd = tiny(8);
-    const struct { mpc_t c; const mpw_t *w; double halo, tp, ar; } k[] = {
-        {{2, 1, 2, 1, 2, 0}, &w, 2048, 0, 0},      {{4, 2, 2, 1, 2, 0}, &w, 5120, 0, 0},
-        {{4, 1, 4, 1, 2, 0}, &w, 6144, 0, 0},      {{2, 1, 2, 2, 1, 0}, &w, 1024, 0, 28800},
-        {{2, 1, 2, 1, 2, 0}, &wd, 2048, 4096, 0},  {{4, 2, 2, 1, 2, 0}, &wd, 5120, 6144, 0}};
+    const struct {
+        mpc_t c;
+        const mpw_t *w;
+        double halo, tp, ar;
+    } k[] = {{{2, 1, 2, 1, 2, 0}, &w, 2048, 0, 0},     {{4, 2, 2, 1, 2, 0}, &w, 5120, 0, 0},
+             {{4, 1, 4, 1, 2, 0}, &w, 6144, 0, 0},     {{2, 1, 2, 2, 1, 0}, &w, 1024, 0, 28800},
+             {{2, 1, 2, 1, 2, 0}, &wd, 2048, 4096, 0}, {{4, 2, 2, 1, 2, 0}, &wd, 5120, 6144, 0}};
     for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
         mpb_t b;
         mpar_bytes(k[i].w, &k[i].c, &b);
@@ -59,7 +73,9 @@ static void test_terms_by_hand(void)
 {
     mpw_t w = tiny(16);
     w.params = 14400 + 2 * 16 * 4;
-    mnet_t net = {.ranks_per_node = 8, .intra = {1e-6, 1e-9, 0}, .inter = {1e-5, 1e-8, 1e-10},
+    mnet_t net = {.ranks_per_node = 8,
+                  .intra = {1e-6, 1e-9, 0},
+                  .inter = {1e-5, 1e-8, 1e-10},
                   .algo = AR_RING};
     mpc_t c = {16, 4, 4, 2, 2, 0.003};
     mpp_t p;
@@ -74,7 +90,8 @@ static void test_terms_by_hand(void)
     near(p.compute_s, 0.8 / 16 * 2 / 2, "compute");
     near(p.opt_s, 0.2 / 16, "optimizer");
     near(p.halo_s, 16 * 1e-5 + 1536 * 1e-8, "halo time");
-    near(p.tp_s, 4 * 15 * 1e-5 + p.b.tp_rank * 1e-8 + 2.0 * 15 / 16 * 64 * 2 * 4 * 4 * 1e-10, "tp time");
+    near(p.tp_s, 4 * 15 * 1e-5 + p.b.tp_rank * 1e-8 + 2.0 * 15 / 16 * 64 * 2 * 4 * 4 * 1e-10,
+         "tp time");
     /* 2 replicas of a shard, one a node: the ring between nodes, plus one cycle */
     double shard = 4.0 * w.params / 16;
     near(p.b.allreduce_rank, shard, "allreduce bytes (2 (R-1)/R = 1)");

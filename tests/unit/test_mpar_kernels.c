@@ -23,8 +23,11 @@
 #endif
 
 static const int shapes[][4] = {/* npos, n, in, out */
-                                {1, 1, 9, 4},   {7, 2, 25, 8}, {16, 3, 36, 5},
-                                {3, 2, 200, 1}, {2, 1, 9396, 3}};
+                                {1, 1, 9, 4},
+                                {7, 2, 25, 8},
+                                {16, 3, 36, 5},
+                                {3, 2, 200, 1},
+                                {2, 1, 9396, 3}};
 
 /* The three kernels of set s on the host inputs; outputs to host. */
 static void run_lc(const kset_t *s, int npos, int n, int in, int out, const float *x,
@@ -32,8 +35,10 @@ static void run_lc(const kset_t *s, int npos, int n, int in, int out, const floa
 {
     const kern_ops *o = s->ops;
     void *c = s->ctx, *wm;
-    int64_t nx = (int64_t)npos * n * in, ny = (int64_t)npos * n * out, nw = (int64_t)npos * out * in;
-    hview_t hx = kc_view(1, 1, 1, 1, (int)nx, KC_LAST, 1), hy = kc_view(1, 1, 1, 1, (int)ny, KC_LAST, 1);
+    int64_t nx = (int64_t)npos * n * in, ny = (int64_t)npos * n * out,
+            nw = (int64_t)npos * out * in;
+    hview_t hx = kc_view(1, 1, 1, 1, (int)nx, KC_LAST, 1),
+            hy = kc_view(1, 1, 1, 1, (int)ny, KC_LAST, 1);
     memcpy(hx.host, x, (size_t)nx * sizeof(float));
     void *bx, *by, *bdy, *bdx;
     kc_upload(s, &hx, &bx);
@@ -56,7 +61,8 @@ static void run_lc(const kset_t *s, int npos, int n, int in, int out, const floa
     free(t);
     o->d2h(c, dw, dwb, (size_t)nw * sizeof(float));
     void *all[] = {bx, by, bdy, bdx, dwb};
-    for (int j = 0; j < 5; j++) o->release(c, all[j]);
+    for (int j = 0; j < 5; j++)
+        o->release(c, all[j]);
     if (wc != wm) o->release(c, wc);
     o->release(c, wm);
     free(hx.host), free(hy.host);
@@ -66,7 +72,8 @@ static void near(const char *what, const int *sh, const float *a, const float *b
                  double tol)
 {
     double mx = 0, err = 0;
-    for (int64_t i = 0; i < n; i++) mx = fmax(mx, fabs(a[i])), err = fmax(err, fabs(a[i] - b[i]));
+    for (int64_t i = 0; i < n; i++)
+        mx = fmax(mx, fabs(a[i])), err = fmax(err, fabs(a[i] - b[i]));
     T_ASSERT(err <= tol * (mx > 0 ? mx : 1), "%s npos %d n %d in %d out %d: max error %.3g of %.3g",
              what, sh[0], sh[1], sh[2], sh[3], err, mx);
 }
@@ -83,13 +90,15 @@ static void against_ref(const kset_t *b)
         float *r[3], *g[3];
         for (int q = 0; q < 2; q++) {
             float **o = q ? g : r;
-            o[0] = malloc((size_t)ny * 4), o[1] = malloc((size_t)nx * 4), o[2] = malloc((size_t)nw * 4);
+            o[0] = malloc((size_t)ny * 4), o[1] = malloc((size_t)nx * 4),
+            o[2] = malloc((size_t)nw * 4);
             run_lc(q ? b : &ref, sh[0], sh[1], sh[2], sh[3], x, w, dy, o[0], o[1], o[2]);
         }
         near("lc_fwd", sh, r[0], g[0], ny, b->tol);
         near("lc_bwd_data", sh, r[1], g[1], nx, b->tol);
         near("lc_bwd_weights", sh, r[2], g[2], nw, b->tol);
-        for (int j = 0; j < 3; j++) free(r[j]), free(g[j]);
+        for (int j = 0; j < 3; j++)
+            free(r[j]), free(g[j]);
         free(x), free(w), free(dy);
     }
 }
@@ -109,7 +118,8 @@ static void test_lc_is_dense_per_position(void)
         o->dense_fwd(NULL, x + t * n * in, w + t * out * in, n, in, out, y1);
         o->dense_bwd_data(NULL, dy + t * n * out, w + t * out * in, n, in, out, dx1);
         o->dense_bwd_weights(NULL, x + t * n * in, dy + t * n * out, n, in, out, dw1);
-        T_ASSERT(!memcmp(y1, y + t * n * out, sizeof y1) && !memcmp(dx1, dx + t * n * in, sizeof dx1) &&
+        T_ASSERT(!memcmp(y1, y + t * n * out, sizeof y1) &&
+                     !memcmp(dx1, dx + t * n * in, sizeof dx1) &&
                      !memcmp(dw1, dw + t * out * in, sizeof dw1),
                  "position %d differs from its dense layer", t);
     }
@@ -158,16 +168,22 @@ static void cuda_case(const char *prec, double tol)
     T_ASSERT(ndev >= 0, "CUDA cannot start: %s", why);
     if (ndev == 0) T_SKIP("no CUDA GPU (%s)", why);
     char err[256];
-    kcu_opts o = {.precision = prec, .device = 0, .algo = "heuristic",
-                  .workspace_limit = (size_t)256 << 20};
+    kcu_opts o = {
+        .precision = prec, .device = 0, .algo = "heuristic", .workspace_limit = (size_t)256 << 20};
     void *ctx = K->create(&o, err, sizeof err);
     T_ASSERT(ctx, "kcu_create(%s): %s", prec, err);
     kset_t d = {K->ops(ctx), ctx, tol};
     against_ref(&d);
     K->release(ctx);
 }
-static void test_lc_cuda_fp32(void) { cuda_case("fp32", 1e-4); }
-static void test_lc_cuda_bf16(void) { cuda_case("bf16", 2e-2); }
+static void test_lc_cuda_fp32(void)
+{
+    cuda_case("fp32", 1e-4);
+}
+static void test_lc_cuda_bf16(void)
+{
+    cuda_case("bf16", 2e-2);
+}
 #endif
 
 int main(void)
