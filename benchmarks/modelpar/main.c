@@ -1,5 +1,5 @@
 /* modelpar: one launch of the model-parallel benchmark (see --help and
- * docs/modelpar.md). */
+ * docs/modelparallel.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,7 +30,7 @@ static int train(const mp_args *a, comm_t *comm, int level, sysinfo_t *si, int a
     char err[512];
     if (strcmp(a->cfg.run.backend, "cpu"))
         check_usage("backend %s: modelpar's halo exchange works on host buffers; use --backend "
-                    "cpu (docs/modelpar.md)",
+                    "cpu (docs/modelparallel.md)",
                     a->cfg.run.backend);
     mp_model m;
     if (mp_model_build(&m, &a->cfg, comm, comm->size, comm->rank, err, sizeof err))

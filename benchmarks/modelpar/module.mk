@@ -1,6 +1,6 @@
 # benchmarks/modelpar: the `modelpar` program, a locally connected
 # autoencoder with its weights sharded over the tiles of model groups
-# (docs/modelpar.md)
+# (docs/modelparallel.md)
 LIBRARIES     += modelpar
 modelpar_src  += $(filter-out benchmarks/modelpar/main.c,$(wildcard benchmarks/modelpar/*.c))
 

@@ -16,7 +16,7 @@ static void usage(FILE *f)
             "the tiles of a model group: under mpirun the ranks form model groups of\n"
             "--model-ranks M ranks (a GYxGX grid of tiles of the image), each rank holding\n"
             "and computing its tile of every layer and exchanging halos with its\n"
-            "neighbours; the groups are data-parallel replicas (docs/modelpar.md).\n"
+            "neighbours; the groups are data-parallel replicas (docs/modelparallel.md).\n"
             "\n"
             "  --help                 this text\n"
             "  --describe             print the layers and exact counts; allocate nothing\n"

@@ -67,7 +67,7 @@ static const struct {
     {"small", 32, 1, 8, 8, 5, 1, 4, 1, 2},
     {"medium", 64, 3, 16, 16, 7, 1, 5, 1, 4},
     /* 14.99e9 weights in three layers (Ni et al. 2015 give the count and
-     * the depth; the sizes are ExaDL's, docs/modelpar.md); 8 x 8 tiles of
+     * the depth; the sizes are ExaDL's, docs/modelparallel.md); 8 x 8 tiles of
      * 16 x 16 positions: 234e6 weights a rank */
     {"yfcc15b", 128, 3, 116, 92, 9, 64, 5, 1, 1},
 };

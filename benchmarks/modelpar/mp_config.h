@@ -1,5 +1,5 @@
 /* mp_config: every parameter of a modelpar run (the locally connected
- * autoencoder, docs/modelpar.md), from presets, a YAML file (--config) and
+ * autoencoder, docs/modelparallel.md), from presets, a YAML file (--config) and
  * the command line, in that order, through the runtime's key mechanism
  * (benchmarks/train/keytab.h): the network's and the partition's keys (this
  * file's table) and the run parameters (runcfg_t, member `run`).

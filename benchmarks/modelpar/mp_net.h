@@ -1,6 +1,6 @@
 /* mp_net: an instance of a model (mp_model.h): the buffers of a batch on
  * a CPU kernel set, the forward and backward passes with the halo exchange between the tiles of
- * a model group (docs/modelpar.md "The partition").
+ * a model group (docs/modelparallel.md "The partition").
  *
  * Every FLOP goes through the counted kernels (benchmarks/train/counted.h):
  * a position's layer is a dense product of its gathered receptive field

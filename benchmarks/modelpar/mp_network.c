@@ -80,20 +80,30 @@ void mp_describe(const void *model, FILE *f, int64_t executed, int batch)
                 g->cfg.dense, g->dslice);
     int64_t halo_rank, halo = mp_geom_halo_bytes(g, batch, &halo_rank);
     int64_t mem = mp_geom_rank_bytes(g, batch);
+    /* the lines exadl check reads (reference/modelpar-exact.yaml) carry the
+     * metric catalog's names: forward_conv_flops_per_sample and
+     * convention_flops_per_sample as the network block, mp_* as the
+     * model_parallel block */
+    int64_t fwd = 0;
+    for (int l = 0; l < MP_LAYERS; l++)
+        fwd += 2 * g->positions * g->layer[l].in * (int64_t)g->layer[l].co;
     fprintf(f, "parameters: %lld\n", (long long)g->params_total);
     fprintf(f, "train_flops_per_sample: %lld\n", (long long)mp_geom_flops(g, 1, 1));
+    fprintf(f, "forward_conv_flops_per_sample: %lld (the locally connected layers' GEMMs)\n",
+            (long long)fwd);
+    fprintf(f, "convention_flops_per_sample: %lld (3 x forward)\n", (long long)(3 * fwd));
     fprintf(f, "ranks: %d = %d model group(s) x %d model ranks (grid %dx%d, tiles %dx%d)\n",
             g->ranks, g->groups, g->M, g->gy, g->gx, g->th, g->tw);
-    fprintf(f, "parameters_per_rank: %lld\n", (long long)g->params_rank);
+    fprintf(f, "mp_parameters_per_rank: %lld\n", (long long)g->params_rank);
     fprintf(f, "train_flops_per_step_rank0: %lld (batch %d, formula, no optimizer)\n",
             (long long)mp_geom_flops(g, batch, 0), batch);
     fprintf(f, "executed_flops_per_step_rank0: %lld (dry step, optimizer included)\n",
             (long long)executed);
-    fprintf(f, "halo_bytes_per_step_group: %lld\n", (long long)halo);
-    fprintf(f, "tp_bytes_per_step_rank0: %lld\n", (long long)mp_geom_tp_bytes(g, batch));
+    fprintf(f, "mp_halo_bytes_per_step: %lld (model group 0)\n", (long long)halo);
+    fprintf(f, "mp_tp_bytes_per_step: %lld (rank 0)\n", (long long)mp_geom_tp_bytes(g, batch));
     fprintf(f, "halo_bytes_per_step_rank0: %lld\n", (long long)halo_rank);
-    fprintf(f, "memory_bytes_per_rank0: %lld (buffers %lld, optimizer state and the runtime's "
-               "copy of the shard)\n",
+    fprintf(f, "mp_memory_formula_bytes: %lld (rank 0: buffers %lld, optimizer state and the "
+               "runtime's copy of the shard)\n",
             (long long)mem, (long long)mp_geom_bytes(g, batch));
 }
 

@@ -1,6 +1,6 @@
 /* mp_pair: the parts of modelpar's step beside the locally connected
  * layers (mp_net.c): the tensor-parallel dense pair after lc2 with its
- * allgathers and reduce-scatters over the model group (docs/modelpar.md
+ * allgathers and reduce-scatters over the model group (docs/modelparallel.md
  * "The tensor-parallel dense pair"), and the sparsity term on lc2's output.
  * Each does nothing where the configuration has none.
  *

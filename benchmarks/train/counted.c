@@ -309,6 +309,27 @@ void kc_dense_bwd_weights(kc_t *kc, const char *layer, const void *x, const void
             kc->ops->dense_bwd_weights(kc->ctx, x, dy, n, in, out, dw));
 }
 
+void kc_lc_fwd(kc_t *kc, const char *layer, const void *x, const void *w, int npos, int n, int in,
+               int out, void *y)
+{
+    COUNTED("lc_fwd", layer, flops_lc(npos, n, in, out),
+            kc->ops->lc_fwd(kc->ctx, x, w, npos, n, in, out, y));
+}
+
+void kc_lc_bwd_data(kc_t *kc, const char *layer, const void *dy, const void *w, int npos, int n,
+                    int in, int out, void *dx)
+{
+    COUNTED("lc_bwd_data", layer, flops_lc(npos, n, in, out),
+            kc->ops->lc_bwd_data(kc->ctx, dy, w, npos, n, in, out, dx));
+}
+
+void kc_lc_bwd_weights(kc_t *kc, const char *layer, const void *x, const void *dy, int npos, int n,
+                       int in, int out, void *dw)
+{
+    COUNTED("lc_bwd_weights", layer, flops_lc(npos, n, in, out),
+            kc->ops->lc_bwd_weights(kc->ctx, x, dy, npos, n, in, out, dw));
+}
+
 double kc_mse_fwd(kc_t *kc, const char *layer, const void *y, const void *t, int64_t count)
 {
     double loss = 0;

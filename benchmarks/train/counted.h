@@ -94,6 +94,12 @@ void kc_dense_bwd_data(kc_t *kc, const char *layer, const void *dy, const void *
                        int out, void *dx);
 void kc_dense_bwd_weights(kc_t *kc, const char *layer, const void *x, const void *dy, int n,
                           int in, int out, void *dw);
+void kc_lc_fwd(kc_t *kc, const char *layer, const void *x, const void *w, int npos, int n, int in,
+               int out, void *y);
+void kc_lc_bwd_data(kc_t *kc, const char *layer, const void *dy, const void *w, int npos, int n,
+                    int in, int out, void *dx);
+void kc_lc_bwd_weights(kc_t *kc, const char *layer, const void *x, const void *dy, int npos, int n,
+                       int in, int out, void *dw);
 double kc_mse_fwd(kc_t *kc, const char *layer, const void *y, const void *t, int64_t count);
 void kc_mse_bwd(kc_t *kc, const char *layer, const void *y, const void *t, int64_t count,
                 void *dy);

@@ -36,7 +36,7 @@
  *     ranks of a group each hold their own shard of the weights (their
  *     parameter arrays differ); each shard's gradient is complete on its rank
  *     and is summed over the ranks holding the same shard (rank % M), divided
- *     by the number of groups (benchmarks/modelpar, docs/modelpar.md).
+ *     by the number of groups (benchmarks/modelpar, docs/modelparallel.md).
  *
  * defines: network_t, net_facts, net_slice, net_params, net_grad_ready_fn */
 #ifndef EXADL_TRAIN_NETWORK_H

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
+#include "harness/cli/cmd_model_mpar.h"
 #include "harness/cli/cmd_model_spatial.h"
 #include "harness/cli/cmds.h"
 #include "harness/model/model_calib.h"
@@ -64,6 +65,9 @@ static const char help_model[] =
     "  --quiet             no table on stdout\n"
     "  --spatial           CosmoFlow's spatial-parallelism model instead (exadl model RUN\n"
     "                      --spatial --help)\n"
+    "  --model-parallel    modelpar's model-parallel model (taken by itself where RUN has\n"
+    "                      modelpar records and no stemdl ones; exadl model --model-parallel\n"
+    "                      --help)\n"
     "\n"
     "Writes DIR/model.yaml and DIR/model_efficiency.{png,svg,dat,gp}.  Efficiency is against\n"
     "the smallest scale predicted (give 1 for one GPU, 6 for one Summit node).  Exit status\n"
@@ -420,7 +424,29 @@ static int cmd_model(int argc, char **argv)
         if (!strcmp(argv[i], "--spatial")) {
             if (wants_help(argc, argv)) return fputs(help_model_spatial, stdout), 0;
             return model_spatial_main(argc, argv);
+        } else if (!strcmp(argv[i], "--model-parallel")) {
+            if (wants_help(argc, argv)) return fputs(help_model_mpar, stdout), 0;
+            return model_mpar_main(argc, argv);
         }
+    /* a run of modelpar alone: the model-parallel model (cmd_model_mpar.c),
+     * whose own options (--nodes, --model-ranks, ...) the table below lacks */
+    const char *run = NULL;
+    for (int i = 0; i < argc && !run; i++) {
+        int valued = model_mpar_valued(argv[i]);
+        for (const cli_opt_t *c = model_opts; c->name && !valued; c++)
+            valued = !strcmp(argv[i], c->name) && c->takes_value;
+        if (valued) i++;
+        else if (argv[i][0] != '-') run = argv[i];
+    }
+    if (run) {
+        arena_t *a = ar_new();
+        int mp = model_mpar_wanted(a, run);
+        ar_free(a);
+        if (mp) {
+            if (wants_help(argc, argv)) return fputs(help_model_mpar, stdout), 0;
+            return model_mpar_main(argc, argv);
+        }
+    }
     if (wants_help(argc, argv)) return fputs(help_model, stdout), 0;
     mopts_t o;
     int rc = parse_args(argc, argv, &o);

@@ -57,6 +57,7 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
             "  - reference/stemdl-exact.yaml   # FLOP counts of gb2019 and bench256\n"
             "  - reference/summit-2019.yaml    # published Summit results, side by side\n"
             "  - reference/cosmoflow-exact.yaml # FLOP and parameter counts of cosmo128/256/512\n"
+            "  - reference/modelpar-exact.yaml  # counts of modelpar's presets, yfcc15b's 15e9\n"
             "benchmarks:\n"
             "  - name: stemdl\n"
             "    program: stemdl\n");
@@ -88,7 +89,7 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                       "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
                       "warmup: 2, cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
     /* modelpar: the weights sharded over one model group of every rank
-     * (docs/modelpar.md); CPU only (its halo exchange uses host buffers): 1
+     * (docs/modelparallel.md); CPU only (its halo exchange uses host buffers): 1
      * rank against a group of 2 (4 where the machine has 4 ranks) */
     if (gpus <= 0)
         sb_printf(&b,

@@ -12,6 +12,10 @@ static const char *const stemdl_describes[] = {"forward_conv_flops_per_sample",
 static const char *const cosmoflow_describes[] = {
     "forward_conv_flops_per_sample", "forward_dense_flops_per_sample", "convention_flops_per_sample",
     "conv_weights", "dense_weights", "parameters", NULL};
+static const char *const modelpar_describes[] = {
+    "parameters", "forward_conv_flops_per_sample", "convention_flops_per_sample",
+    "mp_parameters_per_rank", "mp_halo_bytes_per_step", "mp_tp_bytes_per_step",
+    "mp_memory_formula_bytes", NULL};
 static const char *const training_sections[] = {"training", NULL};
 static const char *const cosmoflow_sections[] = {"training", "spatial", NULL};
 static const char *const collective_sections[] = {"collectives", NULL};
@@ -100,12 +104,16 @@ const workload_t workloads[] = {
     },
     {
         /* the locally connected autoencoder with its weights sharded over
-         * model groups (docs/modelpar.md): a training record plus its
-         * model_parallel block (the model_parallel section of the report); no
-         * describe answers: no exact reference yet */
+         * model groups (docs/modelparallel.md): a training record plus its
+         * model_parallel block (the model_parallel section of the report);
+         * `modelpar --describe --preset P --model-ranks M ...` answers its
+         * exact counts (the formulas, never a run) */
         .name = "modelpar",
         .program = "modelpar",
         .kind = "modelpar",
+        .describe = "--describe",
+        .describe_metrics = modelpar_describes,
+        .exact_reference = "reference/modelpar-exact.yaml",
         .sysinfo = 1,
         .sections = training_sections,
     },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # modelpar: the locally connected autoencoder with its weights sharded over
-# the tiles of model groups (docs/modelpar.md), over real MPI jobs
+# the tiles of model groups (docs/modelparallel.md), over real MPI jobs
 # (oversubscribed):
 # - the counts of --describe (parameters, FLOPs, halo bytes, memory per
 #   rank) equal those of tests/support/modelpar_count.py, which counts by
@@ -11,6 +11,13 @@
 #   losses within 1e-5 of 1 rank over 20 steps, the shards reassembled equal
 #   to 1 rank's weights, halo and tensor-parallel bytes as run equal to the
 #   formula;
+# - small (issue 32's "a small preset") on 1 rank, model groups of 2 (1x2) and
+#   4 (2x2) and 2 model ranks x 2 replicas: losses within 1e-5 of 1 rank over
+#   20 steps, the shards gathered equal to 1 rank's weights (within 1e-4 of
+#   the largest: Adam and the halo's gradient sums in another order);
+# - the data-parallel allreduce of the hybrid runs: the bytes the update
+#   exchange counts per step equal the formula 2 (R-1)/R x 4 x the shard's
+#   parameters, and the gradient engine's groups hold exactly the shard;
 # - small at 1, 2, 4 model ranks: the memory high-water mark per rank
 #   within 10% of the formula, falling with the model ranks;
 # - bad partitions refused in one line, exit 2.
@@ -128,6 +135,84 @@ for name, gy, gx, ranks, dense in (("m2", 1, 2, 2, 0), ("m4", 2, 2, 4, 0), ("m14
         else:
             print("FAIL: modelpar %s: tensor-parallel bytes as run %s, formula %s, counted here %d" %
                   (name, tp, mp["tp_bytes_per_step_rank_formula"], want))
+PY
+
+# ---- the small preset on 1, 2, 4 ranks and 2 x 2 hybrid ----------------------------------
+smallrun() { # name np [args...]
+    local name=$1 np=$2
+    shift 2
+    $M -np "$np" "$P" --preset small --kernels reference --threads 1 --quiet --steps 20 --warmup 0 \
+        --record "$T/$name.yaml" --dump-weights "$T/$name.w" "$@" >"$T/$name.out" 2>&1 ||
+        echo "FAIL: modelpar $name: $(tail -n 3 "$T/$name.out")"
+}
+smallrun sone 1
+smallrun sm2 2 --model-ranks 2
+smallrun sm4 4 --model-ranks 4
+smallrun sh22 4 --model-ranks 2 --batch 1
+python3 - "$T" <<'PY'
+import os, struct, subprocess, sys, yaml
+T = sys.argv[1]
+def weights(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    return struct.unpack("<%df" % (len(b) // 4), b)
+try:
+    one = yaml.safe_load(open(T + "/sone.yaml"))
+    w1 = weights(T + "/sone.w.0")
+except OSError as e:
+    print("FAIL: modelpar small: no 1-rank run (%s)" % e)
+    sys.exit(0)
+for name, gy, gx in (("sm2", 1, 2), ("sm4", 2, 2), ("sh22", 1, 2)):
+    try:
+        r = yaml.safe_load(open("%s/%s.yaml" % (T, name)))
+    except OSError as e:
+        print("FAIL: modelpar small %s: no record (%s)" % (name, e))
+        continue
+    a, b = one["loss"]["steps"], r["loss"]["steps"]
+    bad = [(x, y) for x, y in zip(a, b) if abs(x - y) > 1e-5 * abs(x)]
+    ok = len(a) == 20 and len(b) == 20 and not bad
+    subprocess.run([sys.executable, os.environ["COUNT_PY"], "weights", "32", "1", "8", "8", "5",
+                    str(gy), str(gx), "%s/%s.w" % (T, name), str(gy * gx), "0"], check=True)
+    w = weights("%s/%s.w.whole" % (T, name))
+    big = max(abs(x) for x in w1)
+    d = max(abs(x - y) for x, y in zip(w1, w)) if len(w) == len(w1) else float("inf")
+    mp = r["model_parallel"]
+    what = "%d model ranks (%dx%d) x %d replica(s)" % (mp["model_ranks"], gy, gx, mp["replicas"])
+    # the halo's gradients are summed in another order on another rank, and
+    # Adam's m / sqrt(v) turns those rounding differences on near-zero
+    # gradients into weight differences of up to a few 1e-5 of the largest
+    # weight over 20 steps: equal within 1e-4 of it
+    if ok and d <= 1e-4 * big:
+        print("PASS: modelpar small on %s: 20 losses within 1e-5 of 1 rank, the shards gathered equal "
+              "its %d weights within 1e-4 of the largest (max diff %.3g of %.3g)" % (what, len(w), d, big))
+    else:
+        print("FAIL: modelpar small on %s: losses %s, weights differ by %.3g (of %.3g)" %
+              (what, bad[:3] or (len(a), len(b)), d, big))
+PY
+
+# ---- the data-parallel allreduce's bytes ------------------------------------------------
+python3 - "$T" <<'PY'
+import sys, yaml
+T = sys.argv[1]
+for name in ("h22", "h22_d", "h22_s", "sh22"):
+    try:
+        r = yaml.safe_load(open("%s/%s.yaml" % (T, name)))
+    except OSError as e:
+        print("FAIL: modelpar %s: no record (%s)" % (name, e))
+        continue
+    mp = r["model_parallel"]
+    R, shard = mp["replicas"], 4 * mp["parameters_per_rank"]
+    want = 2 * (R - 1) * shard // R
+    wire = r["update_exchange"]["steps"]["wire_bytes"]
+    groups = sum(g["bytes"] for g in r["gradient_reduction"]["group_list"])
+    if R == 2 and mp["allreduce_bytes_per_step_rank"] == want and wire and all(x == want for x in wire) \
+            and groups == shard:
+        print("PASS: modelpar %s: the replicas' allreduce, %d bytes a rank per step as the update exchange "
+              "counts them = 2 (R-1)/R x the shard's %d bytes, the engine's groups the whole shard" %
+              (name, want, shard))
+    else:
+        print("FAIL: modelpar %s: allreduce bytes %s (formula %d, record %s), groups %d of shard %d" %
+              (name, wire[:3], want, mp["allreduce_bytes_per_step_rank"], groups, shard))
 PY
 
 # ---- memory per rank ----------------------------------------------------------------

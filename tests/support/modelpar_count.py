@@ -62,9 +62,17 @@ def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense, sparse=0):
         return f
 
     out["train_flops_per_sample"] = step_flops(1, size * size, dense)
+    # forward GEMMs of the locally connected layers, counted per output value:
+    # each of the size^2 positions, each output channel, a multiply and an add
+    # per input of its receptive field
+    fwd = 0
+    for ci, co in L:
+        fwd += size * size * co * (2 * ci * k * k)
+    out["forward_conv_flops_per_sample"] = fwd
+    out["convention_flops_per_sample"] = fwd + fwd + fwd
     ds = dense // M
     pr = th * tw * sum(co * (ci * k * k + 1) for ci, co in L) + 2 * ds * h2
-    out["parameters_per_rank"] = pr
+    out["mp_parameters_per_rank"] = pr
     out["train_flops_per_step_rank0"] = step_flops(n, th * tw, ds)
     out["executed_flops_per_step_rank0"] = out["train_flops_per_step_rank0"] + 13 * pr  # Adam
     group = 0
@@ -81,7 +89,7 @@ def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense, sparse=0):
         group += sent
         if s == 0:
             rank0 = sent
-    out["halo_bytes_per_step_group"] = group
+    out["mp_halo_bytes_per_step"] = group
     out["halo_bytes_per_step_rank0"] = rank0
     buf = 2 * pr
     maxco = max(co for _, co in L)
@@ -97,8 +105,8 @@ def describe(size, ch, h1, h2, k, M, gy, gx, ranks, n, dense, sparse=0):
     if sparse:
         buf += 3 * th * tw * n * h2 + 1
     # two allgathers and two reduce-scatters of the tile's h2 channels, (M-1)/M of the whole
-    out["tp_bytes_per_step_rank0"] = 4 * (M - 1) * th * tw * n * h2 * 4 if dense else 0
-    out["memory_bytes_per_rank0"] = 4 * buf + 8 * pr + 4 * pr  # Adam m, v; the runtime's copy
+    out["mp_tp_bytes_per_step"] = 4 * (M - 1) * th * tw * n * h2 * 4 if dense else 0
+    out["mp_memory_formula_bytes"] = 4 * buf + 8 * pr + 4 * pr  # Adam m, v; the runtime's copy
     return out
 
 

@@ -59,6 +59,10 @@ int64_t flops_lrelu_bwd(int64_t elems) { return 2 * elems; }
 int64_t flops_bias3d_fwd(int64_t elems) { return elems; }
 int64_t flops_bias3d_bwd(int64_t elems) { return elems; }
 int64_t flops_dense(int64_t n, int64_t in, int64_t out) { return 2 * n * in * out; }
+int64_t flops_lc(int64_t npos, int64_t n, int64_t in, int64_t out)
+{
+    return npos * flops_dense(n, in, out);
+}
 int64_t flops_mse_fwd(int64_t elems) { return 3 * elems + 1; }
 int64_t flops_mse_bwd(int64_t elems) { return 2 * elems; }
 

@@ -91,6 +91,9 @@ int64_t flops_bias3d_bwd(int64_t elems);
 /* Dense layer: 2 * n * in * out for the output, the data and the weight
  * gradient alike. */
 int64_t flops_dense(int64_t n, int64_t in, int64_t out);
+/* Locally connected layer (npos dense layers of their own weights): npos x
+ * dense's, for each of its three kernels. */
+int64_t flops_lc(int64_t npos, int64_t n, int64_t in, int64_t out);
 /* Mean squared error: forward d = y - t, d * d, sum += : 3 per element, plus
  * 1 multiply by 1/count; backward (y - t) * (2/count): 2 per element. */
 int64_t flops_mse_fwd(int64_t elems);

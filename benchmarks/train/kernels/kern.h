@@ -201,6 +201,19 @@ typedef struct kern_ops {
                            void *dx);
     void (*dense_bwd_weights)(void *ctx, const void *x, const void *dy, int n, int in, int out,
                               void *dw);
+    /* Locally connected layers (modelpar, docs/modelparallel.md "Kernels"):
+     * npos dense layers, one per output position t, each with its own
+     * weights, as one batched GEMM: x [npos][n][in], w [npos][out][in],
+     * y [npos][n][out], contiguous; y_t = x_t w_t^T, dx_t = dy_t w_t,
+     * dw_t = dy_t^T x_t (all overwrite; dw fp32 as dense's).  FLOPs: npos x
+     * dense's (flops_lc).  The reference set loops over its dense loops, the
+     * fast set over its GEMMs, the CUDA set calls cublasGemmStridedBatchedEx. */
+    void (*lc_fwd)(void *ctx, const void *x, const void *w, int npos, int n, int in, int out,
+                   void *y);
+    void (*lc_bwd_data)(void *ctx, const void *dy, const void *w, int npos, int n, int in,
+                        int out, void *dx);
+    void (*lc_bwd_weights)(void *ctx, const void *x, const void *dy, int npos, int n, int in,
+                           int out, void *dw);
     /* Mean squared error over count contiguous elements: returns the mean of
      * (y - t)^2 (accumulated in double); dy = 2 (y - t) / count (overwrite). */
     double (*mse_fwd)(void *ctx, const void *y, const void *t, int64_t count);

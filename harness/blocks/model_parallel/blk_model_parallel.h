@@ -1,5 +1,5 @@
 /* blk_model_parallel: modelpar's `model_parallel` block (docs/record.md
- * "modelpar", docs/modelpar.md): the model groups and their grid of tiles,
+ * "modelpar", docs/modelparallel.md): the model groups and their grid of tiles,
  * parameters per rank, bytes exchanged per step by kind (halo as run and
  * by the formula, the tensor-parallel collectives of the dense pair, the
  * data-parallel allreduce), the halo and tensor-parallel time, memory per

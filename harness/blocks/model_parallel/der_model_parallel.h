@@ -1,5 +1,5 @@
 /* der_model_parallel: the model_parallel block's derived numbers
- * (docs/modelpar.md): per entry and scale, its first record's block, whose
+ * (docs/modelparallel.md): per entry and scale, its first record's block, whose
  * numbers are its rows (mp_parameters_per_rank, mp_halo_bytes_per_step,
  * mp_halo_s_per_step, mp_allreduce_bytes_per_step, mp_memory_hwm_bytes,
  * mp_memory_formula_bytes).  The report section model_parallel

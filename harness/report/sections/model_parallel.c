@@ -1,4 +1,4 @@
-/* Report section: model parallelism (docs/modelpar.md): per entry and scale
+/* Report section: model parallelism (docs/modelparallel.md): per entry and scale
  * of a benchmark whose records carry a model_parallel block (modelpar), the
  * model groups and their grid, parameters per rank, the median step time
  * beside the halo exchange's time, the bytes exchanged per step by kind
@@ -69,7 +69,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
 {
     const mprun_t *M = self;
     if (!M || !M->n) return;
-    sb_puts(o, "\n## Model parallelism (docs/modelpar.md)\n\n"
+    sb_puts(o, "\n## Model parallelism (docs/modelparallel.md)\n\n"
                "Every layer's output positions and their weights are split over the GYxGX tiles "
                "of a model group; each rank exchanges the halo its receptive fields need "
                "(forward) and the matching gradients (backward); model groups are data-parallel "

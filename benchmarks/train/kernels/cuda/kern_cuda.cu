@@ -152,6 +152,7 @@ static void fill_ops(Ctx *C)
     o->timer_discard = cu_timer_discard;
     o->grad_check = C->prec == P_FP16 ? kcu_op_grad_check : NULL;
     kcu_fill_3d(o);
+    kcu_fill_lc(o);
 }
 
 extern "C" void *kcu_create(const kcu_opts *o, char *err, size_t errlen)

@@ -313,6 +313,8 @@ void kcu_op_lion_apply(void *c, float *master, void *w_compute, const uint64_t *
 /* kern_cuda_3d.cu: the 3D members, and their state's release */
 void kcu_fill_3d(kern_ops *o);
 void kcu_release_3d(Ctx *C);
+/* kern_cuda_lc.cu: the locally connected layers (strided batched GEMMs) */
+void kcu_fill_lc(kern_ops *o);
 /* kern_cuda_conv.cu */
 void kcu_op_conv_fwd(void *c, const tview *x, const void *w, int k, const tview *y);
 void kcu_op_conv_bwd_data(void *c, const tview *dy, const void *w, int k, const tview *dx);

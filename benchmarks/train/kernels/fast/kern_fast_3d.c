@@ -332,6 +332,32 @@ static void fast_dense_bwd_weights(void *ctx, const void *x, const void *dy, int
     kf_gemm(ctx, 'T', 'N', out, in, n, dy, out, x, in, 0.0f, dw, in);
 }
 
+/* Locally connected layers: one GEMM a position (the batched GEMM as a loop;
+ * OpenBLAS has no batched call). */
+static void fast_lc_fwd(void *ctx, const void *x, const void *w, int npos, int n, int in, int out,
+                        void *y)
+{
+    for (int64_t t = 0; t < npos; t++)
+        fast_dense_fwd(ctx, (const float *)x + t * n * in, (const float *)w + t * out * in, n, in,
+                       out, (float *)y + t * n * out);
+}
+
+static void fast_lc_bwd_data(void *ctx, const void *dy, const void *w, int npos, int n, int in,
+                             int out, void *dx)
+{
+    for (int64_t t = 0; t < npos; t++)
+        fast_dense_bwd_data(ctx, (const float *)dy + t * n * out, (const float *)w + t * out * in,
+                            n, in, out, (float *)dx + t * n * in);
+}
+
+static void fast_lc_bwd_weights(void *ctx, const void *x, const void *dy, int npos, int n, int in,
+                                int out, void *dw)
+{
+    for (int64_t t = 0; t < npos; t++)
+        fast_dense_bwd_weights(ctx, (const float *)x + t * n * in, (const float *)dy + t * n * out,
+                               n, in, out, (float *)dw + t * out * in);
+}
+
 void kern_fast_fill_3d(kern_ops *o)
 {
     o->conv3d_fwd = kf_conv3d_fwd;
@@ -343,6 +369,9 @@ void kern_fast_fill_3d(kern_ops *o)
     o->lrelu_bwd = fast_lrelu_bwd;
     o->bias3d_fwd = fast_bias3d_fwd;
     o->bias3d_bwd = fast_bias3d_bwd;
+    o->lc_fwd = fast_lc_fwd;
+    o->lc_bwd_data = fast_lc_bwd_data;
+    o->lc_bwd_weights = fast_lc_bwd_weights;
     o->dense_fwd = fast_dense_fwd;
     o->dense_bwd_data = fast_dense_bwd_data;
     o->dense_bwd_weights = fast_dense_bwd_weights;

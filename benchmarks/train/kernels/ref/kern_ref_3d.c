@@ -276,6 +276,31 @@ static void ref_copy3d(void *ctx, const t3view *src, const t3view *dst)
     EACH(src, *e3(dst, i, c, z, r, q) = *e3(src, i, c, z, r, q))
 }
 
+/* Locally connected layers: the dense loops, position by position. */
+static void ref_lc_fwd(void *ctx, const void *x, const void *w, int npos, int n, int in, int out,
+                       void *y)
+{
+    for (int64_t t = 0; t < npos; t++)
+        ref_dense_fwd(ctx, (const float *)x + t * n * in, (const float *)w + t * out * in, n, in,
+                      out, (float *)y + t * n * out);
+}
+
+static void ref_lc_bwd_data(void *ctx, const void *dy, const void *w, int npos, int n, int in,
+                            int out, void *dx)
+{
+    for (int64_t t = 0; t < npos; t++)
+        ref_dense_bwd_data(ctx, (const float *)dy + t * n * out, (const float *)w + t * out * in,
+                           n, in, out, (float *)dx + t * n * in);
+}
+
+static void ref_lc_bwd_weights(void *ctx, const void *x, const void *dy, int npos, int n, int in,
+                               int out, void *dw)
+{
+    for (int64_t t = 0; t < npos; t++)
+        ref_dense_bwd_weights(ctx, (const float *)x + t * n * in, (const float *)dy + t * n * out,
+                              n, in, out, (float *)dw + t * out * in);
+}
+
 void kern_ref_fill_3d(kern_ops *o)
 {
     o->conv3d_fwd = ref_conv3d_fwd;
@@ -287,6 +312,9 @@ void kern_ref_fill_3d(kern_ops *o)
     o->lrelu_bwd = ref_lrelu_bwd;
     o->bias3d_fwd = ref_bias3d_fwd;
     o->bias3d_bwd = ref_bias3d_bwd;
+    o->lc_fwd = ref_lc_fwd;
+    o->lc_bwd_data = ref_lc_bwd_data;
+    o->lc_bwd_weights = ref_lc_bwd_weights;
     o->dense_fwd = ref_dense_fwd;
     o->dense_bwd_data = ref_dense_bwd_data;
     o->dense_bwd_weights = ref_dense_bwd_weights;
