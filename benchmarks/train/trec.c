@@ -247,6 +247,10 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_int(w, "kernels_steps", r->steps);
     write_kernels(w, &r->kernels, j->backend);
 
+    if (r->power.nodes)
+        tpower_write(&r->power, d.samples_per_step * r->steps, (double)d.per_step * r->steps,
+                     (double)d.conv_per_sample * d.samples_per_step * r->steps, w);
+
     rec_key(w, "loss");
     rec_map_begin(w);
     rec_kv_doubles(w, "warmup", r->warm_loss, (size_t)r->warmup);
