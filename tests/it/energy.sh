@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# energy (docs/energy.md): the energy of stemdl's timed steps from power
+# sources that need no hardware, with exact energies, on 2 ranks of one node:
+# - a powercap-shaped folder (EXADL_POWERCAP_ROOT: package-0 with a wrap at
+#   10 J, its DRAM zone, a core zone that must be left out), the fake NVML
+#   (tests/support/fake_nvml.c through EXADL_NVML_LIB: GPU 0's energy counter,
+#   GPU 1's power) and a site meter command.  With EXADL_POWER_INTERVAL_S=0
+#   the sources are read at the window's two ends only, in the order RAPL,
+#   NVML, meter, and the meter is also asked once when found: so the meter
+#   script, at its second call (the window's start, after the RAPL reading),
+#   advances the RAPL counters (package 9 J -> 0.5 J across the wrap: 1.5 J;
+#   DRAM 2 J), and the fake NVML's k-th call reads the k-th value of its file
+#   (GPU 0: 3.5 J).  Every source's energy, the node's (the meter's: 250.5
+#   J), J/sample and FLOP/s per W in the record are exact; GPU 1's peak is
+#   its 300 W; one sampling rank per node (the meter asked 3 times);
+# - without the meter the node's energy is the components' sum (3.5 J);
+# - an unreadable counter: that source n/a with its reason, the node's energy
+#   n/a (never 0), the run still ok; no source at all: each absent with why;
+# - a bad EXADL_POWER_INTERVAL_S: one line naming it, exit 2;
+# - exadl run of the fake sources, 2 launches: the energy rows in results
+#   (yaml, csv, json) at 3.5 J over the samples, the report's energy table
+#   and power-over-time plot;
+# - a real RAPL read where /sys/class/powercap/intel-rapl:0 is readable
+#   (SKIP with the reason otherwise).
+set -u
+S=$EXADL_BIN/stemdl
+T=${EXADL_TMP:?}/energy
+M=${EXADL_MPIRUN:-mpirun}
+NVML=${EXADL_BUILD:?}/lib/libexadl_fake_nvml.so
+mkdir -p "$T"
+[ -r "$NVML" ] || { echo "SKIP: energy: $NVML not built"; exit 77; }
+command -v "$M" >/dev/null || { echo "SKIP: energy: no mpirun"; exit 77; }
+
+# ---- the fake sources
+pc=$T/powercap
+mkdir -p "$pc/intel-rapl:0" "$pc/intel-rapl:0:0" "$pc/intel-rapl:0:1" "$T/nvml"
+printf 'package-0\n' >"$pc/intel-rapl:0/name"
+printf '9000000\n' >"$pc/intel-rapl:0/energy_uj"
+printf '10000000\n' >"$pc/intel-rapl:0/max_energy_range_uj"
+printf 'dram\n' >"$pc/intel-rapl:0:0/name"
+printf '100\n' >"$pc/intel-rapl:0:0/energy_uj"
+printf '10000000\n' >"$pc/intel-rapl:0:0/max_energy_range_uj"
+printf 'core\n' >"$pc/intel-rapl:0:1/name"
+printf '7\n' >"$pc/intel-rapl:0:1/energy_uj"
+printf '2\n' >"$T/nvml/count"
+printf '1000 1000 4500\n' >"$T/nvml/gpu0_energy_mj"
+printf '300000\n' >"$T/nvml/gpu1_power_mw"
+# the site meter: its calls counted in a file; the second advances RAPL
+{
+    echo '#!/bin/sh'
+    echo "n=\$(cat '$T/meter.calls' 2>/dev/null || echo 0)"
+    echo "echo \$((n + 1)) >'$T/meter.calls'"
+    echo 'case $n in'
+    echo '0) echo "1000 J" ;;'
+    echo "1) printf '500000\\n' >'$pc/intel-rapl:0/energy_uj'"
+    echo "   printf '2000100\\n' >'$pc/intel-rapl:0:0/energy_uj'"
+    echo '   echo "1 kJ" ;;'
+    echo '*) echo "1250.5 J" ;;'
+    echo 'esac'
+} >"$T/meter.sh"
+chmod +x "$T/meter.sh"
+
+run() { # name np [VAR=value ...]: stemdl tiny with the fake sources and VARs
+    local name=$1 np=$2
+    shift 2
+    env EXADL_POWER_INTERVAL_S=0 EXADL_POWERCAP_ROOT="$pc" EXADL_NVML_LIB="$NVML" \
+        EXADL_FAKE_NVML_DIR="$T/nvml" "$@" \
+        "$M" -np "$np" "$S" --preset tiny --steps 3 --warmup 1 --threads 1 --quiet \
+        --record "$T/$name.yaml" >"$T/$name.out" 2>&1
+}
+
+check() { # name message python-asserts (the record as r, its energy block as e, src by name)
+    local name=$1 msg=$2
+    if python3 - "$T/$name.yaml" "$3" <<'PY'; then echo "PASS: energy: $msg"; else echo "FAIL: energy: $msg"; fi
+import math, sys, yaml
+r = yaml.safe_load(open(sys.argv[1]))
+e = r.get('energy')
+assert e is not None, 'no energy block'
+src = {s['name']: s for s in e['sources']}
+exec(sys.argv[2])
+PY
+}
+
+rm -f "$T/meter.calls"
+run meter 2 EXADL_POWER_METER="command:$T/meter.sh" EXADL_POWER_METER_ACCURACY=0.02 \
+    || echo "FAIL: energy: stemdl with the fake sources: $(tail -n 3 "$T/meter.out")"
+check meter "each source's energy exact: RAPL package 1.5 J across its wrap, DRAM 2 J, core left out, NVML GPU 0 3.5 J, GPU 1 300 W peak" '
+assert sorted(src) == ["nvml:gpu0", "nvml:gpu1", "rapl:dram-0", "rapl:package-0", "site:node"], sorted(src)
+assert all(s["status"] == "ok" for s in e["sources"]), e["sources"]
+assert src["rapl:package-0"]["energy_j"] == 1.5, src["rapl:package-0"]
+assert src["rapl:dram-0"]["energy_j"] == 2.0, src["rapl:dram-0"]
+assert src["nvml:gpu0"]["energy_j"] == 3.5 and src["nvml:gpu0"]["reads"] == "energy counter", src["nvml:gpu0"]
+assert src["nvml:gpu1"]["peak_power_w"] == 300 and src["nvml:gpu1"]["accuracy"] == 0.05, src["nvml:gpu1"]
+assert src["site:node"]["accuracy"] == 0.02 and src["site:node"]["energy_j"] == 250.5
+assert all(s["node"] == 0 for s in e["sources"])'
+check meter "the node's energy is the meter's (250.5 J, basis meter), one node, J/sample and FLOP/s per W exact" '
+t, f = r["timing"], r["flops"]
+n = t["samples_per_step"] * len(t["step_s"])
+assert e["nodes"] == 1 and len(e["node_list"]) == 1 and e["basis"] == "meter", e
+assert e["energy_j"] == 250.5 and e["interval_s"] == 0
+assert e["samples"] == n and e["j_per_sample"] == 250.5 / n, (e["j_per_sample"], n)
+assert e["flops_per_w_executed"] == f["executed_per_step"] * len(t["step_s"]) / 250.5
+assert e["flops_per_w_convention"] == f["convention_per_sample"] * n / 250.5
+assert e["avg_power_w"] == 250.5 / e["window_s"]'
+calls=$(cat "$T/meter.calls" 2>/dev/null)
+[ "$calls" = 3 ] && echo "PASS: energy: the meter asked 3 times (found, start, end): one sampling rank on the node" \
+    || echo "FAIL: energy: the meter asked ${calls:-no} times, want 3"
+
+# ---- no meter: the components' sum (RAPL unchanged reads 0 J, a reading)
+printf '1\n' >"$T/nvml/count"
+run comp 2 || echo "FAIL: energy: stemdl without a meter: $(tail -n 3 "$T/comp.out")"
+check comp "without a meter the node's energy is the components' sum, exact (3.5 J)" '
+assert e["basis"] == "components" and e["energy_j"] == 3.5, (e["basis"], e["energy_j"])
+assert src["rapl:package-0"]["energy_j"] == 0 and "site" in [a["source"] for a in e["absent"]]'
+
+# ---- unreadable: n/a with the reason, never 0; nothing at all: absent with why
+printf 'garbage\n' >"$pc/intel-rapl:0/energy_uj"
+run bad 2 || echo "FAIL: energy: stemdl with an unreadable counter failed: $(tail -n 3 "$T/bad.out")"
+check bad "an unreadable RAPL counter: n/a with its reason, the node's energy n/a (not 0), the run ok" '
+p = src["rapl:package-0"]
+assert p["status"] == "n/a" and "not an unsigned decimal" in p["reason"] and math.isnan(p["energy_j"]), p
+assert math.isnan(e["energy_j"]) and math.isnan(e["j_per_sample"]) and e["basis"] == "n/a", e["energy_j"]
+assert "package-0" in e["reason"] and r["status"] == "ok"'
+run none 2 EXADL_POWERCAP_ROOT="$T/none" EXADL_NVML_LIB="$T/none/libnvidia-ml.so.1" \
+    || echo "FAIL: energy: stemdl without sources: $(tail -n 3 "$T/none.out")"
+check none "no source: each absent with why, the energy n/a" '
+why = {a["source"]: a["reason"] for a in e["absent"]}
+assert sorted(why) == ["nvml", "rapl", "site"] and "No such file" in why["rapl"], why
+assert "EXADL_POWER_METER" in why["site"] and not e["sources"] and math.isnan(e["energy_j"])'
+
+out=$(EXADL_POWER_INTERVAL_S=soon "$S" --preset tiny --steps 1 --warmup 0 --threads 1 --quiet 2>&1)
+rc=$?
+if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && grep -q 'EXADL_POWER_INTERVAL_S' <<<"$out"; then
+    echo "PASS: energy: a bad EXADL_POWER_INTERVAL_S is one line naming it, exit 2"
+else
+    echo "FAIL: energy: a bad EXADL_POWER_INTERVAL_S: exit $rc: $out"
+fi
+
+# ---- exadl run: results, metrics, report
+root_env=
+[ "$(id -u)" = 0 ] && root_env='  OMPI_ALLOW_RUN_AS_ROOT: "1"
+  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: "1"'
+asan_env=
+[ -n "${ASAN_OPTIONS:-}" ] && asan_env="  ASAN_OPTIONS: \"$ASAN_OPTIONS:detect_leaks=0\""
+{
+    echo 'name: energy'
+    echo 'launcher: mpirun'
+    echo 'scales: [2]'
+    echo 'repetitions: 2'
+    echo 'timeout_s: 300'
+    echo 'env:'
+    echo '  OMPI_MCA_rmaps_base_oversubscribe: "1"'
+    echo "  EXADL_POWERCAP_ROOT: \"$T/none\""
+    echo "  EXADL_NVML_LIB: \"$NVML\""
+    echo "  EXADL_FAKE_NVML_DIR: \"$T/nvml\""
+    echo '  EXADL_POWER_INTERVAL_S: "0.01"'
+    [ -n "$root_env" ] && echo "$root_env"
+    [ -n "$asan_env" ] && echo "$asan_env"
+    echo 'benchmarks:'
+    echo '  - name: tiny'
+    echo '    program: stemdl'
+    echo '    config: {preset: tiny, steps: 3, warmup: 1, threads: 1}'
+} >"$T/suite.yaml"
+out=$("$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/res" 2>&1)
+rc=$?
+d=$(ls -d "$T"/res/*-energy 2>/dev/null | head -1)
+if [ -z "$d" ] || [ ! -f "$d/results.yaml" ]; then
+    echo "FAIL: energy: exadl run wrote no results ($rc): $(echo "$out" | tail -n 5)"
+else
+    python3 - "$d" <<'PY' && echo "PASS: energy: exadl run: energy_j_per_sample 3.5 J over the samples in results.yaml, .csv, .json, 2 launches" || echo "FAIL: energy: exadl run's energy rows"
+import glob, json, sys, yaml
+d = sys.argv[1]
+rec = yaml.safe_load(open(sorted(glob.glob(d + '/records/*.yaml'))[0]))
+n = rec['timing']['samples_per_step'] * len(rec['timing']['step_s'])
+res = yaml.safe_load(open(d + '/results.yaml'))
+rows = [m for m in res['metrics'] if m['metric'] == 'energy_j_per_sample']
+assert len(rows) == 1, rows
+m = rows[0]
+assert m['value'] == 3.5 / n and m['row']['energy_basis'] == 'components', m
+assert 'energy_flops_per_w' in [x['metric'] for x in res['metrics']]
+assert 'energy_j_per_sample' in open(d + '/results.csv').read()
+assert 'energy_j_per_sample' in json.dumps(json.load(open(d + '/results.json')))
+PY
+    grep -q '^## Energy' "$d/report.md" && grep -q '| tiny | 2 | 1 | components | 2 of 2 |' "$d/report.md" \
+        && echo "PASS: energy: the report's energy table (components, 2 of 2 launches measured)" \
+        || echo "FAIL: energy: the report's energy table: $(grep -A6 '^## Energy' "$d/report.md")"
+    ls "$d"/plots/energy_power.* >/dev/null 2>&1 && grep -q 'energy_power' "$d/report.md" \
+        && echo "PASS: energy: the power-over-time plot" || echo "FAIL: energy: no energy_power plot"
+fi
+
+# ---- a real RAPL read
+z=/sys/class/powercap/intel-rapl:0
+if [ ! -d "$z" ]; then
+    echo "SKIP: energy: real RAPL: $z does not exist here (no powercap RAPL driver: a VM, or not an Intel or AMD CPU)"
+elif ! cat "$z/energy_uj" >/dev/null 2>&1; then
+    echo "SKIP: energy: real RAPL: $z/energy_uj is not readable by $(id -un) (root only since Linux 5.10)"
+else
+    env -u EXADL_POWERCAP_ROOT EXADL_NVML_LIB="$T/none" "$M" -np 1 "$S" --preset tiny --steps 3 \
+        --warmup 1 --threads 1 --quiet --record "$T/real.yaml" >"$T/real.out" 2>&1
+    check real "real RAPL: package-0 read over the window, a positive energy" '
+p = src["rapl:package-0"]
+assert p["status"] == "ok" and p["energy_j"] > 0, p'
+fi
+exit 0
