@@ -20,6 +20,8 @@
 # - exadl run of the fake sources, 2 launches: the energy rows in results
 #   (yaml, csv, json) at 3.5 J over the samples, the report's energy table
 #   and power-over-time plot;
+# - exadl compare of two such runs, B's GPU at 7 J: J/sample 2x with its CI
+#   in procurement (A wins) and a regression by launches (exit 1);
 # - a real RAPL read where /sys/class/powercap/intel-rapl:0 is readable
 #   (SKIP with the reason otherwise).
 set -u
@@ -186,6 +188,36 @@ PY
         || echo "FAIL: energy: the report's energy table: $(grep -A6 '^## Energy' "$d/report.md")"
     ls "$d"/plots/energy_power.* >/dev/null 2>&1 && grep -q 'energy_power' "$d/report.md" \
         && echo "PASS: energy: the power-over-time plot" || echo "FAIL: energy: no energy_power plot"
+fi
+
+# ---- compare: run B's GPU takes twice the energy (7 J): J/sample 2x with its
+# CI, A the winner in procurement, a regression (exit 1) in regression mode
+if [ -n "$d" ] && [ -f "$d/results.yaml" ]; then
+    mkdir -p "$T/nvml2"
+    printf '1\n' >"$T/nvml2/count"
+    printf '1000 1000 8000\n' >"$T/nvml2/gpu0_energy_mj"
+    sed -e 's/^name: energy$/name: energy2/' -e "s|$T/nvml\"|$T/nvml2\"|" "$T/suite.yaml" >"$T/suite2.yaml"
+    "$EXADL_BIN/exadl" run "$T/suite2.yaml" --out "$T/res" >"$T/run2.out" 2>&1
+    d2=$(ls -d "$T"/res/*-energy2 2>/dev/null | head -1)
+    if [ -z "$d2" ]; then
+        echo "FAIL: energy: the second exadl run wrote nothing: $(tail -n 5 "$T/run2.out")"
+    else
+        p=$("$EXADL_BIN/exadl" compare --mode procurement "$d" "$d2" 2>&1)
+        line=$(grep '^energy_j_per_sample ' <<<"$p")
+        grep -q ' 2x \[2, 2\] *A ' <<<"$line" \
+            && echo "PASS: energy: procurement compares J/sample: B/A 2x [2, 2], A the winner" \
+            || echo "FAIL: energy: procurement's J/sample row: ${line:-none}"
+        g=$("$EXADL_BIN/exadl" compare --ignore-interference --metric energy_j_per_sample "$d" "$d2" 2>&1)
+        rc=$?
+        line=$(grep '^energy_j_per_sample ' <<<"$g")
+        [ $rc = 1 ] && grep -q '2x \[2, 2\].*launches *REGRESSION' <<<"$line" \
+            && echo "PASS: energy: regression mode: J/sample 2x by launches is a REGRESSION, exit 1" \
+            || echo "FAIL: energy: regression mode's J/sample row (exit $rc): ${line:-none}"
+        g=$("$EXADL_BIN/exadl" compare --ignore-interference --metric energy_j_per_sample "$d" "$d" 2>&1)
+        grep -q '^energy_j_per_sample .*no change' <<<"$g" \
+            && echo "PASS: energy: a run against itself: J/sample no change" \
+            || echo "FAIL: energy: a run against itself: $(grep '^energy_j' <<<"$g")"
+    fi
 fi
 
 # ---- a real RAPL read
