@@ -225,7 +225,7 @@ z=/sys/class/powercap/intel-rapl:0
 if [ ! -d "$z" ]; then
     echo "SKIP: energy: real RAPL: $z does not exist here (no powercap RAPL driver: a VM, or not an Intel or AMD CPU)"
 elif ! cat "$z/energy_uj" >/dev/null 2>&1; then
-    echo "SKIP: energy: real RAPL: $z/energy_uj is not readable by $(id -un) (root only since Linux 5.10)"
+    echo "SKIP: energy: real RAPL: $z/energy_uj is not readable by $(id -un) (root only on kernels patched for CVE-2020-8694)"
 else
     env -u EXADL_POWERCAP_ROOT EXADL_NVML_LIB="$T/none" "$M" -np 1 "$S" --preset tiny --steps 3 \
         --warmup 1 --threads 1 --quiet --record "$T/real.yaml" >"$T/real.out" 2>&1
