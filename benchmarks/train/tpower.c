@@ -7,6 +7,28 @@
 
 #include "benchmarks/common/check.h"
 
+void tpower_check_env(void)
+{
+    power_cfg_t c;
+    char err[256];
+    if (power_cfg_env(&c, err, sizeof err)) check_usage("%s", err);
+}
+
+void tpower_help(FILE *f)
+{
+    fprintf(f,
+            "\n"
+            "Energy of the timed steps (docs/energy.md), read by local rank 0 of each node\n"
+            "into the record's energy block; a source that is absent or fails is n/a, never 0:\n"
+            "  EXADL_POWERCAP_ROOT         the powercap tree of RAPL (default /sys/class/powercap)\n"
+            "  EXADL_NVML_LIB              the NVML library (default libnvidia-ml.so.1)\n"
+            "  EXADL_POWER_METER           the node's meter: file:PATH or command:PROGRAM ARGS,\n"
+            "                              whose first line is 'NUMBER J|kJ' or 'NUMBER W|kW'\n"
+            "  EXADL_POWER_METER_ACCURACY  the meter's relative accuracy (0.01: +-1%%)\n"
+            "  EXADL_POWER_INTERVAL_S      sampling interval (default 0.1; 0: the window's ends only)\n"
+            "  a bad value is a usage error (exit 2)\n");
+}
+
 void tpower_open(tpower_t *p, const comm_t *world)
 {
     memset(p, 0, sizeof *p);
@@ -108,21 +130,47 @@ static void write_source(rec_t *w, int node, const power_src_t *s)
     rec_map_end(w);
 }
 
+/* the nodes combined (docs/energy.md "How the nodes are combined") */
+typedef struct {
+    double total, window, peak;
+    const char *basis, *why;
+} combined_t;
+
+static void combine(const tpower_t *p, combined_t *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < p->nnodes; i++) {
+        const tpower_node_t *n = &p->nodes[i];
+        c->total += n->energy_j;
+        c->peak += n->peak_w;
+        if (n->window_s > c->window) c->window = n->window_s;
+        if (!isfinite(n->energy_j) && !c->why) c->why = n->why;
+        c->basis = !c->basis || !strcmp(c->basis, n->basis) ? n->basis : "mixed";
+    }
+    if (!isfinite(c->total) || !c->basis) c->basis = "n/a";
+}
+
+void tpower_print(const tpower_t *p, double samples, double exec_flops, FILE *f)
+{
+    combined_t c;
+    combine(p, &c);
+    if (!isfinite(c.total)) {
+        fprintf(f, "  energy      n/a: %s\n", c.why ? c.why : "no node measured");
+        return;
+    }
+    fprintf(f, "  energy      %.4g J over the timed steps (%s, %d node%s), %.4g J/sample, "
+               "%.4g W average, %.4g FLOP/s per W\n",
+            c.total, c.basis, p->nnodes, p->nnodes > 1 ? "s" : "", c.total / samples,
+            c.total / c.window, exec_flops / c.total);
+}
+
 void tpower_write(const tpower_t *p, double samples, double exec_flops, double conv_flops,
                   rec_t *w)
 {
-    double total = 0, window = 0, peak = 0;
-    const char *basis = NULL;
-    const char *why = NULL;
-    for (int i = 0; i < p->nnodes; i++) {
-        const tpower_node_t *n = &p->nodes[i];
-        total += n->energy_j;
-        peak += n->peak_w;
-        if (n->window_s > window) window = n->window_s;
-        if (!isfinite(n->energy_j) && !why) why = n->why;
-        basis = !basis || !strcmp(basis, n->basis) ? n->basis : "mixed";
-    }
-    if (!isfinite(total)) basis = "n/a";
+    combined_t c;
+    combine(p, &c);
+    double total = c.total, window = c.window, peak = c.peak;
+    const char *basis = c.basis, *why = c.why;
     rec_key(w, "energy");
     rec_map_begin(w);
     rec_kv_str(w, "window", "the timed steps: from the barrier before the first to the end of the "
@@ -134,7 +182,7 @@ void tpower_write(const tpower_t *p, double samples, double exec_flops, double c
                              "counters; window: the longest node's; peak: the sum of the nodes' "
                              "peaks (an upper bound: they need not coincide)");
     rec_kv_int(w, "nodes", p->nnodes);
-    rec_kv_str(w, "basis", basis ? basis : "n/a");
+    rec_kv_str(w, "basis", basis);
     if (why) rec_kv_str(w, "reason", why);
     rec_kv_double(w, "energy_j", total);
     rec_kv_double(w, "window_s", window);

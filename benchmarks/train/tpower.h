@@ -4,12 +4,13 @@
  * the end of the last; the node leaders' numbers are gathered on world rank 0
  * and written as the record's `energy` block (docs/record.md "energy").
  *
- * defines: tpower_node_t, tpower_t, tpower_open, tpower_begin, tpower_end,
- *   tpower_gather, tpower_write, tpower_free */
+ * defines: tpower_node_t, tpower_t, tpower_check_env, tpower_help, tpower_open,
+ *   tpower_begin, tpower_end, tpower_gather, tpower_write, tpower_print, tpower_free */
 #ifndef EXADL_TRAIN_TPOWER_H
 #define EXADL_TRAIN_TPOWER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/power/power.h"
@@ -39,6 +40,12 @@ typedef struct {
     tpower_node_t *nodes;
 } tpower_t;
 
+/* The power settings of the environment checked: a bad value is a usage
+ * error naming the variable (exit 2), at the command line's check. */
+void tpower_check_env(void);
+/* The settings' lines of a training program's --help. */
+void tpower_help(FILE *f);
+
 /* Every rank: the configuration from the environment (a bad value is a
  * usage error, exit 2), and on the node's leader the sources found. */
 void tpower_open(tpower_t *p, const comm_t *world);
@@ -51,6 +58,9 @@ void tpower_gather(tpower_t *p, const comm_t *world);
  * sample and FLOP/s per W. */
 void tpower_write(const tpower_t *p, double samples, double exec_flops, double conv_flops,
                   rec_t *w);
+/* The human summary's line (world rank 0): the energy, J per sample,
+ * average power and FLOP/s per W, or n/a and why. */
+void tpower_print(const tpower_t *p, double samples, double exec_flops, FILE *f);
 void tpower_free(tpower_t *p);
 
 #endif

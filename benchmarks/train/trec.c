@@ -342,6 +342,8 @@ void trec_print_summary(const train_job *j, const train_result *r, const sysinfo
         printf("  device      %s: measured %s GEMM peak %sFLOP/s; sustained per GPU = %.1f%% of it\n",
                si->gpu_model, c->precision, pk, 100.0 * per_gpu / be->peak_flops);
     }
+    if (r->power.nodes)
+        tpower_print(&r->power, d.samples_per_step * r->steps, (double)d.per_step * r->steps, stdout);
     printf("  loss        %.5g -> %.5g\n", r->loss[0], r->loss[r->steps - 1]);
     for (int i = 0; i < r->nchecks; i++)
         printf("  check       %-32s %s%s\n", r->checks[i].check, r->checks[i].outcome,

@@ -138,6 +138,22 @@ else
     echo "FAIL: energy: a bad EXADL_POWER_INTERVAL_S: exit $rc: $out"
 fi
 
+out=$(EXADL_POWER_METER=/dev/meter "$S" --preset tiny --check-config 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q 'EXADL_POWER_METER' <<<"$out" \
+    && echo "PASS: energy: --check-config refuses a bad EXADL_POWER_METER (exit 2)" \
+    || echo "FAIL: energy: --check-config with a bad EXADL_POWER_METER: exit $rc: $out"
+nohelp=
+for p in stemdl cosmoflow modelpar; do
+    "$EXADL_BIN/$p" --help 2>&1 | grep -q 'EXADL_POWER_METER' || nohelp="$nohelp $p"
+done
+[ -z "$nohelp" ] && echo "PASS: energy: --help of stemdl, cosmoflow and modelpar names the energy settings" \
+    || echo "FAIL: energy: --help does not name the energy settings:$nohelp"
+lines=$(env EXADL_POWER_INTERVAL_S=0 EXADL_NVML_LIB="$NVML" EXADL_FAKE_NVML_DIR="$T/nvml" \
+    EXADL_POWERCAP_ROOT="$T/none" "$S" --preset tiny --steps 2 --warmup 1 --threads 1 2>&1 | grep '^  energy ')
+grep -q '3.5 J over the timed steps (components, 1 node)' <<<"$lines" \
+    && echo "PASS: energy: the summary's energy line: $lines" || echo "FAIL: energy: the summary's energy line: $lines"
+
 # ---- exadl run: results, metrics, report
 root_env=
 [ "$(id -u)" = 0 ] && root_env='  OMPI_ALLOW_RUN_AS_ROOT: "1"
