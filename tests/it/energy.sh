@@ -206,6 +206,33 @@ PY
         && echo "PASS: energy: the power-over-time plot" || echo "FAIL: energy: no energy_power plot"
 fi
 
+# ---- text from a record reaches report.md escaped: a copied run whose
+# record's energy block holds table breakers, a newline and a terminal escape
+if [ -n "$d" ] && [ -f "$d/results.yaml" ]; then
+    cp -r "$d" "$T/hostile"
+    python3 - "$T/hostile" <<'PY'
+import glob, sys, yaml
+for f in sorted(glob.glob(sys.argv[1] + '/records/*.yaml')):
+    r = yaml.safe_load(open(f))
+    e = r['energy']
+    e['basis'] = 'comp|onents\n## forged'
+    e['absent'][0]['reason'] = 'a | b\n| forged | row |\x1b[31m red `x`'
+    e['sources'][0]['accuracy_note'] = '<script>|\n'
+    yaml.safe_dump(r, open(f, 'w'))
+PY
+    "$EXADL_BIN/exadl" analyze "$T/hostile" >"$T/hostile.out" 2>&1
+    python3 - "$T/hostile/report.md" <<'PY' && echo "PASS: energy: record text in the energy section escaped (no forged row, heading or escape)" || echo "FAIL: energy: record text reached report.md unescaped"
+import sys
+md = open(sys.argv[1]).read()
+sec = md[md.index('## Energy'):]
+sec = sec[:sec.index('\n## ', 5)]
+assert '\x1b' not in sec, 'terminal escape'
+assert not any(l.startswith(('## forged', '| forged')) for l in sec.splitlines()), 'forged markdown'
+rows = [l for l in sec.splitlines() if l.startswith('|')]
+assert all(l.count('|') - l.count('\\|') == rows[0].count('|') for l in rows[:3]), rows[:3]
+PY
+fi
+
 # ---- compare: run B's GPU takes twice the energy (7 J): J/sample 2x with its
 # CI, A the winner in procurement, a regression (exit 1) in regression mode
 if [ -n "$d" ] && [ -f "$d/results.yaml" ]; then
