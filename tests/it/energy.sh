@@ -206,6 +206,36 @@ PY
         && echo "PASS: energy: the power-over-time plot" || echo "FAIL: energy: no energy_power plot"
 fi
 
+# ---- a reference file checks the energy rows: 3.5 J over the run's samples
+# passes, an upper bound of 0.1 J/sample fails (exit 1)
+if [ -n "$d" ] && [ -f "$d/results.yaml" ]; then
+    n=$(python3 -c "import glob,yaml; r=yaml.safe_load(open(sorted(glob.glob('$d/records/*.yaml'))[0])); print(r['timing']['samples_per_step']*len(r['timing']['step_s']))")
+    {
+        echo 'exadl_reference: 1'
+        echo 'name: energy-acceptance'
+        echo 'kind: acceptance'
+        echo 'source: tests/it/energy.sh (the fake NVML GPU takes 3.5 J per launch)'
+        echo 'system: any'
+        echo 'checks:'
+        echo '  - metric: energy_j_per_sample'
+        echo "    where: {benchmark: tiny, scale: 2, energy_basis: components}"
+        echo "    value: $(python3 -c "print(repr(3.5 / $n))")"
+        echo '    lower: -1.0e-9'
+        echo '    upper: 1.0e-9'
+        echo '    unit: J'
+    } >"$T/ref_ok.yaml"
+    sed -e 's/^    value: .*/    value: 0.1/' -e 's/^    lower: .*/    lower: null/' -e 's/^    upper: .*/    upper: 0/' \
+        "$T/ref_ok.yaml" >"$T/ref_bad.yaml"
+    "$EXADL_BIN/exadl" check "$d" --reference "$T/ref_ok.yaml" >"$T/check_ok.out" 2>&1
+    ok=$?
+    "$EXADL_BIN/exadl" check "$d" --reference "$T/ref_bad.yaml" >"$T/check_bad.out" 2>&1
+    bad=$?
+    [ $ok = 0 ] && [ $bad = 1 ] && grep -q 'PASS.*energy_j_per_sample' "$T/check_ok.out" \
+        && grep -q 'FAIL.*energy_j_per_sample' "$T/check_bad.out" \
+        && echo "PASS: energy: a reference file checks energy_j_per_sample (exact value passes, 0.1 J upper bound fails)" \
+        || echo "FAIL: energy: reference checks of energy_j_per_sample (exit $ok, $bad): $(tail -n 4 "$T/check_ok.out" "$T/check_bad.out")"
+fi
+
 # ---- text from a record reaches report.md escaped: a copied run whose
 # record's energy block holds table breakers, a newline and a terminal escape
 if [ -n "$d" ] && [ -f "$d/results.yaml" ]; then
