@@ -85,7 +85,8 @@ static void fill(const tpower_t *p, tpower_node_t *n)
     n->peak_w = 0;
     for (size_t i = 0; i < s->npts; i++)
         if (s->pts[i].w > n->peak_w) n->peak_w = s->pts[i].w;
-    if (!s->npts) n->peak_w = n->energy_j / n->window_s;
+    /* no sample between the ends: the average; no energy: no peak either */
+    if (!s->npts || !isfinite(n->energy_j)) n->peak_w = n->energy_j / n->window_s;
     for (size_t i = 0; k && i < s->npts && n->npts < TPOWER_POINTS; i += k) {
         n->t_s[n->npts] = (float)s->pts[i].t_s;
         n->w[n->npts++] = (float)s->pts[i].w;
