@@ -13,7 +13,8 @@
 #   (GPU 0: 3.5 J).  Every source's energy, the node's (the meter's: 250.5
 #   J), J/sample and FLOP/s per W in the record are exact; GPU 1's peak is
 #   its 300 W; one sampling rank per node (the meter asked 3 times);
-# - without the meter the node's energy is the components' sum (3.5 J);
+# - without the meter the node's energy is the components' sum (3.5 J), in
+#   stemdl's, cosmoflow's and modelpar's records alike;
 # - an unreadable counter: that source n/a with its reason, the node's energy
 #   n/a (never 0), the run still ok; no source at all: each absent with why;
 # - a bad EXADL_POWER_INTERVAL_S: one line naming it, exit 2;
@@ -114,6 +115,16 @@ run comp 2 || echo "FAIL: energy: stemdl without a meter: $(tail -n 3 "$T/comp.o
 check comp "without a meter the node's energy is the components' sum, exact (3.5 J)" '
 assert e["basis"] == "components" and e["energy_j"] == 3.5, (e["basis"], e["energy_j"])
 assert src["rapl:package-0"]["energy_j"] == 0 and "site" in [a["source"] for a in e["absent"]]'
+
+# ---- every training program: cosmoflow and modelpar record the same block
+for p in cosmoflow modelpar; do
+    env EXADL_POWER_INTERVAL_S=0 EXADL_POWERCAP_ROOT="$T/none" EXADL_NVML_LIB="$NVML" \
+        EXADL_FAKE_NVML_DIR="$T/nvml" "$EXADL_BIN/$p" --preset tiny --steps 2 --warmup 1 --threads 1 \
+        --quiet --record "$T/$p.yaml" >"$T/$p.out" 2>&1 || echo "FAIL: energy: $p: $(tail -n 3 "$T/$p.out")"
+    check "$p" "$p records the energy of its timed steps (3.5 J, components)" '
+assert e["energy_j"] == 3.5 and e["basis"] == "components" and e["nodes"] == 1, e["energy_j"]
+assert e["j_per_sample"] == 3.5 / e["samples"]'
+done
 
 # ---- unreadable: n/a with the reason, never 0; nothing at all: absent with why
 printf 'garbage\n' >"$pc/intel-rapl:0/energy_uj"
