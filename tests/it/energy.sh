@@ -18,6 +18,8 @@
 # - an unreadable counter: that source n/a with its reason, the node's energy
 #   n/a (never 0), the run still ok; no source at all: each absent with why;
 # - a bad EXADL_POWER_INTERVAL_S: one line naming it, exit 2;
+# - a suite's power: block (the sources as the launches' environment; a bad
+#   meter and an unknown key refused with their position, exit 2);
 # - exadl run of the fake sources, 2 launches: the energy rows in results
 #   (yaml, csv, json) at 3.5 J over the samples, the report's energy table
 #   and power-over-time plot;
@@ -177,12 +179,10 @@ asan_env=
     echo 'scales: [2]'
     echo 'repetitions: 2'
     echo 'timeout_s: 300'
+    echo "power: {powercap_root: none, nvml_lib: \"$NVML\", interval_s: 0.01}"
     echo 'env:'
     echo '  OMPI_MCA_rmaps_base_oversubscribe: "1"'
-    echo "  EXADL_POWERCAP_ROOT: \"$T/none\""
-    echo "  EXADL_NVML_LIB: \"$NVML\""
     echo "  EXADL_FAKE_NVML_DIR: \"$T/nvml\""
-    echo '  EXADL_POWER_INTERVAL_S: "0.01"'
     [ -n "$root_env" ] && echo "$root_env"
     [ -n "$asan_env" ] && echo "$asan_env"
     echo 'benchmarks:'
@@ -190,7 +190,21 @@ asan_env=
     echo '    program: stemdl'
     echo '    config: {preset: tiny, steps: 3, warmup: 1, threads: 1}'
 } >"$T/suite.yaml"
-out=$("$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/res" 2>&1)
+# the suite's power: block is checked like the rest of it
+sed 's|^power: .*|power: {meter: "/dev/meter", interval_s: 0.01}|' "$T/suite.yaml" >"$T/suite_bad.yaml"
+out=$("$EXADL_BIN/exadl" validate "$T/suite_bad.yaml" 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "suite_bad.yaml:[0-9]*:[0-9]*: power.meter: '/dev/meter' is neither" <<<"$out" \
+    && echo "PASS: energy: a bad power.meter in a suite: one positioned error, exit 2" \
+    || echo "FAIL: energy: a bad power.meter in a suite: exit $rc: $out"
+sed 's|^power: .*|power: {interval: 1}|' "$T/suite.yaml" >"$T/suite_bad.yaml"
+out=$("$EXADL_BIN/exadl" validate "$T/suite_bad.yaml" 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "interval_s" <<<"$out" \
+    && echo "PASS: energy: an unknown key of power: refused, the nearest one named" \
+    || echo "FAIL: energy: an unknown key of power: exit $rc: $out"
+# powercap_root: none is the suite's folder's none/ (relative paths are the suite's)
+out=$(cd "$T" && "$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/res" 2>&1)
 rc=$?
 d=$(ls -d "$T"/res/*-energy 2>/dev/null | head -1)
 if [ -z "$d" ] || [ ! -f "$d/results.yaml" ]; then
