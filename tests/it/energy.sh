@@ -273,10 +273,13 @@ for f in sorted(glob.glob(sys.argv[1] + '/records/*.yaml')):
     e['basis'] = 'comp|onents\n## forged'
     e['absent'][0]['reason'] = 'a | b\n| forged | row |\x1b[31m red `x`'
     e['sources'][0]['accuracy_note'] = '<script>|\n'
+    if f.endswith('r1.yaml'):  # the first launch: its energy n/a, and why
+        e['energy_j'] = float('nan')
+        e['reason'] = 'meter | gone\n| forged |'
     yaml.safe_dump(r, open(f, 'w'))
 PY
     "$EXADL_BIN/exadl" analyze "$T/hostile" >"$T/hostile.out" 2>&1
-    python3 - "$T/hostile/report.md" <<'PY' && echo "PASS: energy: record text in the energy section escaped (no forged row, heading or escape)" || echo "FAIL: energy: record text reached report.md unescaped"
+    python3 - "$T/hostile/report.md" <<'PY' && echo "PASS: energy: record text in the energy section escaped (no forged row, heading or escape; a launch's n/a and why below its table)" || echo "FAIL: energy: record text reached report.md unescaped"
 import sys
 md = open(sys.argv[1]).read()
 sec = md[md.index('## Energy'):]
@@ -284,6 +287,15 @@ sec = sec[:sec.index('\n## ', 5)]
 assert '\x1b' not in sec, 'terminal escape'
 assert not any(l.startswith(('## forged', '| forged')) for l in sec.splitlines()), 'forged markdown'
 rows = [l for l in sec.splitlines() if l.startswith('|')]
+lines = sec.splitlines()
+for i, l in enumerate(lines):  # each table runs unbroken to a blank line
+    if l.startswith('|---'):
+        j = i + 1
+        while j < len(lines) and lines[j].strip():
+            assert lines[j].startswith('|'), 'a table broken by: ' + lines[j]
+            j += 1
+assert '- tiny@2: energy n/a: meter \\| gone \\| forged \\|' in sec, 'the n/a reason below the table'
+assert '| tiny | 2 | 1 | comp' in sec and ' 1 of 2 |' in sec, 'one launch of two measured' 
 assert all(l.count('|') - l.count('\\|') == rows[0].count('|') for l in rows[:3]), rows[:3]
 PY
 fi

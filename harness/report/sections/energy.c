@@ -116,10 +116,13 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         for (size_t k = 0; k < r->first->nabsent; k++)
             sb_printf(o, "| %s | %d | | absent | | n/a | n/a | n/a | n/a | %s |\n",
                       esc_md(a, r->b->name), r->scale, esc_md(a, r->first->absent[k]));
-        if (*r->first->reason)
-            sb_printf(o, "\n%s@%d: energy n/a: %s\n", esc_md(a, r->b->name), r->scale,
-                      esc_md(a, r->first->reason));
     }
+    /* why an energy is n/a, below the table (a line inside would end it) */
+    sb_puts(o, "\n");
+    for (size_t i = 0; i < E->n; i++)
+        if (*E->r[i].first->reason)
+            sb_printf(o, "- %s@%d: energy n/a: %s\n", esc_md(a, E->r[i].b->name), E->r[i].scale,
+                      esc_md(a, E->r[i].first->reason));
     sb_puts(o, "\n");
     report_plot_link(o, &c->pl, "energy_power");
 }
