@@ -226,8 +226,10 @@ endif
 TEST_EXTRA := $(BUILD)/lib/libfullfs.so
 
 # Test doubles of the GPU modules' lower edge (tests/support/fake_*.c): a
-# CUDA module without a GPU, and a CUDA runtime whose device count fails.
-TEST_MODULES := $(BUILD)/lib/libexadl_fake_kcu.so $(BUILD)/lib/libexadl_fake_cudart.so
+# CUDA module without a GPU, a CUDA runtime whose device count fails, and an
+# NVML whose GPUs' energy a test sets (docs/energy.md).
+TEST_MODULES := $(BUILD)/lib/libexadl_fake_kcu.so $(BUILD)/lib/libexadl_fake_cudart.so \
+                $(BUILD)/lib/libexadl_fake_nvml.so
 
 .PHONY: all test test-quick clean distclean info
 all: $(addprefix $(BIN)/,$(PROGRAMS)) $(GPU_MODULE_FILES) $(UNIT_BIN) $(TEST_MODULES) $(SAN_EXTRA) $(TEST_EXTRA)

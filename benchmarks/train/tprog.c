@@ -8,6 +8,7 @@
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/tpower.h"
 
 static int is_flag(const char *s, const char *name) { return !strcmp(s, name); }
 
@@ -44,7 +45,10 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (is_flag(o, "--help") || is_flag(o, "-h")) {
-            if (rank == 0) cli->usage(stdout);
+            if (rank == 0) {
+                cli->usage(stdout);
+                tpower_help(stdout);
+            }
             exit(0);
         } else if (is_flag(o, "--describe")) {
             a->describe = 1;
@@ -86,6 +90,7 @@ void tprog_args_parse(const tprog_cli *cli, tprog_args *a, void *cfg, void *prog
         if (a->config) check_usage("%s (after applying %s and the command line)", err, a->config);
         check_usage("%s", err);
     }
+    tpower_check_env(); /* the energy settings are configuration too */
     if (check_only) exit(rank == 0 ? opt_config_valid() : 0);
 }
 

@@ -375,6 +375,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
     net_facts f;
     train_facts(net, j->model, &f);
     alloc_result(c, &f, r);
+    tpower_open(&r->power, e->world);
     /* spatial parallelism: groups of R ranks share their samples (network.h) */
     int R = train_replica_ranks(&f);
     if (comm->size % R) {
@@ -445,6 +446,8 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         double data_s = timer_now_s() - t0;
         ktab_reset(&step_tab);
         CHECK_MPI(MPI_Barrier(comm->world));
+        /* the energy window opens with the first timed step (tpower.h) */
+        if (s == c->warmup) tpower_begin(&r->power);
         t0 = timer_now_s();
         if (lx) {
             lion_hyper lh = optim_lion_hyper(opt);
@@ -497,6 +500,7 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
             fflush(stdout);
         }
     }
+    tpower_end(&r->power);
     validate(&jr, n, f.params, r);
     int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     gsync_free(gs);
@@ -544,6 +548,8 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
                           r->ens.invalid_trainers, e.trainers);
         }
     }
+    /* every rank of the job reaches here, a failed trainer's too */
+    tpower_gather(&r->power, j->comm);
     ens_close(&e);
     return rc;
 }
@@ -551,6 +557,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
 void train_result_free(train_result *r)
 {
     ens_result_free(&r->ens);
+    tpower_free(&r->power);
     free(r->up.wire_bytes);
     free(r->up.sync_bytes);
     free(r->up.synced);

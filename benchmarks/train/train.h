@@ -21,6 +21,7 @@
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/network.h"
 #include "benchmarks/train/runcfg.h"
+#include "benchmarks/train/tpower.h"
 
 #define TRAIN_MAX_CHECKS 8
 
@@ -74,6 +75,7 @@ typedef struct {
     int nchecks;
     int invalid;             /* a deciding check failed */
     ens_result ens;          /* trainers > 1: every trainer, world rank 0 (ensemble.h) */
+    tpower_t power;          /* the timed steps' energy, every node's on world rank 0 (tpower.h) */
 } train_result;
 
 /* One training run: a model of a network, the run parameters, where it runs. */

@@ -247,6 +247,10 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_int(w, "kernels_steps", r->steps);
     write_kernels(w, &r->kernels, j->backend);
 
+    if (r->power.nodes)
+        tpower_write(&r->power, d.samples_per_step * r->steps, (double)d.per_step * r->steps,
+                     (double)d.conv_per_sample * d.samples_per_step * r->steps, w);
+
     rec_key(w, "loss");
     rec_map_begin(w);
     rec_kv_doubles(w, "warmup", r->warm_loss, (size_t)r->warmup);
@@ -338,6 +342,8 @@ void trec_print_summary(const train_job *j, const train_result *r, const sysinfo
         printf("  device      %s: measured %s GEMM peak %sFLOP/s; sustained per GPU = %.1f%% of it\n",
                si->gpu_model, c->precision, pk, 100.0 * per_gpu / be->peak_flops);
     }
+    if (r->power.nodes)
+        tpower_print(&r->power, d.samples_per_step * r->steps, (double)d.per_step * r->steps, stdout);
     printf("  loss        %.5g -> %.5g\n", r->loss[0], r->loss[r->steps - 1]);
     for (int i = 0; i < r->nchecks; i++)
         printf("  check       %-32s %s%s\n", r->checks[i].check, r->checks[i].outcome,

@@ -6,7 +6,8 @@
 
 const char *const compare_default_metrics[] = {
     "step_time_s", "throughput_samples_per_s", "efficiency", "sustained_flops",
-    "sustained_flops_per_device", "fraction_of_peak", "busbw_max_GBps", NULL};
+    "sustained_flops_per_device", "fraction_of_peak", "busbw_max_GBps", "energy_j_per_sample",
+    "energy_flops_per_w", NULL};
 
 int compare_same_row(const metric_t *x, const metric_t *y)
 {

@@ -7,13 +7,13 @@
 /* who sets each: blocks/collectives (op ... inplace), gradient_reduction and
  * the model (mode, grouping), datadist (strategy), manytask (launcher),
  * workflow (mode: mpi or files),
- * ensemble (trainers), update_exchange (exchange, rate) */
+ * ensemble (trainers), update_exchange (exchange, rate), energy (energy_basis) */
 const rowkey_t rowkeys[] = {
     {"op", RK_TEXT, 1},        {"redop", RK_TEXT, 1},    {"dtype", RK_TEXT, 1},
     {"bytes", RK_INT, 1},      {"inplace", RK_BOOL, 1},  {"mode", RK_TEXT, 0},
     {"grouping", RK_TEXT, 0},  {"strategy", RK_TEXT, 0}, {"launcher", RK_TEXT, 0},
     {"trainers", RK_INT, 0},   {"exchange", RK_TEXT, 0}, {"rate", RK_TEXT, 0},
-    {NULL, RK_TEXT, 0}};
+    {"energy_basis", RK_TEXT, 0}, {NULL, RK_TEXT, 0}};
 
 const rowkey_t *rowkey_find(const char *key)
 {

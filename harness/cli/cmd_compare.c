@@ -69,7 +69,8 @@ static const char help_compare[] =
     "                       runs known to share the machine alike\n"
     "\n"
     "Default metrics: step_time_s, throughput_samples_per_s, efficiency,\n"
-    "sustained_flops, sustained_flops_per_device, fraction_of_peak, busbw_max_GBps.\n"
+    "sustained_flops, sustained_flops_per_device, fraction_of_peak, busbw_max_GBps,\n"
+    "energy_j_per_sample, energy_flops_per_w (where the runs measured energy).\n"
     "Machines are shown by their name (suite `machine:` or `exadl run --machine`).\n"
     "Exit status: 0 no regression (procurement: 0), 1 a regression, 2 bad usage or input\n"
     "(a damaged run folder or record) or nothing comparable.\n";

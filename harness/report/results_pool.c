@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "benchmarks/common/stats.h"
+#include "harness/blocks/energy/blk_energy.h"
 #include "harness/blocks/recread.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/report/results_diff.h"
@@ -86,6 +87,66 @@ static void close_group(arena_t *a, sbuf_t *s)
     s->gend[s->ng++] = s->n;
 }
 
+/* the folder's own record of launch l (a copied folder's `record:` paths
+ * name the original); NULL: none */
+static const char *record_path(arena_t *a, const results_t *r, const ytnode *l)
+{
+    const char *rec = scalar(l, "record"), *id = scalar(l, "id");
+    const char *base = rec ? path_basename(rec) : id ? ar_printf(a, "%s.yaml", id) : NULL;
+    if (!base || strchr(base, '/') || !strcmp(base, "..")) return NULL;
+    const char *path = path_join(a, path_join(a, r->dir, "records"), base);
+    return path_is_file(path) ? path : NULL;
+}
+
+/* an energy row's value in a record's energy block (docs/energy.md); 0: not
+ * an energy metric */
+static int energy_value(const char *metric, const eninfo_t *e, double *v)
+{
+    static const char *const k[] = {"energy_j_per_sample", "energy_flops_per_w",
+                                    "energy_conv_flops_per_w", "energy_avg_power_w",
+                                    "energy_peak_power_w", NULL};
+    for (int i = 0; k[i]; i++)
+        if (!strcmp(metric, k[i])) {
+            if (e) {
+                const double x[] = {e->j_per_sample, e->flops_per_w, e->conv_flops_per_w,
+                                    e->avg_w, e->peak_w};
+                *v = x[i];
+            }
+            return 1;
+        }
+    return 0;
+}
+
+/* the energy rows' values per launch, from each ok launch's record (one
+ * group each; the row's own launches: measured ones only, as der_energy
+ * summarised them); 1 when not an energy row or a record is missing or
+ * without a value (the caller falls back), -1 on a damaged record */
+static int energy_samples(arena_t *a, const results_t *r, const metric_t *m, sbuf_t *out,
+                          char *err, size_t errlen)
+{
+    if (!energy_value(m->metric, NULL, NULL) || m->scale <= 0) return 1;
+    sbuf_t s = {0};
+    const ytnode *ls = launch_list(r);
+    for (size_t i = 0; ls && i < ls->n; i++) {
+        const ytnode *l = ls->items[i];
+        if (l->kind != YT_MAP || !ok_launch(l, m->bench, m->scale)) continue;
+        const char *path = record_path(a, r, l);
+        if (!path) return 1;
+        record_t rc;
+        if (record_load(a, path, &rc, err, errlen)) return -1;
+        double v;
+        const eninfo_t *e = rec_energy(&rc);
+        if (!e || !isfinite(e->energy_j)) continue; /* n/a: not a launch of the row */
+        energy_value(m->metric, e, &v);
+        if (!(v > 0) || !isfinite(v)) return 1;
+        put(a, &s, v);
+        close_group(a, &s);
+    }
+    if (!s.n) return 1;
+    *out = s;
+    return 0;
+}
+
 /* results.yaml's pooled step count and median of (bench, scale) */
 static int step_summary(const results_t *r, const metric_t *m, double *count, double *median)
 {
@@ -119,12 +180,8 @@ static int step_samples(arena_t *a, const results_t *r, const metric_t *m, sbuf_
     for (size_t i = 0; ls && i < ls->n; i++) {
         const ytnode *l = ls->items[i];
         if (l->kind != YT_MAP || !ok_launch(l, m->bench, m->scale)) continue;
-        /* the folder's own records: a copied folder's `record:` paths name the original */
-        const char *rec = scalar(l, "record"), *id = scalar(l, "id");
-        const char *base = rec ? path_basename(rec) : id ? ar_printf(a, "%s.yaml", id) : NULL;
-        if (!base || strchr(base, '/') || !strcmp(base, "..")) return 1;
-        const char *path = path_join(a, path_join(a, r->dir, "records"), base);
-        if (!path_is_file(path)) return 1;
+        const char *path = record_path(a, r, l);
+        if (!path) return 1;
         record_t rc;
         if (record_load(a, path, &rc, err, errlen)) return -1;
         const trinfo_t *tr = rec_training(&rc);
@@ -161,22 +218,27 @@ int results_pool(arena_t *a, const results_t *const *runs, const metric_t *const
     sbuf_t *st = ar_alloc(a, (nb + 1) * sizeof *st);
     memset(st, 0, (nb + 1) * sizeof *st);
     plevel_t level = PL_STEPS;
+    /* energy rows: each launch's value from its record (the steps have none) */
+    int energy = energy_value(m->metric, NULL, NULL), from_records = energy;
     for (size_t i = 0; i <= nb; i++) {
         const results_t *r = i < nb ? runs[i] : nw;
         const metric_t *x = i < nb ? rows[i] : m;
-        int rc = level == PL_STEPS ? step_samples(a, r, x, &st[i], err, errlen) : 1;
+        int rc = energy ? (from_records ? energy_samples(a, r, x, &st[i], err, errlen) : 1)
+                        : level == PL_STEPS ? step_samples(a, r, x, &st[i], err, errlen) : 1;
         if (rc < 0) return -1;
         if (rc > 0 && level == PL_STEPS) level = PL_LAUNCHES;
+        if (rc > 0) from_records = 0;
     }
-    for (size_t i = 0; i <= nb && level == PL_LAUNCHES; i++) /* every run has its launches' values */
-        if (!(i < nb ? rows[i] : m)->nlaunch) level = PL_RUNS;
+    if (energy) level = from_records ? PL_LAUNCHES : PL_RUNS;
+    for (size_t i = 0; i <= nb && level == PL_LAUNCHES && !from_records; i++)
+        if (!(i < nb ? rows[i] : m)->nlaunch) level = PL_RUNS; /* every run has its launches' values */
     /* a run whose steps were read before the level fell: its launches' values */
     sbuf_t sb = {0}, sn = {0};
     size_t *rend = ar_alloc(a, (nb + 1) * sizeof *rend), nrun = 0;
     for (size_t i = 0; i <= nb; i++) {
         const metric_t *x = i < nb ? rows[i] : m;
         sbuf_t *s = i < nb ? &sb : &sn;
-        if (level == PL_STEPS) {
+        if (level == PL_STEPS || from_records) {
             for (size_t g = 0; g < st[i].ng; g++) {
                 for (size_t k = g ? st[i].gend[g - 1] : 0; k < st[i].gend[g]; k++) put(a, s, st[i].x[k]);
                 close_group(a, s);

@@ -5,7 +5,9 @@
  *
  * Levels: the timed steps of every launch (step_time_s and the per-step rates,
  * read from RUN/records/, one group per launch), else each launch's median
- * (results.yaml's launch_medians_s), else one value per run.  Steps are used
+ * (results.yaml's launch_medians_s), else one value per run.  The energy
+ * rows (docs/energy.md) have no steps: each launch's value from its record's
+ * energy block, else one value per run.  Steps are used
  * only where the records of a run agree with its results.yaml (the same count
  * and median): records edited or missing fall back to the launches.
  * Interference: each launch's `interference: {verdict: quiet|busy|unknown}`

@@ -8,6 +8,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/ytree.h"
+#include "harness/suite/suite_power.h"
 #include "harness/suite/suite_values.h"
 #include "harness/util/esc.h"
 #include "harness/workloads/workload.h"
@@ -16,7 +17,7 @@ const char *const suite_top_keys[] = {
     "exadl_suite", "name", "description", "machine", "launcher", "launcher_command", "launcher_args",
     "launcher_mpi", "ranks_per_node", "gpu_bind", "kill_grace_s", "scales", "scaling", "repetitions",
     "timeout_s", "env", "references", "device_peak_flops", "benchmarks", "model",
-    "regression_threshold_pct", NULL};
+    "regression_threshold_pct", "power", NULL};
 const char *const suite_bench_keys[] = {
     "name", "program", "optional", "config", "config_file", "args", "scales", "scaling",
     "global_batch", "repetitions", "timeout_s", "env", NULL};
@@ -308,6 +309,9 @@ static int parse_root(ctx_t *c, const ytnode *r, suite_t *s)
     }
     if ((k = yt_get(r, "timeout_s")) &&
         suite_num_in(c, k, "timeout_s", SUITE_TIMEOUT_MIN_S, SUITE_TIMEOUT_MAX_S, &def.timeout_s))
+        return -1;
+    /* the machine's power sources (docs/energy.md), which env: may override */
+    if ((k = yt_get(r, "power")) && suite_parse_power(c, k, &def.env, &def.nenv, &envcap))
         return -1;
     if ((k = yt_get(r, "env")) && suite_parse_env(c, k, &def.env, &def.nenv, &envcap)) return -1;
     s->env = def.env;

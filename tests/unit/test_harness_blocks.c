@@ -186,7 +186,7 @@ static void test_rows_are_the_blocks(void)
          * with `model:` or two modes, update_exchange's the Lion optimizer) */
         if (i == BLOCK_training || i == BLOCK_network || i == BLOCK_collectives ||
             i == BLOCK_ensemble || i == BLOCK_datadist || i == BLOCK_manytask ||
-            i == BLOCK_workflow)
+            i == BLOCK_workflow || i == BLOCK_energy)
             T_ASSERT(t.n > 0, "block %s added no rows for the fixtures", b->name);
         total += t.n;
     }
@@ -194,6 +194,14 @@ static void test_rows_are_the_blocks(void)
     mtable_t all = {0};
     blocks_rows(&c, &all);
     T_ASSERT(all.n == total, "blocks_rows added %zu rows, the blocks one by one %zu", all.n, total);
+    /* the energy block's row: the fixture's 1000 J over its 20 samples */
+    const metric_t *e = NULL;
+    for (size_t k = 0; k < all.n && !e; k++)
+        if (!strcmp(all.m[k].metric, "energy_j_per_sample") && !strcmp(all.m[k].bench, "stemdl") &&
+            all.m[k].scale == 2)
+            e = &all.m[k];
+    T_ASSERT(e && e->value == 50 && !strcmp(metric_param(e, "energy_basis"), "components"),
+             "energy_j_per_sample of stemdl at 2 ranks: %g", e ? e->value : NAN);
     ar_free(a);
 }
 
