@@ -330,7 +330,7 @@ test-quick: all
 	@tests/run.sh $(BUILD)
 
 # The simulated build (docs/simulate.md): needs smpicc (libsimgrid-dev)
-SMPI_PROGRAMS := collectives orchestration mpiprobe skeleton
+SMPI_PROGRAMS := collectives orchestration mpiprobe skeleton search
 .PHONY: smpi
 smpi:
 	@command -v smpicc >/dev/null || { echo "make smpi: smpicc not found (apt-get install libsimgrid-dev, or ./run.sh simulate)"; exit 1; }

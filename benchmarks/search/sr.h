@@ -56,7 +56,8 @@ typedef struct {
     double *decision_cpu_s;        /* [decisions] host CPU time of each decision */
     double decision_wall_s;        /* their sum, master's clock */
     int64_t msgs_sent, msgs_recv, bytes_sent, bytes_recv;
-    int64_t evals_to_optimum;      /* planted: completion count when the optimum came back; -1 */
+    int64_t evals_to_optimum;      /* planted: completions when the optimum came back (sync: its
+                                      id + 1, candidates up to it in candidate order); -1 */
     int64_t *order;                /* [evaluated] candidate ids in completion order */
     int64_t *curve_n;              /* best fitness against candidates evaluated: at each */
     double *curve_f;               /* improvement, the count and the new best */

@@ -159,7 +159,9 @@ static int receive(master_t *m, const int64_t *replay, int64_t nreplay, char *er
         st->curve_f[st->ncurve++] = k->fitness;
     }
     if (m->c->fitness == SR_PLANTED && k->fitness == 0 && st->evals_to_optimum < 0) {
-        st->evals_to_optimum = st->evaluated;
+        /* sync: the candidates up to it in candidate order (the generations before its own
+         * and its own up to it), which no completion order changes; async: completions */
+        st->evals_to_optimum = m->c->mode == SR_SYNC ? id + 1 : st->evaluated;
         if (m->c->stop_at_optimum) m->stop = 1;
     }
     return g;
