@@ -100,6 +100,18 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                   "    repetitions: 2\n"
                   "    config: {preset: small, batch: 2, model_ranks: 0, kernels: fast, threads: 1, "
                   "steps: 6, warmup: 2}\n", machine_devices(m) >= 4 ? 4 : 2);
+    /* search: the master and 2 workers training 12 small FC-DenseNet
+     * candidates (docs/search.md), a few seconds on 2 cores; CPU only (the
+     * candidates are the tiny preset's size), 3 ranks (under Slurm where the
+     * allocation has them) */
+    if (gpus <= 0 && (!m->slurm || machine_devices(m) >= 3))
+        sb_puts(&b,
+                "  - name: search\n"
+                "    program: search\n"
+                "    optional: true              # skipped where the program is not built yet\n"
+                "    scales: [3]                 # the master and 2 worker ranks\n"
+                "    repetitions: 1\n"
+                "    config: {fitness: train, mode: async, evals: 12, population: 4, steps: 2}\n");
     sb_puts(&b,
             "  - name: collectives\n"
             "    program: collectives\n"
