@@ -92,6 +92,9 @@ static void parse(sr_cfg *c, int argc, char **argv, int *describe)
     if (cost && c->fitness != SR_PLANTED) mpiopt_usage_error("--cost-s: only with --fitness planted (training costs what it costs)");
     if (c->generation && c->mode != SR_SYNC) mpiopt_usage_error("--generation: only with --mode sync");
     if (c->group_ranks > 1 && c->fitness == SR_PLANTED) mpiopt_usage_error("--group-ranks: only with --fitness train (a planted fitness needs one rank)");
+    if (c->fitness == SR_TRAIN && c->population > c->evals)
+        mpiopt_usage_error("--population %d: more than --evals %lld (the population would never fill)",
+                           c->population, (long long)c->evals);
     /* the base configuration every candidate changes: the tiny preset's data */
     CHECK(cfg_preset(&c->base, "tiny") == 0, "search: no tiny preset");
     c->base.run.steps = c->steps, c->base.run.warmup = 1, c->base.run.batch = c->batch;
@@ -149,8 +152,6 @@ int main(int argc, char **argv)
     if (comm.size < 2 || (comm.size - 1) % c.group_ranks)
         mpiopt_usage_error("%d rank(s): need 1 master + a multiple of --group-ranks %d", comm.size, c.group_ranks);
     int ngroups = (comm.size - 1) / c.group_ranks;
-    if (c.fitness == SR_TRAIN && c.population > c.evals)
-        mpiopt_usage_error("--population %d: more than --evals %lld", c.population, (long long)c.evals);
     int64_t *replay = NULL, nreplay = 0;
     uint64_t replay_hash = 0;
     int rc = 0;

@@ -35,7 +35,9 @@ double sr_host_cpu_s(void)
 void sr_charge(double s)
 {
 #if EXADL_SMPI
-    if (s > 0) smpi_execute(s);
+    /* a simulated sleep of s: smpi_execute(s) would run s x smpi/host-speed
+     * FLOPs at the platform host's speed (a GPU's, on Summit's), not s */
+    sr_sleep(s);
 #else
     (void)s;
 #endif

@@ -18,7 +18,7 @@ void sr_wait(MPI_Request *req, MPI_Status *st);
 /* This thread's CPU seconds. */
 double sr_host_cpu_s(void);
 /* Under SMPI: advance this rank's simulated clock by s seconds of host
- * computation (smpi_execute), so that the master's measured decision cost
+ * computation (a simulated sleep: the master has nothing else to do), so that the master's measured decision cost
  * is part of the simulated timeline; natively nothing (it was spent). */
 void sr_charge(double s);
 /* Under SMPI the simulated sleep of a planted cost; natively nanosleep. */

@@ -48,6 +48,7 @@ done <<'EOF'
 --cost-s 1|--cost-s: only with --fitness planted
 --generation 4|--generation: only with --mode sync
 --population 1|--population
+--population 30 --evals 20|--population 30: more than --evals 20
 --steps x|--steps
 --bogus|unknown option '--bogus'
 EOF
@@ -126,5 +127,31 @@ if ok "sync training, a group of 2" "$T/ts.yaml" "$T/ts.out" && [ "$(key generat
     echo "PASS: search sync training on 3 ranks (a group of 2): 2 generations"
 else
     echo "FAIL: search sync training: $(tail -n 2 "$T/ts.out")"
+fi
+
+# simulated (docs/search.md "At scale"): 64 workers under SMPI, async and
+# sync, in simulated time (deterministic: no host time but the master's
+# charged decisions, microseconds against a minute per candidate)
+root=${EXADL_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+if [ "$(basename "${EXADL_BUILD:-build}")" != build ]; then
+    echo "SKIP: search under SMPI: the normal build only"
+elif ! command -v smpirun >/dev/null || [ ! -x "$root/build-smpi/bin/search" ]; then
+    echo "SKIP: search under SMPI: no smpirun or no build-smpi/bin/search (make smpi)"
+else
+    for m in async sync; do
+        "$root/harness/launchers/smpi.sh" -np 65 -- "$S" --fitness planted --mode $m --evals 640 --population 32 \
+            --cost-s 60 --seed 3 --record "$T/sim-$m.yaml" >"$T/sim-$m.out" 2>&1
+    done
+    if ok "simulated async" "$T/sim-async.yaml" "$T/sim-async.out" && ok "simulated sync" "$T/sim-sync.yaml" "$T/sim-sync.out" &&
+        grep -q '^  simulated: true' "$T/sim-async.yaml" && [ "$(key evaluated "$T/sim-async.yaml")" = 640 ] &&
+        [ "$(key messages_received "$T/sim-sync.yaml")" = 640 ]; then
+        a=$(key candidates_per_hour "$T/sim-async.yaml") s=$(key candidates_per_hour "$T/sim-sync.yaml")
+        b=$(key master_busy_fraction "$T/sim-async.yaml")
+        if awk -v a="$a" -v s="$s" -v b="$b" 'BEGIN { exit !(a > s && b > 0) }'; then
+            echo "PASS: search under SMPI, 64 workers: async $a, sync $s candidates per simulated hour (a generation waits for its largest network); decisions charged (master busy $b)"
+        else
+            echo "FAIL: search under SMPI: async $a, sync $s candidates/h, master busy $b"
+        fi
+    fi
 fi
 exit 0
