@@ -53,6 +53,8 @@ typedef struct {
 typedef struct {
     int64_t evaluated, generated, decisions;
     double wall_s;                 /* first send to last result, master's clock */
+    double last_send_s;            /* the last candidate sent: the budget's tail begins */
+    int64_t done_at_last_send;     /* completions by then */
     double *decision_cpu_s;        /* [decisions] host CPU time of each decision */
     double decision_wall_s;        /* their sum, master's clock */
     int64_t msgs_sent, msgs_recv, bytes_sent, bytes_recv;

@@ -110,6 +110,8 @@ static void send_work(master_t *m, int g, int64_t id)
     m->cand[id].group = g;
     m->cand[id].sent_s = timer_now_s() - m->t0;
     m->inflight[g] = id;
+    m->st->last_send_s = m->cand[id].sent_s;
+    m->st->done_at_last_send = m->st->evaluated;
     CHECK_MPI(MPI_Send(msg, SR_WORK_LEN, MPI_INT64_T, 1 + g * m->c->group_ranks, SR_TAG_WORK,
                        MPI_COMM_WORLD));
     m->st->msgs_sent++;

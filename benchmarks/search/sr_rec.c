@@ -121,6 +121,10 @@ static void write_block(rec_t *w, const sr_cfg *c, const sr_outcome *o)
     rec_kv_int(w, "generated", st->generated);
     rec_kv_double(w, "wall_s", st->wall_s);
     rec_kv_double(w, "candidates_per_hour", st->wall_s > 0 ? 3600.0 * (double)st->evaluated / st->wall_s : NAN);
+    /* before the tail: once the budget is all sent, groups fall idle one by one */
+    rec_kv_double(w, "last_send_s", st->last_send_s);
+    rec_kv_double(w, "candidates_per_hour_steady",
+                  st->last_send_s > 0 ? 3600.0 * (double)st->done_at_last_send / st->last_send_s : NAN);
     rec_kv_double(w, "worker_idle_fraction", o->idle_fraction);
     rec_kv_int(w, "decisions", st->decisions);
     rec_kv_double(w, "decision_cpu_median_s", d.median);

@@ -12,7 +12,7 @@
 
 typedef struct {
     const char *mode, *strategy, *fitness;
-    double workers, group_ranks, evaluated, wall_s, per_hour, idle_fraction;
+    double workers, group_ranks, evaluated, wall_s, per_hour, per_hour_steady, idle_fraction;
     double decisions, decision_median_s, decision_p99_s, master_busy_fraction;
     double msgs_sent, msgs_recv, evals_to_optimum, best_fitness;
     double *curve_n, *curve_f;  /* the best fitness after curve_n[i] candidates */
