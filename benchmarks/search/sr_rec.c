@@ -125,6 +125,17 @@ static void write_block(rec_t *w, const sr_cfg *c, const sr_outcome *o)
     rec_kv_double(w, "last_send_s", st->last_send_s);
     rec_kv_double(w, "candidates_per_hour_steady",
                   st->last_send_s > 0 ? 3600.0 * (double)st->done_at_last_send / st->last_send_s : NAN);
+    /* and the groups' idle time before it: 1 - their candidates' time in flight (sent to
+     * result, master's clock) inside [0, last_send_s] / (groups x last_send_s) */
+    double held = 0;
+    for (int64_t i = 0; i < st->generated; i++) {
+        const sr_cand *k = &o->cand[i];
+        if (k->group < 0) continue; /* never sent (a replay that diverged) */
+        double end = k->done_rank >= 0 && k->done_s < st->last_send_s ? k->done_s : st->last_send_s;
+        if (end > k->sent_s) held += end - k->sent_s;
+    }
+    rec_kv_double(w, "worker_idle_fraction_steady",
+                  st->last_send_s > 0 ? 1 - held / ((double)o->ngroups * st->last_send_s) : NAN);
     rec_kv_double(w, "worker_idle_fraction", o->idle_fraction);
     rec_kv_int(w, "decisions", st->decisions);
     rec_kv_double(w, "decision_cpu_median_s", d.median);

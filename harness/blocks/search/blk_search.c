@@ -19,6 +19,7 @@ static int read_search(const rd_t *c, const ytnode *root, record_t *r)
         rd_num(c, s, "candidates_per_hour", RD_ANY, &m->per_hour) ||
         rd_num(c, s, "candidates_per_hour_steady", RD_ANY, &m->per_hour_steady) ||
         rd_num(c, s, "worker_idle_fraction", RD_ANY, &m->idle_fraction) ||
+        rd_num(c, s, "worker_idle_fraction_steady", RD_ANY, &m->idle_steady) ||
         rd_num(c, s, "decisions", RD_COUNT, &m->decisions) ||
         rd_num(c, s, "decision_cpu_median_s", RD_ANY, &m->decision_median_s) ||
         rd_num(c, s, "decision_cpu_p99_s", RD_ANY, &m->decision_p99_s) ||

@@ -13,6 +13,7 @@
 typedef struct {
     const char *mode, *strategy, *fitness;
     double workers, group_ranks, evaluated, wall_s, per_hour, per_hour_steady, idle_fraction;
+    double idle_steady;         /* idle before the tail */
     double decisions, decision_median_s, decision_p99_s, master_busy_fraction;
     double msgs_sent, msgs_recv, evals_to_optimum, best_fitness;
     double *curve_n, *curve_f;  /* the best fitness after curve_n[i] candidates */

@@ -74,14 +74,15 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                "the search's wall time x 3600; before the tail: the "
                "candidates done by the time the last one was sent, per hour (then groups fall "
                "idle one by one as the budget runs out). Idle: 1 - the groups' evaluation time / their wall "
-               "time. Decision: the master's host CPU time to take a result and choose the next "
+               "time (before the tail: the candidates' time in flight, sent to result, up to the last "
+               "send). Decision: the master's host CPU time to take a result and choose the next "
                "candidate (median, 99th percentile); master busy: decision time / wall time. To "
                "optimum: candidates evaluated when the planted optimum came back (random sampling "
                "needs half the space on average). One row per launch; under SMPI (simulated) the "
                "times are simulated seconds with each decision's measured cost charged.\n\n"
-               "| entry | ranks | mode | fitness | workers | evaluated | candidates/h | before the tail | idle | "
+               "| entry | ranks | mode | fitness | workers | evaluated | candidates/h | before the tail | idle | idle before the tail | "
                "decision s (median) | p99 s | master busy | messages | best fitness | to optimum "
-               "|\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+               "|\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < S->nl; i++) {
         const srinfo_t *m = S->l[i].m;
         sb_printf(o, "| %s | %d | %s%s | %s |", S->l[i].bench, S->l[i].ranks, m->mode ? m->mode : "?",
@@ -91,6 +92,7 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         g(o, m->per_hour);
         g(o, m->per_hour_steady);
         g(o, m->idle_fraction);
+        g(o, m->idle_steady);
         g(o, m->decision_median_s);
         g(o, m->decision_p99_s);
         g(o, m->master_busy_fraction);
