@@ -125,14 +125,17 @@ static void write_block(rec_t *w, const sr_cfg *c, const sr_outcome *o)
     rec_kv_double(w, "last_send_s", st->last_send_s);
     rec_kv_double(w, "candidates_per_hour_steady",
                   st->last_send_s > 0 ? 3600.0 * (double)st->done_at_last_send / st->last_send_s : NAN);
-    /* and the groups' idle time before it: 1 - their candidates' time in flight (sent to
-     * result, master's clock) inside [0, last_send_s] / (groups x last_send_s) */
+    /* and the groups' idle time before it: 1 - their evaluations inside [0, last_send_s]
+     * / (groups x last_send_s); an evaluation is placed on the master's clock as the
+     * eval_s before its result arrived (a result queued at a busy master lands later, by
+     * the time it waited, but keeps its length: the groups' own time, not the master's) */
     double held = 0;
     for (int64_t i = 0; i < st->generated; i++) {
         const sr_cand *k = &o->cand[i];
-        if (k->group < 0) continue; /* never sent (a replay that diverged) */
-        double end = k->done_rank >= 0 && k->done_s < st->last_send_s ? k->done_s : st->last_send_s;
-        if (end > k->sent_s) held += end - k->sent_s;
+        if (k->done_rank < 0) continue; /* never came back (a replay that diverged) */
+        double b = k->done_s - k->eval_s, e = k->done_s < st->last_send_s ? k->done_s : st->last_send_s;
+        if (b < 0) b = 0;
+        if (e > b) held += e - b;
     }
     rec_kv_double(w, "worker_idle_fraction_steady",
                   st->last_send_s > 0 ? 1 - held / ((double)o->ngroups * st->last_send_s) : NAN);
