@@ -196,6 +196,7 @@ TEST_LIBS_cosmo   := $(cosmoflow_libs)
 TEST_LIBS_skel    := $(skeleton_libs)
 TEST_LIBS_mpar    := $(modelpar_libs)
 TEST_LIBS_climate := deepcam common
+TEST_LIBS_search  := $(search_libs)
 TEST_LDLIBS_common  := $(HARN_LDLIBS)
 TEST_LDLIBS_train   := $(TRAIN_LDLIBS)
 TEST_LDLIBS_stemdl  := $(TRAIN_LDLIBS)
@@ -206,6 +207,7 @@ TEST_LDLIBS_cosmo   := $(TRAIN_LDLIBS)
 TEST_LDLIBS_skel    := $(TRAIN_LDLIBS)
 TEST_LDLIBS_mpar    := $(TRAIN_LDLIBS)
 TEST_LDLIBS_climate := -lm
+TEST_LDLIBS_search  := $(TRAIN_LDLIBS)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 define test_rule
@@ -213,7 +215,7 @@ $(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(T
 	@mkdir -p $$(@D)
 	$$(LINK) $$(LDFLAGS) $$(MODULE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
 endef
-$(foreach k,common train stemdl coll orch harness cosmo skel mpar climate,$(eval $(call test_rule,$(k))))
+$(foreach k,common train stemdl coll orch harness cosmo skel mpar climate search,$(eval $(call test_rule,$(k))))
 # the CUDA set's whole-step test trains the FC-DenseNet (as the runtime's
 # other users do): its library joins the runtime's for that test alone
 $(BUILD)/tests/test_train_cuda: $(call lib,fcdensenet)
