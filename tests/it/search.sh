@@ -5,7 +5,10 @@
 # on 3 and 4 ranks complete, with a planted fitness and with training;
 # reproducibility (sync twice, async replayed from its record, a replay of
 # another seed refused); --help, --describe, --check-config, bad options
-# refused in one line.  Counts only: no time is asserted.
+# refused in one line; a search through exadl run (metrics, report section,
+# plot); 64 simulated workers under SMPI where smpirun and build-smpi are
+# (normal build only).  Counts only: no host time is asserted (the SMPI case
+# compares simulated times).
 set -u
 S=$EXADL_BIN/search
 T=$EXADL_TMP
@@ -127,6 +130,35 @@ if ok "sync training, a group of 2" "$T/ts.yaml" "$T/ts.out"; then
     [ "$(key generations "$T/ts.yaml")" = 2 ] && grep -q 'check: fitness_finite, outcome: pass' "$T/ts.yaml" &&
         echo "PASS: search sync training on 3 ranks (a group of 2): 2 generations" ||
         echo "FAIL: search sync training: $(tail -n 2 "$T/ts.out")"
+fi
+
+# through exadl run: the search block's metrics, the report's section and its plot
+export EXADL_PEAK_CACHE=$T/peak.yaml # pinned: no peak_cpu runs here
+python3 "$EXADL_ROOT/tests/support/peak_cache.py" "$EXADL_PEAK_CACHE" 2e10
+cat >"$T/suite.yaml" <<EOF2
+exadl_suite: 1
+name: sr
+launcher: mpirun
+repetitions: 1
+timeout_s: 300
+benchmarks:
+  - name: plant
+    program: $S
+    scales: [3]
+    config: {fitness: planted, mode: sync, evals: 49152, stop_at_optimum: null, seed: 1}
+EOF2
+mkdir -p "$T/runs"
+if "$EXADL_BIN/exadl" run "$T/suite.yaml" --out "$T/runs" >"$T/exadl.out" 2>&1; then
+    d=$(ls -d "$T"/runs/*-sr | head -n 1)
+    if grep -q 'metric: search_evals_to_optimum, value: ' "$d/results.yaml" &&
+        grep -q 'metric: search_candidates_per_hour' "$d/results.yaml" && grep -q '^## Network search' "$d/report.md" &&
+        grep -q '^| plant | 3 | sync | planted |' "$d/report.md" && [ -f "$d/plots/search_best.dat" ]; then
+        echo "PASS: search through exadl run: search_* metrics, the report's network search section and its plot"
+    else
+        echo "FAIL: search through exadl run: $(grep -c search_ "$d/results.yaml") search_ rows; report: $(grep -c 'Network search' "$d/report.md")"
+    fi
+else
+    echo "FAIL: search: exadl run of a search suite: $(tail -n 3 "$T/exadl.out")"
 fi
 
 # simulated (docs/search.md "At scale"): 64 workers under SMPI, async and
