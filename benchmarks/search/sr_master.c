@@ -130,6 +130,11 @@ static int receive(master_t *m, const int64_t *replay, int64_t nreplay, char *er
         int g = -1;
         for (int i = 0; i < m->ngroups && g < 0; i++)
             if (want >= 0 && m->inflight[i] == want) g = i;
+        if (want < 0) {
+            snprintf(err, errlen, "--replay: the record lists %lld completions and this run has "
+                     "more: the runs differ (seed or options)", (long long)nreplay);
+            return -1;
+        }
         if (g < 0) {
             snprintf(err, errlen, "--replay: the record's completion %lld is candidate %lld, which "
                      "this run is not evaluating: the runs differ (seed or options)", (long long)k,
