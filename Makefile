@@ -196,6 +196,7 @@ TEST_LIBS_cosmo   := $(cosmoflow_libs)
 TEST_LIBS_skel    := $(skeleton_libs)
 TEST_LIBS_mpar    := $(modelpar_libs)
 TEST_LIBS_climate := deepcam common
+TEST_LIBS_search  := $(search_libs)
 TEST_LDLIBS_common  := $(HARN_LDLIBS)
 TEST_LDLIBS_train   := $(TRAIN_LDLIBS)
 TEST_LDLIBS_stemdl  := $(TRAIN_LDLIBS)
@@ -206,6 +207,7 @@ TEST_LDLIBS_cosmo   := $(TRAIN_LDLIBS)
 TEST_LDLIBS_skel    := $(TRAIN_LDLIBS)
 TEST_LDLIBS_mpar    := $(TRAIN_LDLIBS)
 TEST_LDLIBS_climate := -lm
+TEST_LDLIBS_search  := $(TRAIN_LDLIBS)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 define test_rule
@@ -213,7 +215,7 @@ $(BUILD)/tests/test_$(1)_%: $(BUILD)/obj/tests/unit/test_$(1)_%.o $(call lib,$(T
 	@mkdir -p $$(@D)
 	$$(LINK) $$(LDFLAGS) $$(MODULE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(call group,$$^) $$(TEST_LDLIBS_$(1))
 endef
-$(foreach k,common train stemdl coll orch harness cosmo skel mpar climate,$(eval $(call test_rule,$(k))))
+$(foreach k,common train stemdl coll orch harness cosmo skel mpar climate search,$(eval $(call test_rule,$(k))))
 # the CUDA set's whole-step test trains the FC-DenseNet (as the runtime's
 # other users do): its library joins the runtime's for that test alone
 $(BUILD)/tests/test_train_cuda: $(call lib,fcdensenet)
@@ -299,7 +301,7 @@ $(BUILD)/lib/%.a:
 # project's own files) and its crash regressions (tests/fuzz/regress/NAME/).
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIBS := harness cosmoflow stemdl fcdensenet train comm common
+FUZZ_LIBS := harness cosmoflow stemdl search fcdensenet train comm common
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call lib,$(FUZZ_LIBS))
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined,float-cast-overflow $(FUZZ_LDEXTRA) -o $@ \
@@ -332,7 +334,7 @@ test-quick: all
 	@tests/run.sh $(BUILD)
 
 # The simulated build (docs/simulate.md): needs smpicc (libsimgrid-dev)
-SMPI_PROGRAMS := collectives orchestration mpiprobe skeleton
+SMPI_PROGRAMS := collectives orchestration mpiprobe skeleton search
 .PHONY: smpi
 smpi:
 	@command -v smpicc >/dev/null || { echo "make smpi: smpicc not found (apt-get install libsimgrid-dev, or ./run.sh simulate)"; exit 1; }

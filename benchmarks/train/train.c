@@ -258,6 +258,7 @@ static void alloc_result(const runcfg_t *c, const net_facts *f, train_result *r)
     r->loss = XCALLOC((size_t)c->steps, sizeof(double), "losses");
     r->warm_s = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up times");
     r->warm_loss = XCALLOC((size_t)c->warmup + 1, sizeof(double), "warm-up losses");
+    r->holdout_loss = NAN;
     train_update *u = &r->up;
     size_t n = (size_t)c->steps;
     u->wire_bytes = XCALLOC(n, sizeof(int64_t), "exchange bytes");
@@ -363,6 +364,21 @@ static void keep_update(const train_job *j, lionx_t *lx, int64_t params, int i, 
     u->kernel_s[i] = mx[0];
     u->collective_s[i] = mx[1];
     u->disagreement[i] = mx[2] < 0 ? NAN : mx[2];
+}
+
+/* The trained weights' mean loss over the ranks on the held-out batch: the
+ * samples of step 0 of a seed of its own (training draws the run's seed), so
+ * every model of the same data shapes meets the same batch (train_job.holdout). */
+static double holdout_loss(const train_job *j, void *n, kc_t *kc, int64_t first, float *input,
+                           float *target)
+{
+    const runcfg_t *c = j->run;
+    j->net->generate(j->model, c->seed ^ 0x76616c6964617465ULL, 0, first, c->batch, input, target);
+    j->net->load(n, input, target);
+    double loss = j->net->forward(n, kc), sum;
+    j->backend->ops->sync(j->backend->ctx);
+    CHECK_MPI(MPI_Allreduce(&loss, &sum, 1, MPI_DOUBLE, MPI_SUM, j->comm->world));
+    return sum / j->comm->size;
 }
 
 /* One trainer's run: the whole job when there is one trainer (ensemble.h). */
@@ -501,6 +517,9 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         }
     }
     tpower_end(&r->power);
+    if (j->holdout)
+        r->holdout_loss = holdout_loss(j, n, &kc, ens_first_sample(e, comm->rank / R, groups, c->batch),
+                                       input, target);
     validate(&jr, n, f.params, r);
     int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     gsync_free(gs);

@@ -76,6 +76,7 @@ typedef struct {
     int invalid;             /* a deciding check failed */
     ens_result ens;          /* trainers > 1: every trainer, world rank 0 (ensemble.h) */
     tpower_t power;          /* the timed steps' energy, every node's on world rank 0 (tpower.h) */
+    double holdout_loss;     /* train_job.holdout: loss on the held-out batch; NaN: not asked */
 } train_result;
 
 /* One training run: a model of a network, the run parameters, where it runs. */
@@ -87,6 +88,11 @@ typedef struct {
     comm_t *comm;
     int quiet;                /* no progress lines */
     const char *dump_weights; /* write each rank's final fp32 weights to PATH.<rank> */
+    /* 1: after the last step, the mean loss over the ranks of the final
+     * weights on a held-out batch (samples of a seed of their own, which
+     * training never draws; the same batch for every model of the same data
+     * shapes and seed) into train_result.holdout_loss (search, docs/search.md) */
+    int holdout;
 } train_job;
 
 /* The facts of a network's model, zeroed first (members a network leaves

@@ -113,6 +113,18 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                 "    scales: [3]                 # rank 0 trains, ranks 1-2 start a producer each\n"
                 "    repetitions: 2\n"
                 "    config: {mode: files, samples: 60, grid: 16, sim_steps: 50, queue: 6, batch: 3}\n");
+    /* search: the master and 2 workers training 12 small FC-DenseNet
+     * candidates (docs/search.md), a few seconds on 2 cores; CPU only (the
+     * candidates are the tiny preset's size), 3 ranks (under Slurm where the
+     * allocation has them) */
+    if (gpus <= 0 && (!m->slurm || machine_devices(m) >= 3))
+        sb_puts(&b,
+                "  - name: search\n"
+                "    program: search\n"
+                "    optional: true              # skipped where the program is not built yet\n"
+                "    scales: [3]                 # the master and 2 worker ranks\n"
+                "    repetitions: 1\n"
+                "    config: {fitness: train, mode: async, evals: 12, population: 4, steps: 2}\n");
     sb_puts(&b,
             "  - name: collectives\n"
             "    program: collectives\n"

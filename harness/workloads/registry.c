@@ -103,6 +103,15 @@ const workload_t workloads[] = {
         .sections = no_sections,
     },
     {
+        /* an evolutionary search over FC-DenseNet configurations, MENNDL's
+         * pattern (docs/search.md): the search section of the report */
+        .name = "search",
+        .program = "search",
+        .kind = "search",
+        .check_config = "--check-config",
+        .sections = no_sections,
+    },
+    {
         /* the locally connected autoencoder with its weights sharded over
          * model groups (docs/modelparallel.md): a training record plus its
          * model_parallel block (the model_parallel section of the report);
