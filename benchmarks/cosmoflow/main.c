@@ -6,8 +6,10 @@
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/cosmoflow/cf_args.h"
+#include "benchmarks/cosmoflow/cf_make.h"
 #include "benchmarks/cosmoflow/cf_rec.h"
 #include "benchmarks/cosmoflow/model/cf_data.h"
+#include "benchmarks/cosmoflow/model/cf_feed.h"
 #include "benchmarks/cosmoflow/model/cf_network.h"
 #include "benchmarks/train/backend.h"
 #include "benchmarks/train/tprog.h"
@@ -42,6 +44,11 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
     char err[768];
     cf_model m;
     if (cf_model_build(&m, &a->cfg, comm, err, sizeof err)) check_usage("%s", err);
+    if (cf_feed_is(a->cfg.data) &&
+        cf_feed_open(&m.feed, &m.plan, &m.part, a->cfg.data, &a->feed, a->cfg.run.seed,
+                     a->cfg.run.batch, (int64_t)a->cfg.run.steps + a->cfg.run.warmup, err,
+                     sizeof err))
+        check_usage("--data %s: %s", a->cfg.data, err);
     /* the halo exchange (main thread) and the gradient engine (its thread)
      * make MPI calls at the same time */
     if (m.part.ranks_per_sample > 1 && thread_level < MPI_THREAD_MULTIPLE)
@@ -51,7 +58,8 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
     backend_t be;
     if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
     train_job job = {.net = &cosmoflow_network, .model = &m, .run = &a->cfg.run, .backend = &be,
-                     .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights};
+                     .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights,
+                     .quality = a->quality.eval_every > 0 || a->quality.mllog ? &a->quality : NULL};
     tprog_run run;
     tprog_run_init(&run, si, argc, argv, started, a->t.record);
     cf_rec_fill(&run, a);
@@ -72,7 +80,7 @@ int main(int argc, char **argv)
     comm_t comm;
     /* answers that need no communication skip MPI's start-up */
     int level = 0;
-    if (tprog_is_local(argc, argv, "--write-data"))
+    if (tprog_is_local(argc, argv, "--write-data") || tprog_is_local(argc, argv, "--make-data"))
         comm_init_self(&comm);
     else
         comm_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level, &comm);
@@ -84,6 +92,7 @@ int main(int argc, char **argv)
     int rc;
     if (a.t.describe) rc = describe(&a);
     else if (a.write_data) rc = write_data(&a);
+    else if (a.make_data) rc = cf_make_data(&a);
     else if (a.t.sysinfo) rc = tprog_print_sysinfo(&si, &a.cfg.run, &comm);
     else rc = train(&a, &comm, level, &si, argc, argv, started);
     if (comm.mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm.world));

@@ -365,6 +365,31 @@ static void keep_update(const train_job *j, lionx_t *lx, int64_t params, int i, 
     u->disagreement[i] = mx[2] < 0 ? NAN : mx[2];
 }
 
+/* The validation loss (ttt.h): every group's share of the val split through
+ * forward passes (no gradients, no update), the mean over batches and ranks;
+ * positions past the split wrap around. */
+static double evaluate(const train_job *j, void *n, float *input, float *target,
+                       const net_facts *f, int groups, int g)
+{
+    const runcfg_t *c = j->run;
+    int64_t per = (int64_t)groups * c->batch, nb = (f->eval_samples + per - 1) / per;
+    ktab_t tab;
+    ktab_init(&tab, table_rows(f));
+    kc_t kc = {.ops = j->backend->ops, .ctx = j->backend->ctx, .tab = &tab, .timing = 0};
+    double sum = 0, all;
+    for (int64_t k = 0; k < nb; k++) {
+        j->net->generate_eval(j->model, k * per + (int64_t)g * c->batch, c->batch, input, target);
+        j->net->load(n, input, target);
+        sum += j->net->forward(n, &kc);
+        j->backend->ops->sync(j->backend->ctx);
+        ktab_reset(&tab);
+    }
+    ktab_free(&tab);
+    sum /= (double)nb;
+    CHECK_MPI(MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, j->comm->world));
+    return all / j->comm->size;
+}
+
 /* One trainer's run: the whole job when there is one trainer (ensemble.h). */
 static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err, size_t errlen)
 {
@@ -386,6 +411,20 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         return -1;
     }
     int groups = comm->size / R;
+    if (j->quality) {
+        if (e->trainers > 1) {
+            snprintf(err, errlen, "evaluations and a target loss need one trainer (trainers %d)",
+                     e->trainers);
+            return -1;
+        }
+        if (j->quality->eval_every > 0 && (f.eval_samples <= 0 || !net->generate_eval)) {
+            snprintf(err, errlen, "evaluations need validation samples: a data set with a val "
+                     "split (docs/data.md)");
+            return -1;
+        }
+        ttt_begin(&r->ttt, j->quality, comm->rank == 0, (int64_t)groups * c->batch,
+                  f.train_samples, f.eval_samples, c->optimizer, c->lr);
+    }
     /* model parallelism (facts.sharded, network.h): the ranks of a group hold
      * different shards, so the first weights, the gradient sums and the
      * identity check run among the replicas of each shard (jr) only */
@@ -432,9 +471,11 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
     }
     lionx_t *lx = open_exchange(&jr, opt, gs, r);
     if (be->tune_pass) tune_pass(j, n, input, target, &f);
-    int total = c->warmup + c->steps;
+    int total = c->warmup + c->steps, done = total;
+    ttt_run_start(&r->ttt);
     double t_start = timer_now_s();
     for (int s = 0; s < total; s++) {
+        ttt_step(&r->ttt, s);
         double t0 = timer_now_s();
         net->generate(j->model, c->seed, s, ens_first_sample(e, comm->rank / R, groups, c->batch),
                       c->batch, input, target);
@@ -496,7 +537,24 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
                    s < c->warmup ? " (warm-up)" : "", mx[0], gloss, elapsed, eta);
             fflush(stdout);
         }
+        if (ttt_eval_due(&r->ttt, s, total)) {
+            double te = timer_now_s();
+            double vl = evaluate(j, n, input, target, &f, groups, comm->rank / R);
+            int hit = ttt_eval_point(&r->ttt, s, vl, timer_now_s() - te);
+            if (comm->rank == 0 && !j->quiet) {
+                printf("  eval after step %d: validation loss %.5g%s\n", s + 1, vl,
+                       hit ? " (target reached)" : "");
+                fflush(stdout);
+            }
+            /* the ranks agree (one loss): they stop together, after a timed step */
+            if (hit && s >= c->warmup) {
+                done = s + 1;
+                break;
+            }
+        }
     }
+    if (done < total) r->steps = done - c->warmup;
+    ttt_end(&r->ttt, done);
     validate(&jr, n, f.params, r);
     int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     gsync_free(gs);
@@ -550,6 +608,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
 
 void train_result_free(train_result *r)
 {
+    ttt_free(&r->ttt);
     ens_result_free(&r->ens);
     free(r->up.wire_bytes);
     free(r->up.sync_bytes);

@@ -21,6 +21,7 @@
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/network.h"
 #include "benchmarks/train/runcfg.h"
+#include "benchmarks/train/ttt.h"
 
 #define TRAIN_MAX_CHECKS 8
 
@@ -74,6 +75,7 @@ typedef struct {
     int nchecks;
     int invalid;             /* a deciding check failed */
     ens_result ens;          /* trainers > 1: every trainer, world rank 0 (ensemble.h) */
+    ttt_result ttt;          /* evaluations and time to train (ttt.h); .enabled 0: none */
 } train_result;
 
 /* One training run: a model of a network, the run parameters, where it runs. */
@@ -85,6 +87,7 @@ typedef struct {
     comm_t *comm;
     int quiet;                /* no progress lines */
     const char *dump_weights; /* write each rank's final fp32 weights to PATH.<rank> */
+    const ttt_cfg *quality;   /* evaluations, a target, MLLOG lines (ttt.h); NULL: none */
 } train_job;
 
 /* The facts of a network's model, zeroed first (members a network leaves
