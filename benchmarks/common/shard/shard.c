@@ -385,8 +385,14 @@ int shard_read(shard_set *s, const char *split, int64_t index, const int o[3], c
                  (long long)index, (long long)shard_set_samples(s, split));
         return -1;
     }
-    return strcmp(s->encoding, "raw")
-               ? shard_h5_read(f, &s->shape, index - f->first, o, e, input, target, io, err, errlen)
-               : shard_raw_read(f, &s->shape, index - f->first, o, e, input, target, io, err,
-                                errlen);
+    int rc = strcmp(s->encoding, "raw")
+                 ? shard_h5_read(f, &s->shape, index - f->first, o, e, input, target, io, err, errlen)
+                 : shard_raw_read(f, &s->shape, index - f->first, o, e, input, target, io, err,
+                                  errlen);
+    if (rc) { /* the sample's number in its split too: the file counts from its first */
+        size_t n = strlen(err);
+        if (n + 1 < errlen)
+            snprintf(err + n, errlen - n, " (%s sample %lld of %s)", split, (long long)index, s->dir);
+    }
+    return rc;
 }
