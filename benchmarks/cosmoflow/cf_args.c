@@ -38,6 +38,8 @@ static void usage(FILE *f)
             "  --val-samples N        validation samples (default 0; --data grf in memory too)\n"
             "  --data files:DIR       (the data key) train on the set in DIR; --data grf: the same\n"
             "                         GRF samples made in memory (--samples, --val-samples)\n"
+            "  --make-missing true    with --data files:DIR: rank 0 first writes the GRF set\n"
+            "                         (--samples, --val-samples, --format) when DIR has none\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
             "                         its own shards)\n"
             "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
@@ -64,7 +66,7 @@ static int validate(const void *cfg, char *err, size_t errlen)
 
 static const char *const own_options[] = {
     "--write-data", "--samples", "--make-data", "--format", "--val-samples", "--shard-samples",
-    "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", NULL};
+    "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing", NULL};
 
 static long long whole(const char *name, const char *value, long long lo, long long hi)
 {
@@ -104,6 +106,10 @@ static void take_option(void *prog, const char *name, const char *value)
         if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
             check_usage("--target-loss: '%s' is not a number >= 0", value);
         a->quality.target_loss = x;
+    } else if (!strcmp(name, "--make-missing")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--make-missing: '%s' is not true or false", value);
+        a->make_missing = !strcmp(value, "true");
     } else if (!strcmp(name, "--mllog")) {
         if (strcmp(value, "true") && strcmp(value, "false"))
             check_usage("--mllog: '%s' is not true or false", value);

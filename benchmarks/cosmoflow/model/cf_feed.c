@@ -268,6 +268,7 @@ void cf_feed_write_record(const cf_feed *f, rec_t *w)
     rec_kv_str(w, "encoding", f->set ? shard_set_encoding(f->set) : "none");
     rec_kv_str(w, "shuffle", f->o.shuffle);
     rec_kv_int(w, "prefetch", f->o.prefetch);
+    rec_kv_double(w, "made_s", f->o.made_s);
     rec_kv_int(w, "train_samples", f->ntrain);
     rec_kv_int(w, "val_samples", f->nval);
     rec_kv_bool(w, "sub_volume", !f->whole);

@@ -35,6 +35,7 @@ typedef struct {
     char shuffle[8];   /* global | local | none */
     int prefetch;      /* steps read ahead by the reader thread; 0: none */
     int64_t grf_train, grf_val; /* --data grf: the split sizes (files: the manifest's) */
+    double made_s;     /* seconds this launch spent writing the set first (--make-missing) */
 } cf_feed_opts;
 
 /* 1 when data names a data set (files:DIR or grf). */
