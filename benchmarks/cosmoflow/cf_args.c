@@ -40,6 +40,10 @@ static void usage(FILE *f)
             "                         GRF samples made in memory (--samples, --val-samples)\n"
             "  --make-missing true    with --data files:DIR: rank 0 first writes the GRF set\n"
             "                         (--samples, --val-samples, --format) when DIR has none\n"
+            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
+            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
+            "  --verify false         skip each sample's CRC check (default true; a rank reading\n"
+            "                         a sub-volume cannot check it)\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
             "                         its own shards)\n"
             "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
@@ -66,7 +70,8 @@ static int validate(const void *cfg, char *err, size_t errlen)
 
 static const char *const own_options[] = {
     "--write-data", "--samples", "--make-data", "--format", "--val-samples", "--shard-samples",
-    "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing", NULL};
+    "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing",
+    "--read-only", "--verify", NULL};
 
 static long long whole(const char *name, const char *value, long long lo, long long hi)
 {
@@ -106,6 +111,14 @@ static void take_option(void *prog, const char *name, const char *value)
         if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
             check_usage("--target-loss: '%s' is not a number >= 0", value);
         a->quality.target_loss = x;
+    } else if (!strcmp(name, "--verify")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--verify: '%s' is not true or false", value);
+        a->feed.no_verify = !strcmp(value, "false");
+    } else if (!strcmp(name, "--read-only")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--read-only: '%s' is not true or false", value);
+        a->read_only = !strcmp(value, "true");
     } else if (!strcmp(name, "--make-missing")) {
         if (strcmp(value, "true") && strcmp(value, "false"))
             check_usage("--make-missing: '%s' is not true or false", value);

@@ -25,6 +25,7 @@ typedef struct {
     const char *format;     /* --format raw | hdf5 (default hdf5 where built, else raw) */
     int64_t val_samples;    /* --val-samples N (default 0) */
     int64_t shard_samples;  /* --shard-samples N per shard (default 16) */
+    int read_only;          /* --read-only true: read the batches of every step, no compute */
     int make_missing;       /* --make-missing true: write the GRF set of --data files:DIR first
                                when DIR has none */
     cf_feed_opts feed;      /* --shuffle, --prefetch; the grf sizes */

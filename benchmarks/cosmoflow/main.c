@@ -9,6 +9,7 @@
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/cosmoflow/cf_args.h"
+#include "benchmarks/cosmoflow/cf_dlio.h"
 #include "benchmarks/cosmoflow/cf_make.h"
 #include "benchmarks/cosmoflow/cf_rec.h"
 #include "benchmarks/cosmoflow/model/cf_data.h"
@@ -72,6 +73,12 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
     cf_args made = *a;
     if (make_missing(a, comm, &made.feed.made_s)) check_usage("--make-missing: could not write the set");
     a = &made;
+    if (a->read_only) {
+        if (strncmp(a->cfg.data, "files:", 6)) check_usage("--read-only needs --data files:DIR");
+        int rc = cf_read_only(a, &m, comm);
+        cf_model_free(&m);
+        return rc;
+    }
     if (cf_feed_is(a->cfg.data) &&
         cf_feed_open(&m.feed, &m.plan, &m.part, a->cfg.data, &a->feed, a->cfg.run.seed,
                      a->cfg.run.batch, (int64_t)a->cfg.run.steps + a->cfg.run.warmup, err,

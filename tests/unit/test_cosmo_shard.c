@@ -147,8 +147,22 @@ static void refused(const char *encoding)
 static void test_refused_raw(void) { refused("raw"); }
 static void test_refused_hdf5(void) { refused("hdf5"); }
 
+/* the IEEE CRC-32 of "123456789" (the standard check value), and a long
+ * buffer whose tail is not a multiple of 8, as zlib's crc32 gives it */
+static void test_crc32(void)
+{
+    T_ASSERT(shard_crc32(0, "123456789", 9) == 0xCBF43926u, "check value %08x",
+             shard_crc32(0, "123456789", 9));
+    unsigned char b[771];
+    for (int i = 0; i < 768; i++) b[i] = (unsigned char)i;
+    b[768] = 'a', b[769] = 'b', b[770] = 'c';
+    T_ASSERT(shard_crc32(0, b, 771) == 0x9D3A9924u, "771 bytes: %08x", shard_crc32(0, b, 771));
+    T_ASSERT(shard_crc32(shard_crc32(0, b, 100), b + 100, 671) == 0x9D3A9924u, "in two parts");
+}
+
 int main(void)
 {
+    T_RUN(test_crc32);
     T_RUN(test_roundtrip_raw);
     T_RUN(test_roundtrip_hdf5);
     T_RUN(test_refused_raw);

@@ -19,7 +19,7 @@
  * check the sample's CRC: the size check still holds.
  *
  * defines: shard_shape, shard_make_cfg, shard_gen_fn, shard_make, shard_set,
- *          shard_io, shard_set_open, shard_set_close, shard_set_samples,
+ *          shard_io, shard_set_open, shard_set_close, shard_set_samples, shard_set_verify,
  *          shard_set_shape, shard_read, shard_hdf5_available, shard_crc32 */
 #ifndef EXADL_SHARD_H
 #define EXADL_SHARD_H
@@ -83,6 +83,9 @@ const shard_shape *shard_set_shape(const shard_set *s);
 int64_t shard_set_samples(const shard_set *s, const char *split);
 const char *shard_set_encoding(const shard_set *s);
 uint64_t shard_set_seed(const shard_set *s);
+/* verify 0: whole-sample reads skip the CRC check (a read-only benchmark of
+ * the storage alone, docs/data.md); 1 (the default): check it */
+void shard_set_verify(shard_set *s, int verify);
 /* the shards of a split and the shard of a sample (local shuffling) */
 int shard_set_shards(const shard_set *s, const char *split);
 int shard_set_shard_of(const shard_set *s, const char *split, int64_t index, int64_t *first,

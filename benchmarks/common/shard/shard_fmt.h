@@ -20,6 +20,7 @@ typedef struct {
     uint32_t crc;           /* of the whole file */
     int fd;                 /* raw: -1 until first read */
     int64_t h5;             /* hdf5: the file's hid_t, -1 until first read */
+    int verify;             /* whole-sample reads check the sample's CRC */
 } shard_file;
 
 /* bytes of one sample's input and targets, float32 */

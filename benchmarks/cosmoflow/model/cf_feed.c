@@ -143,6 +143,7 @@ static int open_files(cf_feed *f, const char *dir, char *err, size_t errlen)
                  sh->dims[1], sh->dims[2], sh->dims[3], sh->targets, f->D, f->C, f->T);
         return -1;
     }
+    shard_set_verify(f->set, !f->o.no_verify);
     f->ntrain = shard_set_samples(f->set, "train");
     f->nval = shard_set_samples(f->set, "val");
     if (strcmp(f->o.shuffle, "local")) return 0;
@@ -259,6 +260,14 @@ void cf_feed_eval(cf_feed *f, int64_t first, int batch, float *input, float *tar
     if (rc) check_usage("--data %s: %s", f->data, err);
 }
 
+void cf_feed_io(const cf_feed *f, int64_t *bytes, int64_t *samples, double *read_s)
+{
+    /* the reader thread has finished its steps when the training took them all */
+    pthread_mutex_lock((pthread_mutex_t *)&f->io_lock);
+    *bytes = f->io.bytes, *samples = f->io.samples, *read_s = f->io.seconds;
+    pthread_mutex_unlock((pthread_mutex_t *)&f->io_lock);
+}
+
 void cf_feed_write_record(const cf_feed *f, rec_t *w)
 {
     rec_key(w, "io");
@@ -272,6 +281,7 @@ void cf_feed_write_record(const cf_feed *f, rec_t *w)
     rec_kv_int(w, "train_samples", f->ntrain);
     rec_kv_int(w, "val_samples", f->nval);
     rec_kv_bool(w, "sub_volume", !f->whole);
+    rec_kv_bool(w, "verified", f->set && f->whole && !f->o.no_verify);
     rec_kv_str(w, "rank_note", "rank 0's reads: its sub-volume of each sample of its group");
     rec_kv_int(w, "bytes_read", f->io.bytes);
     rec_kv_int(w, "samples_read", f->io.samples);

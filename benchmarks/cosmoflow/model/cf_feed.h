@@ -19,7 +19,7 @@
  * with the file and sample named.
  *
  * defines: cf_feed, cf_feed_opts, cf_feed_is, cf_feed_open, cf_feed_batch,
- *          cf_feed_eval, cf_feed_samples, cf_feed_write_record, cf_feed_close */
+ *          cf_feed_eval, cf_feed_samples, cf_feed_io, cf_feed_write_record, cf_feed_close */
 #ifndef COSMOFLOW_CF_FEED_H
 #define COSMOFLOW_CF_FEED_H
 
@@ -34,6 +34,7 @@ typedef struct cf_feed cf_feed;
 typedef struct {
     char shuffle[8];   /* global | local | none */
     int prefetch;      /* steps read ahead by the reader thread; 0: none */
+    int no_verify;     /* --verify false: whole samples read without their CRC check */
     int64_t grf_train, grf_val; /* --data grf: the split sizes (files: the manifest's) */
     double made_s;     /* seconds this launch spent writing the set first (--make-missing) */
 } cf_feed_opts;
@@ -56,6 +57,9 @@ void cf_feed_batch(cf_feed *f, int64_t step, int64_t first, int batch, float *in
 void cf_feed_eval(cf_feed *f, int64_t first, int batch, float *input, float *target);
 /* The split's samples: 0 train, 1 val. */
 int64_t cf_feed_samples(const cf_feed *f, int split);
+
+/* What this rank read so far: bytes, samples, seconds in reads. */
+void cf_feed_io(const cf_feed *f, int64_t *bytes, int64_t *samples, double *read_s);
 
 /* The record's `io` block: what was read, in how long, what the steps waited. */
 void cf_feed_write_record(const cf_feed *f, rec_t *w);
