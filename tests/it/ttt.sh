@@ -144,6 +144,23 @@ else
         echo "FAIL: after a killed writer: exit $rc: $(tail -n 2 "$T/killed.out")"
     fi
 fi
+# the read-only (DLIO-style) mode reads every step's batches and says how many
+"$C" --preset tiny --data "files:$T/h5" --read-only true --steps 8 --warmup 0 --batch 4 \
+    --threads 1 >"$T/ro.out" 2>&1
+if grep -q 'read 32 samples' "$T/ro.out" && grep -q '^read_only: samples_per_s [0-9.e+]* GBps [0-9.e+-]* ' "$T/ro.out"; then
+    echo "PASS: --read-only reads the 8 x 4 samples of the steps and prints samples/s and GB/s"
+else
+    echo "FAIL: --read-only: $(tail -n 2 "$T/ro.out")"
+fi
+# --make-missing: rank 0 writes the set first, both ranks train on it
+$M -np 2 "$C" "${common[@]}" --batch 1 --data "files:$T/mm" --make-missing true --samples 16 \
+    --val-samples 4 --record "$T/mm.yaml" >"$T/mm.out" 2>&1
+if [ -f "$T/mm/manifest.yaml" ] && grep -q '^train_samples: 16$' "$T/mm/manifest.yaml" &&
+    grep -q '^  made_s: [0-9]' "$T/mm.yaml" && ! grep -q '^  made_s: 0$' "$T/mm.yaml"; then
+    echo "PASS: --make-missing writes the set once (rank 0) and records its time"
+else
+    echo "FAIL: --make-missing: $(tail -n 2 "$T/mm.out")"
+fi
 "$C" --preset tiny --shuffle sideways --check-config >"$T/opt.out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q -- '--shuffle' "$T/opt.out" && echo "PASS: a bad --shuffle is refused naming it (exit 2)" ||
