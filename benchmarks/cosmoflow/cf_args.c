@@ -49,6 +49,11 @@ static void usage(FILE *f)
             "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
+            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
+            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
+            "  --checkpoint-dir DIR   where checkpoints go\n"
+            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
+            "                         (--warmup 0; the run continues to --steps)\n"
             "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
             "\n"
             "Exit status: 0 ok; 1 the run failed or a deciding check failed; 2 bad input (an\n"
@@ -71,7 +76,7 @@ static int validate(const void *cfg, char *err, size_t errlen)
 static const char *const own_options[] = {
     "--write-data", "--samples", "--make-data", "--format", "--val-samples", "--shard-samples",
     "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing",
-    "--read-only", "--verify", NULL};
+    "--read-only", "--verify", "--checkpoint-every", "--checkpoint-dir", "--restore", NULL};
 
 static long long whole(const char *name, const char *value, long long lo, long long hi)
 {
@@ -111,6 +116,12 @@ static void take_option(void *prog, const char *name, const char *value)
         if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
             check_usage("--target-loss: '%s' is not a number >= 0", value);
         a->quality.target_loss = x;
+    } else if (!strcmp(name, "--checkpoint-every")) {
+        a->ckpt.every = (int)whole(name, value, 0, 1 << 24);
+    } else if (!strcmp(name, "--checkpoint-dir")) {
+        a->ckpt.dir = value;
+    } else if (!strcmp(name, "--restore")) {
+        a->ckpt.restore = value;
     } else if (!strcmp(name, "--verify")) {
         if (strcmp(value, "true") && strcmp(value, "false"))
             check_usage("--verify: '%s' is not true or false", value);
@@ -144,6 +155,8 @@ void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
     a->feed.grf_train = a->samples;
     a->feed.grf_val = a->val_samples;
+    if (a->ckpt.every > 0 && !a->ckpt.dir)
+        check_usage("--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)");
     if (a->quality.target_loss > 0 && a->quality.eval_every == 0)
         check_usage("--target-loss needs --eval-every N (the loss it stops on is the validation "
                     "loss)");

@@ -12,6 +12,7 @@
 
 #include "benchmarks/cosmoflow/model/cf_config.h"
 #include "benchmarks/cosmoflow/model/cf_feed.h"
+#include "benchmarks/train/ckpt.h"
 #include "benchmarks/train/tprog.h"
 #include "benchmarks/train/ttt.h"
 
@@ -30,6 +31,7 @@ typedef struct {
                                when DIR has none */
     cf_feed_opts feed;      /* --shuffle, --prefetch; the grf sizes */
     ttt_cfg quality;        /* --eval-every, --target-loss, --mllog */
+    ckpt_cfg ckpt;          /* --checkpoint-every, --checkpoint-dir, --restore */
 } cf_args;
 
 /* Parse argv; on bad input prints one line (rank 0) and exits 2; --help

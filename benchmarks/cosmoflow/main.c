@@ -94,7 +94,8 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
     if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
     train_job job = {.net = &cosmoflow_network, .model = &m, .run = &a->cfg.run, .backend = &be,
                      .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights,
-                     .quality = a->quality.eval_every > 0 || a->quality.mllog ? &a->quality : NULL};
+                     .quality = a->quality.eval_every > 0 || a->quality.mllog ? &a->quality : NULL,
+                     .ckpt = a->ckpt.every > 0 || a->ckpt.restore ? &a->ckpt : NULL};
     tprog_run run;
     tprog_run_init(&run, si, argc, argv, started, a->t.record);
     cf_rec_fill(&run, a);

@@ -472,9 +472,38 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
     lionx_t *lx = open_exchange(&jr, opt, gs, r);
     if (be->tune_pass) tune_pass(j, n, input, target, &f);
     int total = c->warmup + c->steps, done = total;
+    /* a restored run continues at the step its checkpoint had done (ckpt.h);
+     * its steps are all timed (no warm-up), from there to the budget */
+    int s0 = 0;
+    if (j->ckpt && j->ckpt->restore) {
+        int refused = 0;
+        if (c->warmup > 0 || e->trainers > 1 || f.sharded) {
+            snprintf(err, errlen, "a restored run takes --warmup 0, one trainer and replicated weights");
+            refused = 1;
+        } else if (ckpt_restore(j->ckpt, comm, net, n, opt, be->ops, be->ctx, &s0, &r->ckpt, err,
+                                errlen)) {
+            refused = 1;
+        } else if (s0 >= total) {
+            snprintf(err, errlen, "%s: the checkpoint has done %d steps; --steps %d leaves none",
+                     j->ckpt->restore, s0, c->steps);
+            refused = 1;
+        }
+        if (refused) {
+            gsync_free(gs);
+            lionx_free(lx);
+            ktab_free(&step_tab);
+            free(input);
+            free(target);
+            optim_free(opt);
+            net->release(n);
+            return -1;
+        }
+        r->steps = total - s0;
+    }
+    int base = c->warmup + s0; /* timed step i is step base + i */
     ttt_run_start(&r->ttt);
     double t_start = timer_now_s();
-    for (int s = 0; s < total; s++) {
+    for (int s = s0; s < total; s++) {
         ttt_step(&r->ttt, s);
         double t0 = timer_now_s();
         net->generate(j->model, c->seed, s, ens_first_sample(e, comm->rank / R, groups, c->batch),
@@ -504,20 +533,20 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         const gsync_step *gst = gsync_last_step(gs);
         if (lx) lionx_take_rows(lx, &step_tab);
         add_reduction_rows(gs, &step_tab, lx ? "sign_exchange" : "allreduce");
-        if (s >= c->warmup) keep_update(&jr, lx, f.params, s - c->warmup, r);
+        if (s >= c->warmup) keep_update(&jr, lx, f.params, s - base, r);
         double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, mx[6],
                gloss;
         CHECK_MPI(MPI_Allreduce(in6, mx, 5, MPI_DOUBLE, MPI_MAX, comm->world));
         CHECK_MPI(MPI_Allreduce(&loss, &gloss, 1, MPI_DOUBLE, MPI_SUM, comm->world));
         gloss /= comm->size;
-        if (s >= c->warmup) keep_rank_times(j, r, s - c->warmup, dt, compute_s);
+        if (s >= c->warmup) keep_rank_times(j, r, s - base, dt, compute_s);
         if (s < c->warmup) {
             r->warm_s[s] = mx[0];
             r->warm_loss[s] = gloss;
         } else {
-            keep_step(r, s - c->warmup, mx, gst, gloss, &step_tab);
+            keep_step(r, s - base, mx, gst, gloss, &step_tab);
         }
-        if (s == 0) {
+        if (s == s0) {
             /* ranks may differ (uneven spatial splits): the step's total is their sum */
             r->flops_rank_step = ktab_total_flops(&step_tab);
             CHECK_MPI(MPI_Allreduce(&r->flops_rank_step, &r->flops_step, 1, MPI_INT64_T, MPI_SUM,
@@ -552,8 +581,25 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
                 break;
             }
         }
+        if (j->ckpt && j->ckpt->every > 0 && (s + 1) % j->ckpt->every == 0 &&
+            ckpt_write(j->ckpt, comm, net, n, opt, be->ops, be->ctx, s + 1, &r->ckpt, err,
+                       errlen)) {
+            done = -1;
+            break;
+        }
     }
-    if (done < total) r->steps = done - c->warmup;
+    if (done < 0) { /* a checkpoint could not be written: the run fails, saying where */
+        gsync_free(gs);
+        lionx_free(lx);
+        ktab_free(&step_tab);
+        free(input);
+        free(target);
+        optim_free(opt);
+        net->release(n);
+        if (jr.comm != comm) CHECK_MPI(MPI_Comm_free(&replicas.world));
+        return -1;
+    }
+    if (done < total) r->steps = done - base;
     ttt_end(&r->ttt, done);
     validate(&jr, n, f.params, r);
     int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
@@ -609,6 +655,7 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
 void train_result_free(train_result *r)
 {
     ttt_free(&r->ttt);
+    ckpt_free(&r->ckpt);
     ens_result_free(&r->ens);
     free(r->up.wire_bytes);
     free(r->up.sync_bytes);

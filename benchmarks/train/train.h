@@ -16,6 +16,7 @@
 
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/ckpt.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/ensemble.h"
 #include "benchmarks/train/gsync/gsync.h"
@@ -76,6 +77,7 @@ typedef struct {
     int invalid;             /* a deciding check failed */
     ens_result ens;          /* trainers > 1: every trainer, world rank 0 (ensemble.h) */
     ttt_result ttt;          /* evaluations and time to train (ttt.h); .enabled 0: none */
+    ckpt_result ckpt;        /* checkpoints written and restored (ckpt.h) */
 } train_result;
 
 /* One training run: a model of a network, the run parameters, where it runs. */
@@ -88,6 +90,7 @@ typedef struct {
     int quiet;                /* no progress lines */
     const char *dump_weights; /* write each rank's final fp32 weights to PATH.<rank> */
     const ttt_cfg *quality;   /* evaluations, a target, MLLOG lines (ttt.h); NULL: none */
+    const ckpt_cfg *ckpt;     /* checkpoints every N steps, a restore (ckpt.h); NULL: none */
 } train_job;
 
 /* The facts of a network's model, zeroed first (members a network leaves

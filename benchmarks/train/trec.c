@@ -253,6 +253,7 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_doubles(w, "steps", r->loss, (size_t)r->steps);
     rec_map_end(w);
     ttt_write_record(&r->ttt, w);
+    if (j->ckpt) ckpt_write_record(j->ckpt, &r->ckpt, w);
 
     rec_key(w, "memory");
     rec_map_begin(w);

@@ -12,7 +12,10 @@
 #   (counts, not time): the record's time_to_train block says so;
 # - the :::MLLOG lines carry the keys MLPerf HPC's checker requires, in order;
 # - a corrupt sample and a truncated shard stop the run naming file and
-#   sample (exit 2); a writer killed half way leaves no set a reader accepts.
+#   sample (exit 2); a writer killed half way leaves no set a reader accepts;
+# - the read-only mode counts its samples; --make-missing writes the set once;
+# - checkpoints: a 2-rank run restored from step 4 ends with the weights of
+#   the run that never stopped; a corrupt checkpoint is refused, named.
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -160,6 +163,35 @@ if [ -f "$T/mm/manifest.yaml" ] && grep -q '^train_samples: 16$' "$T/mm/manifest
     echo "PASS: --make-missing writes the set once (rank 0) and records its time"
 else
     echo "FAIL: --make-missing: $(tail -n 2 "$T/mm.out")"
+fi
+# checkpoints: a run restored from step 4 ends with the weights of the run
+# that never stopped (2 ranks, 2 groups, reading the shards), and so does the
+# run that wrote them; a corrupt checkpoint is refused naming its file
+ck=(--batch 1 --data "files:$T/h5" --steps 8)
+train ck_a 2 "${ck[@]}"
+train ck_b 2 "${ck[@]}" --checkpoint-every 4 --checkpoint-dir "$T/ck"
+train ck_c 2 "${ck[@]}" --restore "$T/ck/step-00000004"
+if [ -s "$T/ck_a.w.0" ] && cmp -s "$T/ck_a.w.0" "$T/ck_c.w.0" && cmp -s "$T/ck_a.w.1" "$T/ck_c.w.1" &&
+    cmp -s "$T/ck_a.w.0" "$T/ck_b.w.0" && grep -q '^  restored_step: 4$' "$T/ck_c.yaml" &&
+    grep -q '^  writes: 2$' "$T/ck_b.yaml" && grep -q '^  write_GBps: [0-9]' "$T/ck_b.yaml" &&
+    [ -f "$T/ck/step-00000008/rank-00001.bin" ]; then
+    echo "PASS: 2 ranks restored from a step-4 checkpoint end with the weights of the uninterrupted run (sharded write and restore, bandwidth recorded)"
+else
+    echo "FAIL: checkpoint restore (see $T/ck_a.out, $T/ck_c.out)"
+fi
+python3 - "$T/ck/step-00000004/rank-00001.bin" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+b[200] ^= 0x01
+open(p, 'wb').write(b)
+PY
+$M -np 2 "$C" "${common[@]}" "${ck[@]}" --restore "$T/ck/step-00000004" >"$T/ck_bad.out" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q 'step-00000004/rank-00001.bin: CRC-32 .*(corrupt)' "$T/ck_bad.out"; then
+    echo "PASS: a corrupt checkpoint shard is refused naming its file (exit $rc)"
+else
+    echo "FAIL: a corrupt checkpoint: exit $rc: $(grep -m1 error "$T/ck_bad.out")"
 fi
 "$C" --preset tiny --shuffle sideways --check-config >"$T/opt.out" 2>&1
 rc=$?

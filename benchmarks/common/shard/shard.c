@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/crc32.h"
 #include "benchmarks/common/record/record.h"
 #include "benchmarks/common/shard/shard_fmt.h"
 #include "benchmarks/common/timer.h"
@@ -21,37 +21,7 @@
 #define MANIFEST "manifest.yaml"
 #define MAX_SHARDS (1 << 24)
 
-/* slicing by 8: eight table lookups per 8 bytes (the byte-wise loop ran at
- * tens of MB/s and was the reader's bottleneck); t[0] is the classic table */
-static uint32_t crc_t[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_t[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int k = 1; k < 8; k++) crc_t[k][i] = crc_t[0][crc_t[k - 1][i] & 0xFF] ^ (crc_t[k - 1][i] >> 8);
-}
-
-uint32_t shard_crc32(uint32_t crc, const void *p, size_t n)
-{
-    pthread_once(&crc_once, crc_init);
-    const unsigned char *b = p;
-    crc = ~crc;
-    for (; n >= 8; n -= 8, b += 8) { /* little endian: the first 4 bytes fold into crc */
-        uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                             (uint32_t)b[3] << 24);
-        crc = crc_t[7][lo & 0xFF] ^ crc_t[6][(lo >> 8) & 0xFF] ^ crc_t[5][(lo >> 16) & 0xFF] ^
-              crc_t[4][lo >> 24] ^ crc_t[3][b[4]] ^ crc_t[2][b[5]] ^ crc_t[1][b[6]] ^
-              crc_t[0][b[7]];
-    }
-    while (n--) crc = crc_t[0][(crc ^ *b++) & 0xFF] ^ (crc >> 8);
-    return ~crc;
-}
+uint32_t shard_crc32(uint32_t crc, const void *p, size_t n) { return crc32_ieee(crc, p, n); }
 
 static const char *ext_of(const char *encoding) { return strcmp(encoding, "hdf5") ? "raw" : "h5"; }
 
