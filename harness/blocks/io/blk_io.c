@@ -7,9 +7,11 @@
 
 static int read_io(const rd_t *c, const ytnode *root, record_t *rec)
 {
-    const ytnode *io, *q, *cv;
-    if (rd_map(c, root, "io", &io) || rd_map(c, root, "time_to_train", &q)) return -1;
-    if (!io && !q) return 0;
+    const ytnode *io, *q, *cv, *ck;
+    if (rd_map(c, root, "io", &io) || rd_map(c, root, "time_to_train", &q) ||
+        rd_map(c, root, "checkpoint", &ck))
+        return -1;
+    if (!io && !q && !ck) return 0;
     ioinfo_t *r = rd_alloc(c, sizeof *r);
     rec->blk[BLOCK_io] = r;
     if (io) {
@@ -22,6 +24,14 @@ static int read_io(const rd_t *c, const ytnode *root, record_t *rec)
             rd_num(c, io, "read_s", RD_COUNT, &r->read_s) ||
             rd_num(c, io, "exposed_read_s", RD_COUNT, &r->exposed_read_s) ||
             rd_num(c, io, "steps", RD_COUNT, &r->steps))
+            return -1;
+    }
+    if (ck) {
+        r->has_ckpt = 1;
+        if (rd_num(c, ck, "writes", RD_COUNT, &r->ckpt_writes) ||
+            rd_num(c, ck, "bytes_per_write", RD_COUNT, &r->ckpt_bytes) ||
+            rd_num(c, ck, "write_GBps", RD_COUNT, &r->ckpt_GBps) ||
+            rd_num(c, ck, "restored_step", RD_COUNT, &r->restored_step))
             return -1;
     }
     if (q) {
@@ -52,8 +62,9 @@ static const metric_info_t catalog[] = {
     {"time_to_train_s", "s", -1, 1, "run_start to the evaluation that reached the target"},
     {"steps_to_target", "steps", -1, 1, "training steps until the validation loss reached the target"},
     {"epochs_to_target", "epochs", -1, 1, "passes over the train split until the target"},
+    {"checkpoint_write_GBps", "GB/s", 1, 1, "checkpoint bytes all ranks wrote / the write's time"},
     {NULL, NULL, 0, 0, NULL}};
 
-const block_t block_io = {.name = "io", .key = "io, time_to_train", .read = read_io,
+const block_t block_io = {.name = "io", .key = "io, time_to_train, checkpoint", .read = read_io,
                           .catalog = catalog, .derive = io_derive, .rows = io_rows,
                           .rows_at = BLOCK_ROWS_RUN, .section = "io"};

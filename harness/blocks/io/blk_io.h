@@ -1,8 +1,9 @@
 /* blk_io: a training's data set and its time to train (docs/record.md
  * "io", docs/data.md): the `io` map a program writes when it reads a data
  * set (cosmoflow --data files:DIR or grf: what rank 0 read, in how long,
- * what its steps waited) and the runtime's `time_to_train` map (evaluations,
- * the target, the quality curve).
+ * what its steps waited), the runtime's `time_to_train` map (evaluations,
+ * the target, the quality curve) and its `checkpoint` map (writes, bytes,
+ * write GB/s, the step restored from).
  * defines: ioinfo_t, rec_io */
 #ifndef EXADL_HARNESS_BLK_IO_H
 #define EXADL_HARNESS_BLK_IO_H
@@ -18,6 +19,8 @@ typedef struct {
     double time_to_train_s, init_s, eval_s;
     double *curve_step, *curve_loss; /* the validation loss after each evaluation */
     size_t ncurve;
+    int has_ckpt;                    /* the runtime's `checkpoint` map */
+    double ckpt_writes, ckpt_bytes, ckpt_GBps, restored_step;
 } ioinfo_t;
 
 /* NULL when the record has neither map */

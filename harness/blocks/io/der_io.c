@@ -31,6 +31,9 @@ void io_rows(const blkctx_t *c, const void *self, size_t entry, mtable_t *t)
         blocks_put(c->a, t, r->b, r->scale, "io_read_GBps", r->read_GBps, NAN, NAN, NAN, NULL, 0);
         blocks_put(c->a, t, r->b, r->scale, "io_exposed_read_s", r->exposed_per_step_s, NAN, NAN,
                    NAN, NULL, 0);
+        if (r->d->has_ckpt && r->d->ckpt_writes > 0)
+            blocks_put(c->a, t, r->b, r->scale, "checkpoint_write_GBps", r->d->ckpt_GBps, NAN, NAN,
+                       NAN, NULL, 0);
         if (!r->d->has_ttt || !r->d->reached) continue;
         blocks_put(c->a, t, r->b, r->scale, "time_to_train_s", r->d->time_to_train_s, NAN, NAN,
                    NAN, NULL, 0);

@@ -5,7 +5,8 @@
  * to the target, or "not reached" with the budget); the figure io_quality
  * draws each row's validation loss after each evaluation.  Metrics
  * io_read_GBps, io_exposed_read_s, time_to_train_s, steps_to_target,
- * epochs_to_target.  The numbers are the io block's (harness/blocks/io/). */
+ * epochs_to_target, checkpoint_write_GBps; a line per row that wrote or
+ * restored checkpoints.  The numbers are the io block's (harness/blocks/io/). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +78,18 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
         else
             sb_printf(o, "%.4g | not reached in %.0f | | | %.4g (budget) |\n", x->target_loss,
                       x->ttt_steps, x->time_to_train_s);
+    }
+    for (size_t i = 0; i < D->n; i++) {
+        const ioinfo_t *x = D->r[i].d;
+        if (x->has_ckpt && (x->ckpt_writes > 0 || x->restored_step > 0))
+        {
+            sb_printf(o, "\nCheckpoints, %s at %d ranks: %.0f written of %.4g MB each (all "
+                         "ranks), %.3g GB/s",
+                      esc_md(c->a, D->r[i].b->name), D->r[i].scale, x->ckpt_writes,
+                      x->ckpt_bytes / 1e6, x->ckpt_GBps);
+            if (x->restored_step > 0) sb_printf(o, "; restored from step %.0f", x->restored_step);
+            sb_puts(o, ".\n");
+        }
     }
     report_plot_link(o, &c->pl, "io_quality");
 }
