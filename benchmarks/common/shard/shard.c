@@ -283,7 +283,7 @@ static int read_manifest(shard_set *s, const ytdoc *d, char *err, size_t errlen)
     return 0;
 }
 
-shard_set *shard_set_open(const char *dir, char *err, size_t errlen)
+shard_set *shard_set_load(const char *manifest, const char *dir, char *err, size_t errlen)
 {
     shard_set *s = XCALLOC(1, sizeof *s, "a data set");
     if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir) {
@@ -291,16 +291,7 @@ shard_set *shard_set_open(const char *dir, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/" MANIFEST, dir);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s: no manifest (%s): not a data set, or its writer did not "
-                 "finish", path, strerror(errno));
-        free(s);
-        return NULL;
-    }
-    ytdoc *d = yt_load_file(path, err, errlen);
+    ytdoc *d = yt_load_file(manifest, err, errlen);
     int rc = d ? read_manifest(s, d, err, errlen) : -1;
     yt_free(d);
     if (rc) {
@@ -308,6 +299,22 @@ shard_set *shard_set_open(const char *dir, char *err, size_t errlen)
         return NULL;
     }
     return s;
+}
+
+shard_set *shard_set_open(const char *dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 32];
+    if (snprintf(path, sizeof path, "%s/" MANIFEST, dir) >= (int)sizeof path) {
+        snprintf(err, errlen, "%s: path too long", dir);
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: no manifest (%s): not a data set, or its writer did not "
+                 "finish", path, strerror(errno));
+        return NULL;
+    }
+    return shard_set_load(path, dir, err, errlen);
 }
 
 void shard_set_close(shard_set *s)

@@ -19,7 +19,7 @@
  * check the sample's CRC: the size check still holds.
  *
  * defines: shard_shape, shard_make_cfg, shard_gen_fn, shard_make, shard_set,
- *          shard_io, shard_set_open, shard_set_close, shard_set_samples, shard_set_verify,
+ *          shard_io, shard_set_open, shard_set_load, shard_set_close, shard_set_samples, shard_set_verify,
  *          shard_set_shape, shard_read, shard_hdf5_available, shard_crc32 */
 #ifndef EXADL_SHARD_H
 #define EXADL_SHARD_H
@@ -78,6 +78,9 @@ typedef struct {
 /* Read dir/manifest.yaml and check that every shard it lists is a regular
  * file of the listed size.  NULL with "PATH: problem" in err. */
 shard_set *shard_set_open(const char *dir, char *err, size_t errlen);
+/* The same from a manifest file at any path, its shards in dir (the fuzz
+ * harness tests/fuzz/fuzz_manifest.c). */
+shard_set *shard_set_load(const char *manifest, const char *dir, char *err, size_t errlen);
 void shard_set_close(shard_set *s);
 const shard_shape *shard_set_shape(const shard_set *s);
 int64_t shard_set_samples(const shard_set *s, const char *split);
