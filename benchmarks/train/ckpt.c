@@ -11,6 +11,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/crc32.h"
+#include "benchmarks/common/fileio.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/common/ytree.h"
 
@@ -148,9 +149,13 @@ int ckpt_write(const ckpt_cfg *c, const comm_t *comm, const network_t *net, void
 static int read_rank(const char *path, const comm_t *comm, int64_t n, int has_v, int *step,
                      float *x, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rbe");
+    /* a FIFO or device in the file's place is refused, never waited on */
+    struct stat st;
+    int fd = fileio_open_regular(path, &st, err, errlen);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        if (fd >= 0) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     hdr_t h;

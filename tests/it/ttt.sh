@@ -193,6 +193,20 @@ if [ $rc != 0 ] && grep -q 'step-00000004/rank-00001.bin: CRC-32 .*(corrupt)' "$
 else
     echo "FAIL: a corrupt checkpoint: exit $rc: $(grep -m1 error "$T/ck_bad.out")"
 fi
+# a FIFO in a shard's or a checkpoint file's place is refused, never waited on
+cp -r "$T/raw" "$T/fifo"
+rm "$T/fifo/train-00001.raw" && mkfifo "$T/fifo/train-00001.raw"
+timeout 60 "$C" "${common[@]}" --batch 2 --data "files:$T/fifo" >"$T/fifo.out" 2>&1
+rc1=$?
+rm -f "$T/ck/step-00000008/rank-00000.bin" && mkfifo "$T/ck/step-00000008/rank-00000.bin"
+timeout 60 $M -np 2 "$C" "${common[@]}" "${ck[@]}" --steps 10 --restore "$T/ck/step-00000008" >"$T/ckfifo.out" 2>&1
+rc2=$?
+if [ $rc1 = 2 ] && grep -q 'train-00001.raw: not a regular file' "$T/fifo.out" &&
+    [ $rc2 != 0 ] && [ $rc2 != 124 ] && grep -q 'rank-00000.bin: not a regular file' "$T/ckfifo.out"; then
+    echo "PASS: a FIFO in place of a shard or a checkpoint file is refused at once, named"
+else
+    echo "FAIL: FIFO shard (exit $rc1) or checkpoint (exit $rc2): $(grep -m1 error "$T/fifo.out" "$T/ckfifo.out")"
+fi
 "$C" --preset tiny --shuffle sideways --check-config >"$T/opt.out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q -- '--shuffle' "$T/opt.out" && echo "PASS: a bad --shuffle is refused naming it (exit 2)" ||

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/fileio.h"
 #include "benchmarks/common/shard/shard_fmt.h"
 #include "benchmarks/common/timer.h"
 
@@ -91,11 +93,10 @@ static int read_at(shard_file *f, int64_t sample, void *buf, size_t n, int64_t o
 
 static int open_raw(shard_file *f, const shard_shape *sh, char *err, size_t errlen)
 {
-    f->fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (f->fd < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", f->path, strerror(errno));
-        return -1;
-    }
+    /* a FIFO or device put in a shard's place is refused, never waited on */
+    struct stat st;
+    f->fd = fileio_open_regular(f->path, &st, err, errlen);
+    if (f->fd < 0) return -1;
     unsigned char hdr[RAW_HEADER_BYTES];
     if (read_at(f, 0, hdr, sizeof hdr, 0, NULL, err, errlen)) return -1;
     uint32_t v[6];
