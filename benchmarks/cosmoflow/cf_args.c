@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "                         GRF samples made in memory (--samples, --val-samples)\n"
             "  --make-missing true    with --data files:DIR: rank 0 first writes the GRF set\n"
             "                         (--samples, --val-samples, --format) when DIR has none\n"
+            "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
+            "                         the set to DIR (node-local storage) before training\n"
             "  --read-only true       with --data files:DIR: read the batches of every step and\n"
             "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
             "  --verify false         skip each sample's CRC check (default true; a rank reading\n"
@@ -76,7 +78,7 @@ static int validate(const void *cfg, char *err, size_t errlen)
 static const char *const own_options[] = {
     "--write-data", "--samples", "--make-data", "--format", "--val-samples", "--shard-samples",
     "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing",
-    "--read-only", "--verify", "--checkpoint-every", "--checkpoint-dir", "--restore", NULL};
+    "--read-only", "--verify", "--checkpoint-every", "--checkpoint-dir", "--restore", "--stage", NULL};
 
 static long long whole(const char *name, const char *value, long long lo, long long hi)
 {
@@ -116,6 +118,8 @@ static void take_option(void *prog, const char *name, const char *value)
         if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
             check_usage("--target-loss: '%s' is not a number >= 0", value);
         a->quality.target_loss = x;
+    } else if (!strcmp(name, "--stage")) {
+        a->stage = value;
     } else if (!strcmp(name, "--checkpoint-every")) {
         a->ckpt.every = (int)whole(name, value, 0, 1 << 24);
     } else if (!strcmp(name, "--checkpoint-dir")) {

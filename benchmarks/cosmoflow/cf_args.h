@@ -26,6 +26,8 @@ typedef struct {
     const char *format;     /* --format raw | hdf5 (default hdf5 where built, else raw) */
     int64_t val_samples;    /* --val-samples N (default 0) */
     int64_t shard_samples;  /* --shard-samples N per shard (default 16) */
+    const char *stage;      /* --stage DIR: copy the set to node-local DIR first */
+    char staged_data[600];  /* files:DIR after staging */
     int read_only;          /* --read-only true: read the batches of every step, no compute */
     int make_missing;       /* --make-missing true: write the GRF set of --data files:DIR first
                                when DIR has none */

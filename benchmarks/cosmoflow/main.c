@@ -6,6 +6,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/shard/shard.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/cosmoflow/cf_args.h"
@@ -64,14 +65,50 @@ static int make_missing(const cf_args *a, comm_t *comm, double *made_s)
     return rc;
 }
 
+/* --stage DIR: the first rank of each node copies the set of --data
+ * files:SRC into DIR (node-local storage), the others wait; the training
+ * then reads DIR.  The slowest node's copy time goes to the record's io
+ * block (staging_s), beside time to train. */
+static int stage(cf_args *a, comm_t *comm, const char *from)
+{
+    if (!a->stage || strncmp(a->cfg.data, "files:", 6)) return 0;
+    char err[1024] = "";
+    int64_t bytes = 0;
+    if (comm->mpi) CHECK_MPI(MPI_Barrier(comm->world));
+    double t0 = timer_now_s();
+    int ok = comm->local_rank != 0 || shard_stage(a->cfg.data + 6, a->stage, &bytes, err, sizeof err) == 0;
+    double mine = timer_now_s() - t0, slowest = mine;
+    int all = ok;
+    int64_t total = bytes;
+    if (comm->mpi) {
+        CHECK_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm->world));
+        CHECK_MPI(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm->world));
+        CHECK_MPI(MPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, comm->world));
+    }
+    if (!ok) fprintf(stderr, "cosmoflow: error: --stage %s: %s\n", a->stage, err);
+    if (!all) return -1;
+    a->feed.staged_s = slowest;
+    a->feed.staged_bytes = total;
+    a->feed.staged_from = from;
+    snprintf(a->staged_data, sizeof a->staged_data, "files:%s", a->stage);
+    return 0;
+}
+
 static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si, int argc,
                  char **argv, const char *started)
 {
     char err[768];
     cf_model m;
     if (cf_model_build(&m, &a->cfg, comm, err, sizeof err)) check_usage("%s", err);
+    const cf_args *asked = a; /* the record's config: what was asked, before staging */
     cf_args made = *a;
     if (make_missing(a, comm, &made.feed.made_s)) check_usage("--make-missing: could not write the set");
+    if (stage(&made, comm, a->cfg.data)) check_usage("--stage %s: the set could not be copied", a->stage);
+    if (made.feed.staged_from) {
+        if (strlen(made.staged_data) >= sizeof made.cfg.data)
+            check_usage("--stage %s: path too long", a->stage);
+        memcpy(made.cfg.data, made.staged_data, strlen(made.staged_data) + 1);
+    }
     a = &made;
     if (a->read_only) {
         if (strncmp(a->cfg.data, "files:", 6)) check_usage("--read-only needs --data files:DIR");
@@ -98,7 +135,7 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
                      .ckpt = a->ckpt.every > 0 || a->ckpt.restore ? &a->ckpt : NULL};
     tprog_run run;
     tprog_run_init(&run, si, argc, argv, started, a->t.record);
-    cf_rec_fill(&run, a);
+    cf_rec_fill(&run, asked);
     if (comm->rank == 0 && !a->t.quiet)
         printf("cosmoflow: %d rank(s) = %d group(s) x %d spatial (%dx%dx%d), %d thread(s) per "
                "rank, kernels: %s\n",

@@ -14,6 +14,7 @@
 # - a corrupt sample and a truncated shard stop the run naming file and
 #   sample (exit 2); a writer killed half way leaves no set a reader accepts;
 # - the read-only mode counts its samples; --make-missing writes the set once;
+#   --stage copies it to node-local storage and trains the same weights;
 # - checkpoints: a 2-rank run restored from step 4 ends with the weights of
 #   the run that never stopped; a corrupt checkpoint is refused, named.
 set -u
@@ -69,6 +70,14 @@ if grep -q '^  samples_read: 12$' "$T/h51.yaml" && grep -q '^  sub_volume: false
     echo "PASS: the io block counts samples and bytes read (a split rank reads half the bytes) and the exposed read time per step"
 else
     echo "FAIL: the io block (see $T/h51.yaml, $T/h5s.yaml)"
+fi
+train stg2 2 --batch 1 --data "files:$T/h5" --stage "$T/stage"
+if [ -f "$T/stage/manifest.yaml" ] && cmp -s "$T/h5/manifest.yaml" "$T/stage/manifest.yaml" &&
+    grep -q "^  staged_from: files:$T/h5\$" "$T/stg2.yaml" && grep -q '^  staged_bytes: [1-9]' "$T/stg2.yaml" &&
+    cmp -s "$T/h52.w.0" "$T/stg2.w.0"; then
+    echo "PASS: --stage copies the set once per node (manifest last) and trains the weights of the unstaged run; the io block has the staging time"
+else
+    echo "FAIL: --stage (see $T/stg2.out, $T/stg2.yaml)"
 fi
 train loc2 2 --batch 1 --data "files:$T/h5" --shuffle local
 grep -q '^  shuffle: local$' "$T/loc2.yaml" && echo "PASS: 2 groups train with local shuffling (each its own shards)" ||

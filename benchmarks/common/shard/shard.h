@@ -65,6 +65,12 @@ typedef struct {
 int shard_make(const shard_make_cfg *c, shard_gen_fn gen, void *user, shard_make_stats *st,
                char *err, size_t errlen);
 
+/* Copy the set in src to dst (created; node-local storage, as burst buffers
+ * are used): its manifest's shards, each under a temporary name and
+ * renamed, then the manifest, last (an old one in dst is removed first).
+ * *bytes: what was copied.  0, or -1 with err. */
+int shard_stage(const char *src, const char *dst, int64_t *bytes, char *err, size_t errlen);
+
 /* ---- reading ------------------------------------------------------------------- */
 
 typedef struct shard_set shard_set;

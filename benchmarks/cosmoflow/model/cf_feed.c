@@ -278,6 +278,9 @@ void cf_feed_write_record(const cf_feed *f, rec_t *w)
     rec_kv_str(w, "shuffle", f->o.shuffle);
     rec_kv_int(w, "prefetch", f->o.prefetch);
     rec_kv_double(w, "made_s", f->o.made_s);
+    rec_kv_str(w, "staged_from", f->o.staged_from ? f->o.staged_from : "");
+    rec_kv_double(w, "staging_s", f->o.staged_s);
+    rec_kv_int(w, "staged_bytes", f->o.staged_bytes);
     rec_kv_int(w, "train_samples", f->ntrain);
     rec_kv_int(w, "val_samples", f->nval);
     rec_kv_bool(w, "sub_volume", !f->whole);

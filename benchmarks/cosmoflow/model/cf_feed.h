@@ -37,6 +37,9 @@ typedef struct {
     int no_verify;     /* --verify false: whole samples read without their CRC check */
     int64_t grf_train, grf_val; /* --data grf: the split sizes (files: the manifest's) */
     double made_s;     /* seconds this launch spent writing the set first (--make-missing) */
+    double staged_s;   /* --stage: the slowest node's copy to node-local storage */
+    int64_t staged_bytes;    /* copied, all nodes */
+    const char *staged_from; /* the --data it was copied from, or NULL */
 } cf_feed_opts;
 
 /* 1 when data names a data set (files:DIR or grf). */

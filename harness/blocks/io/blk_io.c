@@ -23,7 +23,8 @@ static int read_io(const rd_t *c, const ytnode *root, record_t *rec)
             rd_num(c, io, "samples_read", RD_COUNT, &r->samples_read) ||
             rd_num(c, io, "read_s", RD_COUNT, &r->read_s) ||
             rd_num(c, io, "exposed_read_s", RD_COUNT, &r->exposed_read_s) ||
-            rd_num(c, io, "steps", RD_COUNT, &r->steps))
+            rd_num(c, io, "steps", RD_COUNT, &r->steps) ||
+            rd_num(c, io, "staging_s", RD_COUNT, &r->staging_s))
             return -1;
     }
     if (ck) {
@@ -60,6 +61,7 @@ static const metric_info_t catalog[] = {
     {"io_read_GBps", "GB/s", 1, 1, "rank 0's bytes read from the data set / its time in reads"},
     {"io_exposed_read_s", "s", -1, 1, "per step: time the step waited for its batch (rank 0)"},
     {"time_to_train_s", "s", -1, 1, "run_start to the evaluation that reached the target"},
+    {"time_to_train_staged_s", "s", -1, 1, "time to train plus the staging of the data set"},
     {"steps_to_target", "steps", -1, 1, "training steps until the validation loss reached the target"},
     {"epochs_to_target", "epochs", -1, 1, "passes over the train split until the target"},
     {"checkpoint_write_GBps", "GB/s", 1, 1, "checkpoint bytes all ranks wrote / the write's time"},

@@ -14,6 +14,7 @@ typedef struct {
     int has_io;
     const char *source, *encoding, *shuffle; /* files | memory; raw | hdf5 | none */
     double prefetch, bytes_read, samples_read, read_s, exposed_read_s, steps;
+    double staging_s;                /* --stage: the copy to node-local storage (0: none) */
     int has_ttt, reached;
     double target_loss, ttt_steps, steps_to_target, samples_to_target, epochs_to_target;
     double time_to_train_s, init_s, eval_s;

@@ -2,7 +2,8 @@
  * and scale whose first record read a data set or evaluated: read GB/s,
  * exposed read time per step, time to train, steps and epochs to the
  * target.  Its rows: io_read_GBps, io_exposed_read_s, time_to_train_s,
- * steps_to_target, epochs_to_target, checkpoint_write_GBps.  The report section io
+ * time_to_train_staged_s, steps_to_target, epochs_to_target,
+ * checkpoint_write_GBps.  The report section io
  * (harness/report/sections/io.c) shows them and the quality curves.
  * defines: iores_t, iorun_t */
 #ifndef EXADL_HARNESS_DER_IO_H

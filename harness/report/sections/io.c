@@ -59,10 +59,12 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                "samples made in memory) or evaluated on its validation split. Read GB/s: rank "
                "0's bytes read / its time in reads (the reader thread's); exposed: what a step "
                "waited for its batch, mean per step (rank 0). Time to train: MLPerf's run_start "
-               "to the evaluation that reached the target loss, evaluations included.\n\n"
+               "to the evaluation that reached the target loss, evaluations included; "
+               "staging (`--stage`: the copy to node-local storage before the first step, the "
+               "slowest node's) comes on top of it (metric time_to_train_staged_s).\n\n"
                "| entry | scale | source | encoding | shuffle | read GB/s | exposed read s/step | "
-               "target | steps | samples | epochs | time to train s |\n"
-               "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+               "target | steps | samples | epochs | time to train s | staging s |\n"
+               "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < D->n; i++) {
         const iores_t *r = &D->r[i];
         const ioinfo_t *x = r->d;
@@ -71,13 +73,15 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                   esc_md(c->a, x->has_io ? x->encoding : "-"),
                   esc_md(c->a, x->has_io ? x->shuffle : "-"), r->read_GBps, r->exposed_per_step_s);
         if (!x->has_ttt || x->target_loss <= 0)
-            sb_puts(o, "none | | | | |\n");
+            sb_puts(o, "none | | | | | ");
         else if (x->reached)
-            sb_printf(o, "%.4g | %.0f | %.0f | %.3g | %.4g |\n", x->target_loss, x->steps_to_target,
+            sb_printf(o, "%.4g | %.0f | %.0f | %.3g | %.4g | ", x->target_loss, x->steps_to_target,
                       x->samples_to_target, x->epochs_to_target, x->time_to_train_s);
         else
-            sb_printf(o, "%.4g | not reached in %.0f | | | %.4g (budget) |\n", x->target_loss,
+            sb_printf(o, "%.4g | not reached in %.0f | | | %.4g (budget) | ", x->target_loss,
                       x->ttt_steps, x->time_to_train_s);
+        if (x->has_io && x->staging_s > 0) sb_printf(o, "%.4g |\n", x->staging_s);
+        else sb_puts(o, "- |\n");
     }
     for (size_t i = 0; i < D->n; i++) {
         const ioinfo_t *x = D->r[i].d;
