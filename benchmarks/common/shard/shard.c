@@ -13,153 +13,15 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/crc32.h"
-#include "benchmarks/common/fileio.h"
-#include "benchmarks/common/record/record.h"
 #include "benchmarks/common/shard/shard_fmt.h"
-#include "benchmarks/common/timer.h"
 #include "benchmarks/common/ytree.h"
 
-#define MANIFEST "manifest.yaml"
 #define MAX_SHARDS (1 << 24)
 
 uint32_t shard_crc32(uint32_t crc, const void *p, size_t n) { return crc32_ieee(crc, p, n); }
 
-static const char *ext_of(const char *encoding) { return strcmp(encoding, "hdf5") ? "raw" : "h5"; }
-
-/* the CRC-32 and size of a whole file */
-static int file_crc(const char *path, uint32_t *crc, int64_t *bytes, char *err, size_t errlen)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    enum { BUF = 1 << 20 };
-    char *buf = XMALLOC(BUF, "a read buffer");
-    uint32_t c = 0;
-    int64_t total = 0;
-    ssize_t r;
-    while ((r = read(fd, buf, BUF)) > 0 || (r < 0 && errno == EINTR))
-        if (r > 0) c = shard_crc32(c, buf, (size_t)r), total += r;
-    if (r < 0) snprintf(err, errlen, "%s: read failed: %s", path, strerror(errno));
-    close(fd);
-    free(buf);
-    *crc = c;
-    *bytes = total;
-    return r < 0 ? -1 : 0;
-}
-
-static void manifest_shard(rec_t *w, const shard_file *f)
-{
-    const char *name = strrchr(f->path, '/');
-    rec_flow_map_begin(w);
-    rec_kv_str(w, "file", name ? name + 1 : f->path);
-    rec_kv_str(w, "split", f->split);
-    rec_kv_int(w, "first", f->first);
-    rec_kv_int(w, "samples", f->samples);
-    rec_kv_int(w, "bytes", f->bytes);
-    rec_kv_int(w, "crc32", f->crc);
-    rec_map_end(w);
-}
-
-int shard_make(const shard_make_cfg *c, shard_gen_fn gen, void *user, shard_make_stats *st,
-               char *err, size_t errlen)
-{
-    double t0 = timer_now_s();
-    memset(st, 0, sizeof *st);
-    if (strcmp(c->encoding, "raw") && strcmp(c->encoding, "hdf5")) {
-        snprintf(err, errlen, "encoding '%s': raw or hdf5", c->encoding);
-        return -1;
-    }
-    if (c->per_shard < 1 || c->train < 1 || c->val < 0) {
-        snprintf(err, errlen, "a set needs train samples >= 1, val >= 0, samples per shard >= 1");
-        return -1;
-    }
-    if (mkdir(c->dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot create: %s", c->dir, strerror(errno));
-        return -1;
-    }
-    char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/" MANIFEST, c->dir);
-    /* no manifest until every shard is in place: a killed writer leaves no set */
-    if (unlink(path) != 0 && errno != ENOENT) {
-        snprintf(err, errlen, "%s: cannot remove the old manifest: %s", path, strerror(errno));
-        return -1;
-    }
-    const char *splits[2] = {"train", "val"};
-    int64_t counts[2] = {c->train, c->val};
-    int nsh = (int)((c->train + c->per_shard - 1) / c->per_shard +
-                    (c->val + c->per_shard - 1) / c->per_shard);
-    shard_file *sh = XCALLOC((size_t)nsh + 1, sizeof *sh, "the shard list");
-    int k = 0, rc = 0;
-    for (int s = 0; s < 2 && !rc; s++)
-        for (int64_t first = 0, j = 0; first < counts[s] && !rc; first += c->per_shard, j++) {
-            shard_file *f = &sh[k++];
-            int64_t n = counts[s] - first < c->per_shard ? counts[s] - first : c->per_shard;
-            snprintf(f->path, sizeof f->path, "%s/%s-%05lld.%s", c->dir, splits[s], (long long)j,
-                     ext_of(c->encoding));
-            snprintf(f->split, sizeof f->split, "%s", splits[s]);
-            f->first = first, f->samples = n;
-            snprintf(tmp, sizeof tmp, "%s/.%s-%05lld.tmp.%ld", c->dir, splits[s], (long long)j,
-                     (long)getpid());
-            unlink(tmp);
-            rc = !strcmp(c->encoding, "raw")
-                     ? shard_raw_write(tmp, &c->shape, splits[s], first, n, gen, user, err, errlen)
-                     : shard_h5_write(tmp, &c->shape, splits[s], first, n, gen, user, err, errlen);
-            if (!rc) rc = file_crc(tmp, &f->crc, &f->bytes, err, errlen);
-            if (!rc && rename(tmp, f->path) != 0) {
-                snprintf(err, errlen, "rename %s -> %s: %s", tmp, f->path, strerror(errno));
-                rc = -1;
-            }
-            if (rc) unlink(tmp);
-            st->bytes += f->bytes;
-        }
-    if (!rc) {
-        rec_t *w = rec_open(path, err, errlen);
-        if (!w) rc = -1;
-        if (w) {
-            rec_map_begin(w);
-            rec_kv_str(w, "format", "exadl-shards");
-            rec_kv_int(w, "version", 1);
-            rec_kv_str(w, "dataset", c->dataset);
-            rec_kv_str(w, "encoding", c->encoding);
-            rec_kv_int(w, "seed", (int64_t)c->seed);
-            rec_key(w, "shape");
-            rec_flow_seq_begin(w);
-            for (int a = 0; a < 4; a++) rec_int(w, c->shape.dims[a]);
-            rec_seq_end(w);
-            rec_kv_int(w, "targets", c->shape.targets);
-            rec_kv_str(w, "layout", "float32 little endian; input [d][h][w][c], then targets");
-            rec_kv_int(w, "train_samples", c->train);
-            rec_kv_int(w, "val_samples", c->val);
-            rec_kv_int(w, "per_shard", c->per_shard);
-            rec_key(w, "shards");
-            rec_seq_begin(w);
-            for (int i = 0; i < k; i++) manifest_shard(w, &sh[i]);
-            rec_seq_end(w);
-            rec_map_end(w);
-            rc = rec_close(w, err, errlen);
-            struct stat ms;
-            if (!rc && stat(path, &ms) == 0) st->bytes += ms.st_size;
-        }
-    }
-    free(sh);
-    st->shards = k;
-    st->seconds = timer_now_s() - t0;
-    return rc;
-}
-
 /* ---- reading ------------------------------------------------------------------- */
 
-struct shard_set {
-    char dir[PATH_MAX];
-    char encoding[8];
-    uint64_t seed;
-    shard_shape shape;
-    int64_t train, val;
-    int nshards;
-    shard_file *f;
-};
 
 const shard_shape *shard_set_shape(const shard_set *s) { return &s->shape; }
 const char *shard_set_encoding(const shard_set *s) { return s->encoding; }
@@ -305,7 +167,7 @@ shard_set *shard_set_load(const char *manifest, const char *dir, char *err, size
 shard_set *shard_set_open(const char *dir, char *err, size_t errlen)
 {
     char path[PATH_MAX + 32];
-    if (snprintf(path, sizeof path, "%s/" MANIFEST, dir) >= (int)sizeof path) {
+    if (snprintf(path, sizeof path, "%s/" SHARD_MANIFEST, dir) >= (int)sizeof path) {
         snprintf(err, errlen, "%s: path too long", dir);
         return NULL;
     }
@@ -395,66 +257,3 @@ int shard_read(shard_set *s, const char *split, int64_t index, const int o[3], c
     return rc;
 }
 
-/* src to dst (a new file, then renamed): 0, or -1 with err */
-static int copy_file(const char *src, const char *dst, int64_t *bytes, char *err, size_t errlen)
-{
-    char tmp[PATH_MAX + 64];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
-    struct stat st;
-    int in = fileio_open_regular(src, &st, err, errlen);
-    if (in < 0) return -1;
-    unlink(tmp);
-    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (out < 0) {
-        snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        close(in);
-        return -1;
-    }
-    enum { BUF = 4 << 20 };
-    char *buf = XMALLOC(BUF, "a copy buffer");
-    ssize_t r;
-    int ok = 1;
-    while (ok && ((r = read(in, buf, BUF)) > 0 || (r < 0 && errno == EINTR))) {
-        for (ssize_t off = 0; ok && r > 0 && off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) ok = 0;
-            else off += w, *bytes += w;
-        }
-    }
-    if (r < 0) ok = 0;
-    free(buf);
-    close(in);
-    if (fsync(out) != 0) ok = 0;
-    if (close(out) != 0) ok = 0;
-    if (ok && rename(tmp, dst) != 0) ok = 0;
-    if (!ok) {
-        snprintf(err, errlen, "copying %s to %s: %s", src, dst, strerror(errno));
-        unlink(tmp);
-    }
-    return ok ? 0 : -1;
-}
-
-int shard_stage(const char *src, const char *dst, int64_t *bytes, char *err, size_t errlen)
-{
-    *bytes = 0;
-    shard_set *s = shard_set_open(src, err, errlen);
-    if (!s) return -1;
-    char a[PATH_MAX + 32], b[PATH_MAX + 32];
-    snprintf(b, sizeof b, "%s/" MANIFEST, dst);
-    int rc = 0;
-    if ((mkdir(dst, 0755) != 0 && errno != EEXIST) || (unlink(b) != 0 && errno != ENOENT)) {
-        snprintf(err, errlen, "%s: cannot create: %s", dst, strerror(errno));
-        rc = -1;
-    }
-    for (int i = 0; i < s->nshards && !rc; i++) {
-        const char *name = strrchr(s->f[i].path, '/') + 1; /* a plain name (read_shard) */
-        snprintf(b, sizeof b, "%s/%s", dst, name);
-        rc = copy_file(s->f[i].path, b, bytes, err, errlen);
-    }
-    shard_set_close(s);
-    if (rc) return -1;
-    snprintf(a, sizeof a, "%s/" MANIFEST, src);
-    snprintf(b, sizeof b, "%s/" MANIFEST, dst);
-    return copy_file(a, b, bytes, err, errlen);
-}

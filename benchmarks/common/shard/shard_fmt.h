@@ -2,7 +2,7 @@
  * shard.c: write a whole shard to a (temporary) path, read one sample or a
  * box of it.  Internal to benchmarks/common/shard.
  *
- * defines: shard_file, shard_raw_write, shard_raw_read, shard_raw_close,
+ * defines: shard_file, struct shard_set, SHARD_MANIFEST, shard_raw_write, shard_raw_read, shard_raw_close,
  *          shard_h5_write, shard_h5_read, shard_h5_close */
 #ifndef EXADL_SHARD_FMT_H
 #define EXADL_SHARD_FMT_H
@@ -22,6 +22,19 @@ typedef struct {
     int64_t h5;             /* hdf5: the file's hid_t, -1 until first read */
     int verify;             /* whole-sample reads check the sample's CRC */
 } shard_file;
+
+/* A set being read (shard.c), its shards in manifest order. */
+struct shard_set {
+    char dir[PATH_MAX];
+    char encoding[8];
+    uint64_t seed;
+    shard_shape shape;
+    int64_t train, val;
+    int nshards;
+    shard_file *f;
+};
+
+#define SHARD_MANIFEST "manifest.yaml"
 
 /* bytes of one sample's input and targets, float32 */
 static inline int64_t shard_input_floats(const shard_shape *s)
