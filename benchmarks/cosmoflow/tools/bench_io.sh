@@ -6,7 +6,9 @@
 #   benchmarks/cosmoflow/tools/bench_io.sh [BUILD_DIR]        (default: build)
 #   env: PRESET (default small: 64^3 x 4, 4 MiB samples), SAMPLES (default 128),
 #        FORMAT (raw | hdf5, default raw), SHARD (samples per shard, default 16),
-#        BATCH (default 4), RANKS (default 1), DIR (default: a fresh folder
+#        BATCH (default 4), RANKS (default 1), PREFETCH (the reader thread's
+#        depth, default 2; 0: no thread, each batch read straight into the
+#        step's buffer), DIR (default: a fresh folder
 #        under ${TMPDIR:-/tmp}, removed at the end)
 #
 # (a) writes the GRF set (--make-data) and prints its write rate;
@@ -15,7 +17,7 @@
 #     not the machine's cache), then
 #       dd:         each shard file in turn, bs=4M, to /dev/null;
 #       cosmoflow:  --read-only true over one epoch (SAMPLES / (BATCH x RANKS)
-#                   steps), the training's reader thread, prefetch 2, global
+#                   steps), the training's reader thread, PREFETCH, global
 #                   shuffle (samples in random order across the shards),
 #                   --verify false (no CRC: the storage alone, as dd), then
 #                   again with each sample's CRC checked (training's default);
@@ -25,7 +27,7 @@ set -u
 BUILD=${1:-build}
 C=$BUILD/bin/cosmoflow
 PRESET=${PRESET:-small} SAMPLES=${SAMPLES:-128} FORMAT=${FORMAT:-raw} SHARD=${SHARD:-16}
-BATCH=${BATCH:-4} RANKS=${RANKS:-1}
+BATCH=${BATCH:-4} RANKS=${RANKS:-1} PREFETCH=${PREFETCH:-2}
 own=0
 if [ -z "${DIR:-}" ]; then DIR=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-io.XXXXXX")/set; own=1; fi
 [ -x "$C" ] || { echo "bench_io.sh: $C not built (make)"; exit 2; }
@@ -59,7 +61,7 @@ dd_read() {
 }
 ours() {
     local cmd=("$C" --preset "$PRESET" --data "files:$DIR" --read-only true --steps "$steps" --verify "$1"
-               --warmup 0 --batch "$BATCH" --threads 1)
+               --warmup 0 --batch "$BATCH" --threads 1 --prefetch "$PREFETCH")
     if [ "$RANKS" = 1 ]; then "${cmd[@]}"; else mpirun -np "$RANKS" "${cmd[@]}"; fi |
         awk '$1 == "read_only:" { print $5, $9, $7 }'
 }
