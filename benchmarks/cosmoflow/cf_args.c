@@ -1,5 +1,6 @@
 #include "benchmarks/cosmoflow/cf_args.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,9 +71,24 @@ static void usage(FILE *f)
             "  mpirun -np 4 cosmoflow --preset small --spatial 2 --batch 1   (2 groups of 2)\n");
 }
 
+/* The configuration's check, then the program's options that go together
+ * (tprog parses those first, so --check-config sees them too): cfg is the
+ * cfg member of a cf_args (cf_args_parse passes &a->cfg). */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    return cf_validate(cfg, err, errlen);
+    const cf_args *a = (const cf_args *)((const char *)cfg - offsetof(cf_args, cfg));
+    if (cf_validate(cfg, err, errlen)) return -1;
+    if (a->ckpt.every > 0 && !a->ckpt.dir) {
+        snprintf(err, errlen, "--checkpoint-every needs --checkpoint-dir DIR (where the "
+                 "checkpoints go)");
+        return -1;
+    }
+    if (a->quality.target_loss > 0 && a->quality.eval_every == 0) {
+        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
+                 "validation loss)");
+        return -1;
+    }
+    return 0;
 }
 
 static const char *const own_options[] = {
@@ -159,9 +175,5 @@ void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
     a->feed.grf_train = a->samples;
     a->feed.grf_val = a->val_samples;
-    if (a->ckpt.every > 0 && !a->ckpt.dir)
-        check_usage("--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)");
-    if (a->quality.target_loss > 0 && a->quality.eval_every == 0)
-        check_usage("--target-loss needs --eval-every N (the loss it stops on is the validation "
-                    "loss)");
+
 }

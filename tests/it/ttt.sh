@@ -220,4 +220,9 @@ fi
 rc=$?
 [ $rc = 2 ] && grep -q -- '--shuffle' "$T/opt.out" && echo "PASS: a bad --shuffle is refused naming it (exit 2)" ||
     echo "FAIL: --shuffle sideways: exit $rc"
+"$C" --preset tiny --target-loss 0.2 --check-config >"$T/opt2.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q -- '--target-loss needs --eval-every' "$T/opt2.out" &&
+    echo "PASS: --check-config refuses a target loss without evaluations (exit 2)" ||
+    echo "FAIL: --target-loss without --eval-every: exit $rc"
 exit 0
