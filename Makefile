@@ -81,6 +81,20 @@ BLAS_LIBS  := -lopenblas
 DNNL_LIBS  := -ldnnl -lgomp
 YAML_LIBS  := -lyaml
 SYS_LIBS   := -lm -lpthread -ldl
+# HDF5 (Debian's libhdf5-dev, serial): the hdf5 encoding of data sets
+# (benchmarks/common/shard, docs/data.md); without it (or HDF5=0) that
+# encoding is refused in one line and the raw one still works
+HDF5 ?= auto
+ifeq ($(HDF5),auto)
+HDF5 := $(shell pkg-config --exists hdf5 2>/dev/null && echo 1 || echo 0)
+endif
+ifeq ($(HDF5),1)
+HDF5_CFLAGS := $(shell pkg-config --cflags hdf5) -DEXADL_HDF5=1
+HDF5_LIBS   := $(shell pkg-config --libs hdf5)
+else
+HDF5_CFLAGS := -DEXADL_HDF5=0
+HDF5_LIBS   :=
+endif
 
 # ---- the CUDA path: built where nvcc, cuDNN and NCCL are all found ---------
 NVCC := $(CUDA_HOME)/bin/nvcc
@@ -126,7 +140,7 @@ LINK       := $(CC)
 # -I$(NCCL_HOME)/include: C files that call NCCL through a GPU module still
 # include nccl.h for its types (NCCL from a Python wheel is not under CUDA_HOME).
 BENCH_CFLAGS := $(MPI_CFLAGS) $(GPU_DEFS) -DEXADL_SMPI=$(SMPI) -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include
-TRAIN_LDLIBS := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(SYS_LIBS)
+TRAIN_LDLIBS := $(MPI_LIBS) $(BLAS_LIBS) $(DNNL_LIBS) $(YAML_LIBS) $(HDF5_LIBS) $(SYS_LIBS)
 MPI_LDLIBS   := $(MPI_LIBS) $(YAML_LIBS) $(SYS_LIBS)
 HARN_LDLIBS  := $(YAML_LIBS) $(SYS_LIBS)
 # Programs and tests open GPU modules from their own ../lib and give them
@@ -250,7 +264,7 @@ $(BUILD)/lib/libfullfs.so: tests/support/fullfs.c
 	$(CC) -shared -fPIC -O2 $(WARN) -o $@ $< -ldl
 
 info:
-	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) CUDA_HOME=$(CUDA_HOME)"
+	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) HDF5=$(HDF5) CUDA_HOME=$(CUDA_HOME)"
 	@echo "CUDNN_HOME=$(CUDNN_HOME) NCCL_HOME=$(NCCL_HOME)"
 	@echo "GPU_LIBS=$(GPU_LIBS)"
 	@echo "LIBRARIES=$(sort $(LIBRARIES))"
@@ -301,7 +315,7 @@ $(BUILD)/lib/%.a:
 # project's own files) and its crash regressions (tests/fuzz/regress/NAME/).
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIBS := harness cosmoflow stemdl search fcdensenet train comm common
+FUZZ_LIBS := harness cosmoflow shard stemdl search fcdensenet train comm common
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call lib,$(FUZZ_LIBS))
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined,float-cast-overflow $(FUZZ_LDEXTRA) -o $@ \

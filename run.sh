@@ -42,6 +42,11 @@ check() {
     have_lib cblas.h openblas || miss "libopenblas-dev (cblas.h, -lopenblas)"
     have_lib dnnl.h dnnl || miss "libdnnl-dev (dnnl.h, -ldnnl: oneDNN)"
     have_cmd gnuplot || miss "gnuplot-nox (gnuplot, for the plots)"
+    # data sets in HDF5 (docs/data.md; the Makefile finds it through pkg-config;
+    # without it the hdf5 encoding is refused and raw shards still work)
+    { have_cmd pkg-config && pkg-config --exists hdf5; } ||
+        miss "libhdf5-dev (hdf5.h, -lhdf5: HDF5 data sets; needs pkg-config)"
+    have_cmd pkg-config || miss "pkg-config (finds HDF5)"
     if [ "$mode" = test ] || [ "$mode" = simulate ]; then
         # SimGrid's SMPI: make smpi and tests/it/smpi.sh (docs/simulate.md)
         { have_cmd smpicc && have_cmd smpirun; } || miss "libsimgrid-dev (smpicc, smpirun: make smpi)"

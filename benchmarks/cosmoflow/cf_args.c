@@ -1,5 +1,6 @@
 #include "benchmarks/cosmoflow/cf_args.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,7 +28,39 @@ static void usage(FILE *f)
             "  --dump-weights PATH    after the last step, each rank writes its fp32 weights\n"
             "                         to PATH.<rank>\n"
             "  --write-data FILE      write --samples N synthetic samples (default 4) in the\n"
-            "                         raw format --data reads, and exit\n");
+            "                         raw format --data reads, and exit\n"
+            "\n"
+            "Data sets and time to train (docs/data.md):\n"
+            "  --make-data DIR        write a data set of --samples N train and --val-samples M\n"
+            "                         validation samples as shards and a manifest, and exit;\n"
+            "                         --data grf: the learnable GRF set, else the synthetic one\n"
+            "  --format raw|hdf5      shard encoding (default hdf5 where built with HDF5, else raw)\n"
+            "  --shard-samples N      samples per shard (default 16)\n"
+            "  --val-samples N        validation samples (default 0; --data grf in memory too)\n"
+            "  --data files:DIR       (the data key) train on the set in DIR; --data grf: the same\n"
+            "                         GRF samples made in memory (--samples, --val-samples)\n"
+            "  --make-missing true    with --data files:DIR: rank 0 first writes the GRF set\n"
+            "                         (--samples, --val-samples, --format) when DIR has none\n"
+            "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
+            "                         the set to DIR (node-local storage) before training\n"
+            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
+            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
+            "  --verify false         skip each sample's CRC check (default true; a rank reading\n"
+            "                         a sub-volume cannot check it)\n"
+            "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
+            "                         its own shards)\n"
+            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
+            "  --eval-every N         validation loss every N steps (default 0: none)\n"
+            "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
+            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
+            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
+            "  --checkpoint-dir DIR   where checkpoints go\n"
+            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
+            "                         (--warmup 0; the run continues to --steps)\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
+            "\n"
+            "Exit status: 0 ok; 1 the run failed or a deciding check failed; 2 bad input (an\n"
+            "option, a configuration, a data set refused: file and sample named).\n");
     cf_print_help(f);
     fprintf(f,
             "\n"
@@ -38,23 +71,93 @@ static void usage(FILE *f)
             "  mpirun -np 4 cosmoflow --preset small --spatial 2 --batch 1   (2 groups of 2)\n");
 }
 
+/* The configuration's check, then the program's options that go together
+ * (tprog parses those first, so --check-config sees them too): cfg is the
+ * cfg member of a cf_args (cf_args_parse passes &a->cfg). */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    return cf_validate(cfg, err, errlen);
+    const cf_args *a = (const cf_args *)((const char *)cfg - offsetof(cf_args, cfg));
+    if (cf_validate(cfg, err, errlen)) return -1;
+    if (a->ckpt.every > 0 && !a->ckpt.dir) {
+        snprintf(err, errlen, "--checkpoint-every needs --checkpoint-dir DIR (where the "
+                 "checkpoints go)");
+        return -1;
+    }
+    if (a->quality.target_loss > 0 && a->quality.eval_every == 0) {
+        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
+                 "validation loss)");
+        return -1;
+    }
+    return 0;
 }
 
-static const char *const own_options[] = {"--write-data", "--samples", NULL};
+static const char *const own_options[] = {
+    "--write-data", "--samples", "--make-data", "--format", "--val-samples", "--shard-samples",
+    "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing",
+    "--read-only", "--verify", "--checkpoint-every", "--checkpoint-dir", "--restore", "--stage", NULL};
+
+static long long whole(const char *name, const char *value, long long lo, long long hi)
+{
+    long long n;
+    if (opt_parse_int(value, &n) || n < lo || n > hi)
+        check_usage("%s: '%s' is not a whole number from %lld to %lld", name, value, lo, hi);
+    return n;
+}
 
 static void take_option(void *prog, const char *name, const char *value)
 {
     cf_args *a = prog;
     if (!strcmp(name, "--write-data")) {
         a->write_data = value;
-    } else {
-        long long n;
-        if (opt_parse_int(value, &n) || n < 1 || n > (1LL << 40))
-            check_usage("--samples: '%s' is not a whole number from 1", value);
-        a->samples = n;
+    } else if (!strcmp(name, "--samples")) {
+        a->samples = whole(name, value, 1, 1LL << 40);
+    } else if (!strcmp(name, "--make-data")) {
+        a->make_data = value;
+    } else if (!strcmp(name, "--format")) {
+        if (strcmp(value, "raw") && strcmp(value, "hdf5"))
+            check_usage("--format: '%s' is not raw or hdf5", value);
+        a->format = value;
+    } else if (!strcmp(name, "--val-samples")) {
+        a->val_samples = whole(name, value, 0, 1LL << 40);
+    } else if (!strcmp(name, "--shard-samples")) {
+        a->shard_samples = whole(name, value, 1, 1LL << 30);
+    } else if (!strcmp(name, "--shuffle")) {
+        if (strcmp(value, "global") && strcmp(value, "local") && strcmp(value, "none"))
+            check_usage("--shuffle: '%s' is not global, local or none", value);
+        snprintf(a->feed.shuffle, sizeof a->feed.shuffle, "%s", value);
+    } else if (!strcmp(name, "--prefetch")) {
+        a->feed.prefetch = (int)whole(name, value, 0, 1024);
+    } else if (!strcmp(name, "--eval-every")) {
+        a->quality.eval_every = (int)whole(name, value, 0, 1 << 24);
+    } else if (!strcmp(name, "--target-loss")) {
+        double x;
+        if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
+            check_usage("--target-loss: '%s' is not a number >= 0", value);
+        a->quality.target_loss = x;
+    } else if (!strcmp(name, "--stage")) {
+        a->stage = value;
+    } else if (!strcmp(name, "--checkpoint-every")) {
+        a->ckpt.every = (int)whole(name, value, 0, 1 << 24);
+    } else if (!strcmp(name, "--checkpoint-dir")) {
+        a->ckpt.dir = value;
+    } else if (!strcmp(name, "--restore")) {
+        a->ckpt.restore = value;
+    } else if (!strcmp(name, "--verify")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--verify: '%s' is not true or false", value);
+        a->feed.no_verify = !strcmp(value, "false");
+    } else if (!strcmp(name, "--read-only")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--read-only: '%s' is not true or false", value);
+        a->read_only = !strcmp(value, "true");
+    } else if (!strcmp(name, "--make-missing")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--make-missing: '%s' is not true or false", value);
+        a->make_missing = !strcmp(value, "true");
+    } else if (!strcmp(name, "--mllog")) {
+        if (strcmp(value, "true") && strcmp(value, "false"))
+            check_usage("--mllog: '%s' is not true or false", value);
+        a->quality.mllog = !strcmp(value, "true");
     }
 }
 
@@ -65,5 +168,12 @@ void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
                            .option = take_option};
     memset(a, 0, sizeof *a);
     a->samples = 4;
+    a->shard_samples = 16;
+    snprintf(a->feed.shuffle, sizeof a->feed.shuffle, "global");
+    a->feed.prefetch = 2;
+    a->quality.benchmark = "cosmoflow";
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
+    a->feed.grf_train = a->samples;
+    a->feed.grf_val = a->val_samples;
+
 }

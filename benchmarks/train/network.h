@@ -67,6 +67,8 @@ typedef struct {
                                  hold a different shard of the parameters (params is this
                                  rank's); first weights, gradient sums and the identity check
                                  then run among the ranks r, r + R, r + 2R, ... only */
+    int64_t train_samples;    /* a data set's train split (epochs); 0: samples made on the fly */
+    int64_t eval_samples;     /* its validation split (generate_eval); 0: none */
 } net_facts;
 
 /* A run of the parameter array updated as one (the optimizer's unit). */
@@ -101,6 +103,10 @@ typedef struct network {
     /* The samples first_sample .. first_sample + batch - 1 of step `step`. */
     void (*generate)(const void *model, uint64_t seed, int64_t step, int64_t first_sample,
                      int batch, float *input, float *target);
+    /* Validation samples first_sample .. + batch - 1 (mod facts.eval_samples); may be
+     * NULL where eval_samples is 0 (ttt.h). */
+    void (*generate_eval)(const void *model, int64_t first_sample, int batch, float *input,
+                          float *target);
 
     /* ---- an instance --------------------------------------------------- */
     /* NULL when a buffer cannot be allocated (err says which size). */

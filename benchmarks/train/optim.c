@@ -110,6 +110,12 @@ lion_hyper optim_lion_hyper(const optim_t *o)
 
 float *optim_moment(const optim_t *o) { return o->m; }
 
+int64_t optim_state(const optim_t *o, float **m, float **v)
+{
+    *m = o->m, *v = o->v;
+    return o->params;
+}
+
 int optim_slices(const optim_t *o, const net_slice **slices)
 {
     *slices = o->slices;

@@ -8,7 +8,7 @@
  * gradient engine, the agreed update is applied here.
  *
  * defines: optim_t, optim_create, optim_step, optim_bytes, optim_create_run,
- *          optim_bytes_run, optim_step_run, optim_moment, optim_slices */
+ *          optim_bytes_run, optim_step_run, optim_moment, optim_slices, optim_state */
 #ifndef EXADL_TRAIN_OPTIM_H
 #define EXADL_TRAIN_OPTIM_H
 
@@ -50,6 +50,9 @@ size_t optim_bytes_run(const runcfg_t *c, int64_t params);
 void optim_step_run(optim_t *o, kc_t *kc, int64_t step, double grad_scale, lionx_t *x);
 /* Lion's hyper-parameters of the run (grad_scale 1, tie_seed 0). */
 lion_hyper optim_lion_hyper(const optim_t *o);
+/* The moments for a checkpoint (ckpt.h): m, and v (NULL for Lion), in the
+ * kernel set's memory, of optim's parameter count (returned). */
+int64_t optim_state(const optim_t *o, float **m, float **v);
 /* The first moment (the exchange moves it), and the slices. */
 float *optim_moment(const optim_t *o);
 int optim_slices(const optim_t *o, const net_slice **slices);

@@ -381,6 +381,31 @@ static double holdout_loss(const train_job *j, void *n, kc_t *kc, int64_t first,
     return sum / j->comm->size;
 }
 
+/* The validation loss (ttt.h): every group's share of the val split through
+ * forward passes (no gradients, no update), the mean over batches and ranks;
+ * positions past the split wrap around. */
+static double evaluate(const train_job *j, void *n, float *input, float *target,
+                       const net_facts *f, int groups, int g)
+{
+    const runcfg_t *c = j->run;
+    int64_t per = (int64_t)groups * c->batch, nb = (f->eval_samples + per - 1) / per;
+    ktab_t tab;
+    ktab_init(&tab, table_rows(f));
+    kc_t kc = {.ops = j->backend->ops, .ctx = j->backend->ctx, .tab = &tab, .timing = 0};
+    double sum = 0, all;
+    for (int64_t k = 0; k < nb; k++) {
+        j->net->generate_eval(j->model, k * per + (int64_t)g * c->batch, c->batch, input, target);
+        j->net->load(n, input, target);
+        sum += j->net->forward(n, &kc);
+        j->backend->ops->sync(j->backend->ctx);
+        ktab_reset(&tab);
+    }
+    ktab_free(&tab);
+    sum /= (double)nb;
+    CHECK_MPI(MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, j->comm->world));
+    return all / j->comm->size;
+}
+
 /* One trainer's run: the whole job when there is one trainer (ensemble.h). */
 static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err, size_t errlen)
 {
@@ -403,6 +428,20 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         return -1;
     }
     int groups = comm->size / R;
+    if (j->quality) {
+        if (e->trainers > 1) {
+            snprintf(err, errlen, "evaluations and a target loss need one trainer (trainers %d)",
+                     e->trainers);
+            return -1;
+        }
+        if (j->quality->eval_every > 0 && (f.eval_samples <= 0 || !net->generate_eval)) {
+            snprintf(err, errlen, "evaluations need validation samples: a data set with a val "
+                     "split (docs/data.md)");
+            return -1;
+        }
+        ttt_begin(&r->ttt, j->quality, comm->rank == 0, (int64_t)groups * c->batch,
+                  f.train_samples, f.eval_samples, c->optimizer, c->lr);
+    }
     /* model parallelism (facts.sharded, network.h): the ranks of a group hold
      * different shards, so the first weights, the gradient sums and the
      * identity check run among the replicas of each shard (jr) only */
@@ -449,9 +488,40 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
     }
     lionx_t *lx = open_exchange(&jr, opt, gs, r);
     if (be->tune_pass) tune_pass(j, n, input, target, &f);
-    int total = c->warmup + c->steps;
+    int total = c->warmup + c->steps, done = total;
+    /* a restored run continues at the step its checkpoint had done (ckpt.h);
+     * its steps are all timed (no warm-up), from there to the budget */
+    int s0 = 0;
+    if (j->ckpt && j->ckpt->restore) {
+        int refused = 0;
+        if (c->warmup > 0 || e->trainers > 1 || f.sharded) {
+            snprintf(err, errlen, "a restored run takes --warmup 0, one trainer and replicated weights");
+            refused = 1;
+        } else if (ckpt_restore(j->ckpt, comm, net, n, opt, be->ops, be->ctx, &s0, &r->ckpt, err,
+                                errlen)) {
+            refused = 1;
+        } else if (s0 >= total) {
+            snprintf(err, errlen, "%s: the checkpoint has done %d steps; --steps %d leaves none",
+                     j->ckpt->restore, s0, c->steps);
+            refused = 1;
+        }
+        if (refused) {
+            gsync_free(gs);
+            lionx_free(lx);
+            ktab_free(&step_tab);
+            free(input);
+            free(target);
+            optim_free(opt);
+            net->release(n);
+            return -1;
+        }
+        r->steps = total - s0;
+    }
+    int base = c->warmup + s0; /* timed step i is step base + i */
+    ttt_run_start(&r->ttt);
     double t_start = timer_now_s();
-    for (int s = 0; s < total; s++) {
+    for (int s = s0; s < total; s++) {
+        ttt_step(&r->ttt, s);
         double t0 = timer_now_s();
         net->generate(j->model, c->seed, s, ens_first_sample(e, comm->rank / R, groups, c->batch),
                       c->batch, input, target);
@@ -482,20 +552,20 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         const gsync_step *gst = gsync_last_step(gs);
         if (lx) lionx_take_rows(lx, &step_tab);
         add_reduction_rows(gs, &step_tab, lx ? "sign_exchange" : "allreduce");
-        if (s >= c->warmup) keep_update(&jr, lx, f.params, s - c->warmup, r);
+        if (s >= c->warmup) keep_update(&jr, lx, f.params, s - base, r);
         double in6[6] = {dt, data_s, gst->reduce_s, gst->exposed_s, gst->negotiation_s, 0}, mx[6],
                gloss;
         CHECK_MPI(MPI_Allreduce(in6, mx, 5, MPI_DOUBLE, MPI_MAX, comm->world));
         CHECK_MPI(MPI_Allreduce(&loss, &gloss, 1, MPI_DOUBLE, MPI_SUM, comm->world));
         gloss /= comm->size;
-        if (s >= c->warmup) keep_rank_times(j, r, s - c->warmup, dt, compute_s);
+        if (s >= c->warmup) keep_rank_times(j, r, s - base, dt, compute_s);
         if (s < c->warmup) {
             r->warm_s[s] = mx[0];
             r->warm_loss[s] = gloss;
         } else {
-            keep_step(r, s - c->warmup, mx, gst, gloss, &step_tab);
+            keep_step(r, s - base, mx, gst, gloss, &step_tab);
         }
-        if (s == 0) {
+        if (s == s0) {
             /* ranks may differ (uneven spatial splits): the step's total is their sum */
             r->flops_rank_step = ktab_total_flops(&step_tab);
             CHECK_MPI(MPI_Allreduce(&r->flops_rank_step, &r->flops_step, 1, MPI_INT64_T, MPI_SUM,
@@ -515,8 +585,42 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
                    s < c->warmup ? " (warm-up)" : "", mx[0], gloss, elapsed, eta);
             fflush(stdout);
         }
+        if (ttt_eval_due(&r->ttt, s, total)) {
+            double te = timer_now_s();
+            double vl = evaluate(j, n, input, target, &f, groups, comm->rank / R);
+            int hit = ttt_eval_point(&r->ttt, s, vl, timer_now_s() - te);
+            if (comm->rank == 0 && !j->quiet) {
+                printf("  eval after step %d: validation loss %.5g%s\n", s + 1, vl,
+                       hit ? " (target reached)" : "");
+                fflush(stdout);
+            }
+            /* the ranks agree (one loss): they stop together, after a timed step */
+            if (hit && s >= c->warmup) {
+                done = s + 1;
+                break;
+            }
+        }
+        if (j->ckpt && j->ckpt->every > 0 && (s + 1) % j->ckpt->every == 0 &&
+            ckpt_write(j->ckpt, comm, net, n, opt, be->ops, be->ctx, s + 1, &r->ckpt, err,
+                       errlen)) {
+            done = -1;
+            break;
+        }
     }
     tpower_end(&r->power);
+    if (done < 0) { /* a checkpoint could not be written: the run fails, saying where */
+        gsync_free(gs);
+        lionx_free(lx);
+        ktab_free(&step_tab);
+        free(input);
+        free(target);
+        optim_free(opt);
+        net->release(n);
+        if (jr.comm != comm) CHECK_MPI(MPI_Comm_free(&replicas.world));
+        return -1;
+    }
+    if (done < total) r->steps = done - base;
+    ttt_end(&r->ttt, done);
     if (j->holdout)
         r->holdout_loss = holdout_loss(j, n, &kc, ens_first_sample(e, comm->rank / R, groups, c->batch),
                                        input, target);
@@ -575,6 +679,8 @@ int train_run(const train_job *j, train_result *r, char *err, size_t errlen)
 
 void train_result_free(train_result *r)
 {
+    ttt_free(&r->ttt);
+    ckpt_free(&r->ckpt);
     ens_result_free(&r->ens);
     tpower_free(&r->power);
     free(r->up.wire_bytes);

@@ -16,12 +16,14 @@
 
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/ckpt.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/ensemble.h"
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/network.h"
 #include "benchmarks/train/runcfg.h"
 #include "benchmarks/train/tpower.h"
+#include "benchmarks/train/ttt.h"
 
 #define TRAIN_MAX_CHECKS 8
 
@@ -77,6 +79,8 @@ typedef struct {
     ens_result ens;          /* trainers > 1: every trainer, world rank 0 (ensemble.h) */
     tpower_t power;          /* the timed steps' energy, every node's on world rank 0 (tpower.h) */
     double holdout_loss;     /* train_job.holdout: loss on the held-out batch; NaN: not asked */
+    ttt_result ttt;          /* evaluations and time to train (ttt.h); .enabled 0: none */
+    ckpt_result ckpt;        /* checkpoints written and restored (ckpt.h) */
 } train_result;
 
 /* One training run: a model of a network, the run parameters, where it runs. */
@@ -93,6 +97,8 @@ typedef struct {
      * training never draws; the same batch for every model of the same data
      * shapes and seed) into train_result.holdout_loss (search, docs/search.md) */
     int holdout;
+    const ttt_cfg *quality;   /* evaluations, a target, MLLOG lines (ttt.h); NULL: none */
+    const ckpt_cfg *ckpt;     /* checkpoints every N steps, a restore (ckpt.h); NULL: none */
 } train_job;
 
 /* The facts of a network's model, zeroed first (members a network leaves

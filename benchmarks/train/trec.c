@@ -256,6 +256,8 @@ void trec_write_results(const train_job *j, const train_result *r, rec_t *w)
     rec_kv_doubles(w, "warmup", r->warm_loss, (size_t)r->warmup);
     rec_kv_doubles(w, "steps", r->loss, (size_t)r->steps);
     rec_map_end(w);
+    ttt_write_record(&r->ttt, w);
+    if (j->ckpt) ckpt_write_record(j->ckpt, &r->ckpt, w);
 
     rec_key(w, "memory");
     rec_map_begin(w);
@@ -345,6 +347,18 @@ void trec_print_summary(const train_job *j, const train_result *r, const sysinfo
     if (r->power.nodes)
         tpower_print(&r->power, d.samples_per_step * r->steps, (double)d.per_step * r->steps, stdout);
     printf("  loss        %.5g -> %.5g\n", r->loss[0], r->loss[r->steps - 1]);
+    const ttt_result *q = &r->ttt;
+    if (q->enabled && q->n > 0) {
+        if (q->reached)
+            printf("  quality     target %.5g reached after %d steps, %lld samples (%.3g epochs), "
+                   "time to train %.4g s (evaluations %.3g s)\n",
+                   q->target_loss, q->step_reached, (long long)q->samples_to_target,
+                   q->epochs_to_target, q->time_to_train_s, q->eval_s);
+        else
+            printf("  quality     validation loss %.5g after %d steps%s, %.4g s\n",
+                   q->loss[q->n - 1], q->steps_done,
+                   q->target_loss > 0 ? ": target not reached" : "", q->time_to_train_s);
+    }
     for (int i = 0; i < r->nchecks; i++)
         printf("  check       %-32s %s%s\n", r->checks[i].check, r->checks[i].outcome,
                r->checks[i].decides ? "" : " (informative)");

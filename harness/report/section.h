@@ -39,7 +39,7 @@ typedef struct {
 /* report.md, in this order */
 #define REPORT_SECTIONS(X)                                                                      \
     X(summary) X(system) X(slurm) X(method) X(simulation) X(benchmarks) X(gradient_reduction) X(lioncub)        \
-    X(ensembles) X(datadist) X(manytask) X(workflow) X(search) X(model_parallel) X(energy)                                     \
+    X(ensembles) X(datadist) X(manytask) X(workflow) X(search) X(model_parallel) X(energy) X(io)                              \
     X(plots_note) X(checks) X(launches) X(files)
 /* each suite entry's part, in this order */
 #define BENCH_SECTIONS(X) X(training) X(spatial) X(collectives)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/cosmoflow/model/cf_feed.h"
 
 int cf_model_build(cf_model *m, const cf_cfg *c, const comm_t *comm, char *err, size_t errlen)
 {
@@ -13,7 +14,8 @@ int cf_model_build(cf_model *m, const cf_cfg *c, const comm_t *comm, char *err, 
     cf_plan_build(&m->plan, c);
     if (cf_part_make(&m->plan, comm->size, comm->rank, &m->part, err, errlen)) return -1;
     if (comm->mpi && cf_comm_open(&m->comm, &m->part, comm->world, err, errlen)) return -1;
-    if (strcmp(c->data, "synthetic")) {
+    /* a data set (files:DIR, grf) is opened by the program with its options (cf_feed.h) */
+    if (strcmp(c->data, "synthetic") && !cf_feed_is(c->data)) {
         m->file = XCALLOC(1, sizeof *m->file, "sample file");
         if (cf_data_open(m->file, &m->plan, c->data, err, errlen)) {
             free(m->file);
@@ -43,6 +45,8 @@ void cf_model_free(cf_model *m)
         free(m->file);
         m->file = NULL;
     }
+    cf_feed_close(m->feed);
+    m->feed = NULL;
 }
 
 /* ---- network_t ----------------------------------------------------------------- */
@@ -57,6 +61,10 @@ static void facts(const void *model, net_facts *f)
     f->fwd_conv_flops = p->fwd_conv_flops;
     f->convention_flops = 3 * p->fwd_conv_flops;
     f->replica_ranks = M(model)->part.ranks_per_sample;
+    if (M(model)->feed) {
+        f->train_samples = cf_feed_samples(M(model)->feed, 0);
+        f->eval_samples = cf_feed_samples(M(model)->feed, 1);
+    }
 }
 
 /* One slice per layer: its weights, then its biases. */
@@ -154,6 +162,7 @@ static void write_record(const void *model, rec_t *w)
     }
     rec_seq_end(w);
     rec_map_end(w);
+    if (m->feed) cf_feed_write_record(m->feed, w);
 }
 
 static void batch_floats(const void *model, int batch, size_t *input, size_t *target)
@@ -170,7 +179,8 @@ static void generate(const void *model, uint64_t seed, int64_t step, int64_t fir
                      float *input, float *target)
 {
     const cf_model *m = model;
-    if (m->file) cf_data_read(m->file, &m->plan, &m->part, step, first, batch, input, target);
+    if (m->feed) cf_feed_batch(m->feed, step, first, batch, input, target);
+    else if (m->file) cf_data_read(m->file, &m->plan, &m->part, step, first, batch, input, target);
     else cf_data_generate(&m->plan, &m->part, seed, step, first, batch, input, target);
     if (m->plan.cfg.log_input) {
         /* MLPerf's log(1 + x) of particle counts; signed so that the
@@ -181,6 +191,14 @@ static void generate(const void *model, uint64_t seed, int64_t step, int64_t fir
         for (size_t i = 0; i < nin; i++)
             input[i] = input[i] < 0 ? -log1pf(-input[i]) : log1pf(input[i]);
     }
+}
+
+/* validation samples (a data set's val split; network.h) */
+static void generate_eval(const void *model, int64_t first, int batch, float *input, float *target)
+{
+    const cf_model *m = model;
+    CHECK(m->feed != NULL, "validation samples need a data set (--data files:DIR or grf)");
+    cf_feed_eval(m->feed, first, batch, input, target);
 }
 
 static void *create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
@@ -225,6 +243,7 @@ const network_t cosmoflow_network = {
     .write_record = write_record,
     .batch_floats = batch_floats,
     .generate = generate,
+    .generate_eval = generate_eval,
     .create = create,
     .release = release,
     .bytes = bytes,
