@@ -34,7 +34,7 @@ static void usage(FILE *f)
             "Examples:\n"
             "  climate --preset deepcam --describe\n"
             "  climate --preset small --steps 20 --record small.yaml\n"
-            "  mpirun -np 2 climate --preset small --batch 1\n");
+            "  mpirun -np 2 climate --preset small --batch 2\n");
 }
 
 static int validate(const void *cfg, char *err, size_t errlen)

@@ -57,6 +57,8 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
             "  - reference/stemdl-exact.yaml   # FLOP counts of gb2019 and bench256\n"
             "  - reference/summit-2019.yaml    # published Summit results, side by side\n"
             "  - reference/cosmoflow-exact.yaml # FLOP and parameter counts of cosmo128/256/512\n"
+            "  - reference/climate-exact.yaml  # parameter and FLOP counts of deepcam and gb2018\n"
+            "  - reference/climate-sc18.yaml   # published SC18 climate results, side by side\n"
             "benchmarks:\n"
             "  - name: stemdl\n"
             "    program: stemdl\n");
@@ -100,6 +102,19 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                   "    repetitions: 2\n"
                   "    config: {preset: small, batch: 2, model_ranks: 0, kernels: fast, threads: 1, "
                   "steps: 6, warmup: 2}\n", machine_devices(m) >= 4 ? 4 : 2);
+    /* climate: DeepCAM's DeepLabv3+ at an eighth of its widths (docs/climate.md);
+     * CPU only: the CUDA kernel set has no segmentation kernels yet.  fp32:
+     * its convolutions run fp32 in bf16 mode too (kern_fast_kernel_dtype) */
+    if (gpus <= 0)
+        sb_puts(&b,
+                "  - name: climate\n"
+                "    program: climate\n"
+                "    optional: true              # skipped where the program is not built yet\n"
+                "    repetitions: 2\n"
+                "    # small: 64x96 fields, tens of ms per step on a core; fp32 (its dilated\n"
+                "    # convolutions have no bf16 path yet)\n"
+                "    config: {preset: small, batch: 2, kernels: fast, threads: 1, steps: 10, "
+                "warmup: 2, cycle_ms: 5}\n");
     sb_puts(&b,
             "  - name: collectives\n"
             "    program: collectives\n"
