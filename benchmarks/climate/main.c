@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "benchmarks/climate/args.h"
+#include "benchmarks/climate/clargs.h"
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"

@@ -1,8 +1,8 @@
-/* args: the climate command line: the options every training program takes
+/* clargs: the climate command line: the options every training program takes
  * (benchmarks/train/tprog.h: --preset, then --config FILE, then single
  * parameters, whatever their order) over the climate configuration. */
-#ifndef CLIMATE_ARGS_H
-#define CLIMATE_ARGS_H
+#ifndef CLIMATE_CLARGS_H
+#define CLIMATE_CLARGS_H
 
 #include "benchmarks/networks/deepcam/cl_config.h"
 #include "benchmarks/train/tprog.h"

@@ -1,4 +1,4 @@
-#include "benchmarks/climate/args.h"
+#include "benchmarks/climate/clargs.h"
 
 #include <stdio.h>
 #include <string.h>
