@@ -43,7 +43,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "n/a") printf "%.3f
 echo "bench_cpu:"
 bench_cpu_host
 echo "  preset: $preset"
-echo "  sizes: \"${sizes[*]:-the preset's}\""
+echo "  sizes: \"${sizes[*]:-as the preset}\""
 bench_cpu_loadavg "the machine is not idle; the numbers are unreliable"
 if ! "$py" -c 'import torch' 2>/dev/null; then
     echo "  skipped: \"$py cannot import torch (apt-get install python3-torch)\""
