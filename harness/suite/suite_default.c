@@ -89,19 +89,6 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                       "    # each sample over the ranks (the halo exchange: docs/cosmoflow.md)\n"
                       "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
                       "warmup: 2, cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
-    /* modelpar: the weights sharded over one model group of every rank
-     * (docs/modelpar.md); CPU only (its halo exchange uses host buffers): 1
-     * rank against a group of 2 (4 where the machine has 4 ranks) */
-    if (gpus <= 0)
-        sb_printf(&b,
-                  "  - name: modelpar\n"
-                  "    program: modelpar\n"
-                  "    optional: true              # skipped where the program is not built yet\n"
-                  "    scaling: spatial            # a model group shares each sample\n"
-                  "    scales: [1, %d]              # model_ranks 0: each rank a tile of every layer\n"
-                  "    repetitions: 2\n"
-                  "    config: {preset: small, batch: 2, model_ranks: 0, kernels: fast, threads: 1, "
-                  "steps: 6, warmup: 2}\n", machine_devices(m) >= 4 ? 4 : 2);
     /* climate: DeepCAM's DeepLabv3+ at an eighth of its widths (docs/climate.md);
      * CPU only: the CUDA kernel set has no segmentation kernels yet.  fp32:
      * its convolutions run fp32 in bf16 mode too (kern_fast_kernel_dtype) */
@@ -115,6 +102,19 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                 "    # convolutions have no bf16 path yet)\n"
                 "    config: {preset: small, batch: 2, kernels: fast, threads: 1, steps: 10, "
                 "warmup: 2, cycle_ms: 5}\n");
+    /* modelpar: the weights sharded over one model group of every rank
+     * (docs/modelpar.md); CPU only (its halo exchange uses host buffers): 1
+     * rank against a group of 2 (4 where the machine has 4 ranks) */
+    if (gpus <= 0)
+        sb_printf(&b,
+                  "  - name: modelpar\n"
+                  "    program: modelpar\n"
+                  "    optional: true              # skipped where the program is not built yet\n"
+                  "    scaling: spatial            # a model group shares each sample\n"
+                  "    scales: [1, %d]              # model_ranks 0: each rank a tile of every layer\n"
+                  "    repetitions: 2\n"
+                  "    config: {preset: small, batch: 2, model_ranks: 0, kernels: fast, threads: 1, "
+                  "steps: 6, warmup: 2}\n", machine_devices(m) >= 4 ? 4 : 2);
     sb_puts(&b,
             "  - name: collectives\n"
             "    program: collectives\n"
