@@ -7,6 +7,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
+#include "benchmarks/networks/deepcam/cl_net.h"
 #include "benchmarks/networks/deepcam/cl_network.h"
 #include "benchmarks/networks/deepcam/cl_plan.h"
 #include "benchmarks/train/backend.h"
@@ -20,7 +21,17 @@ static int describe(const args_t *a, const comm_t *comm)
     cl_plan p;
     cl_plan_build(&p, &a->cfg);
     int64_t executed = train_dry_flops(&climate_network, &p, a->cfg.run.batch, NULL);
-    if (comm->rank == 0) climate_network.describe(&p, stdout, executed, a->cfg.run.batch);
+    if (comm->rank == 0) {
+        climate_network.describe(&p, stdout, executed, a->cfg.run.batch);
+        /* what a CPU rank allocates (fp32 activations and gradients, the
+         * parameters, their gradients and Adam's two moments) */
+        size_t net = cl_net_bytes_needed(&p, kern_ref_ops(), a->cfg.run.batch);
+        double adam = 8.0 * (double)p.params;
+        printf("memory_bytes_per_rank          %.0f  (%.3g GB at batch %d on the CPU: network "
+               "%.3g GB, Adam's moments %.3g GB)\n",
+               (double)net + adam, ((double)net + adam) / 1e9, a->cfg.run.batch,
+               (double)net / 1e9, adam / 1e9);
+    }
     cl_plan_free(&p);
     return 0;
 }
