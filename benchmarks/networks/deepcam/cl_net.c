@@ -17,7 +17,10 @@ struct cl_net {
     size_t bytes;
     int failed;
     size_t failed_bytes;
-    void **x, **dx;      /* [nt]: root tensors' arrays (NULL for windows) */
+    void **x, **dx;      /* [nt]: root tensors' arrays (NULL for windows); the dx share buffers */
+    int *live_lo, *live_hi; /* [nt]: ops between which a root's gradient is live (backward) */
+    void **gbuf;         /* the gradient buffers, ngbuf of them */
+    int ngbuf;
     void *scratch;       /* a gradient that is added, not written */
     float *mean, *var;   /* batch norm statistics, all layers */
     int64_t *stat_off;   /* [nop]: a batch norm op's offset in mean and var */
@@ -46,6 +49,62 @@ static int64_t elems(const cl_net *n, const cl_tensor *t)
     return COUNT_PROD("a tensor's elements", n->batch, t->c, t->h, t->w);
 }
 
+static int root_of(const cl_plan *p, int id) { return p->t[id].parent >= 0 ? p->t[id].parent : id; }
+
+/* When each root tensor's gradient is live during backward: from its first
+ * sender (the highest op reading it; the loss, nop, for the logits) down to
+ * the lowest op writing it (which reads it as dy). */
+static void liveness(cl_net *n)
+{
+    const cl_plan *p = n->p;
+    for (int i = 0; i < p->nt; i++) n->live_lo[i] = p->nop + 1, n->live_hi[i] = -1;
+    for (int i = 0; i < p->nop; i++) {
+        const cl_op *o = &p->op[i];
+        int r = root_of(p, o->out);
+        if (i < n->live_lo[r]) n->live_lo[r] = i;
+        int ins[2] = {o->in, o->in2};
+        for (int j = 0; j < 2; j++)
+            if (ins[j] >= 0 && i > n->live_hi[ins[j]]) n->live_hi[ins[j]] = i;
+    }
+    n->live_hi[p->logits] = p->nop;
+}
+
+/* Gradient buffers shared by tensors whose live intervals do not meet:
+ * roots in the order backward reaches them take the smallest free buffer
+ * that holds them, or a new one (at deepcam's size 0.9 GB instead of the
+ * 6.5 GB of a buffer per tensor). */
+static void alloc_grads(cl_net *n, int64_t ab)
+{
+    const cl_plan *p = n->p;
+    int64_t *cap = XCALLOC((size_t)p->nt, sizeof *cap, "gradient buffers");
+    int *until = XCALLOC((size_t)p->nt, sizeof *until, "gradient buffers");
+    char *done = XCALLOC((size_t)p->nt, 1, "gradient buffers");
+    for (;;) {
+        int t = -1; /* the next root to become live: the highest live_hi left */
+        for (int i = 0; i < p->nt; i++)
+            if (!done[i] && p->t[i].parent < 0 && i != p->input && n->live_hi[i] >= 0 &&
+                (t < 0 || n->live_hi[i] > n->live_hi[t]))
+                t = i;
+        if (t < 0) break;
+        done[t] = 1;
+        int64_t need = COUNT_PROD("bytes", elems(n, &p->t[t]), ab);
+        int best = -1;
+        for (int b = 0; b < n->ngbuf; b++) /* free: its tensor ended before t begins */
+            if (until[b] > n->live_hi[t] && cap[b] >= need && (best < 0 || cap[b] < cap[best]))
+                best = b;
+        if (best < 0) {
+            best = n->ngbuf++;
+            cap[best] = need;
+            n->gbuf[best] = grab(n, need);
+        }
+        until[best] = n->live_lo[t];
+        n->dx[t] = n->gbuf[best];
+    }
+    free(cap);
+    free(until);
+    free(done);
+}
+
 static void alloc_all(cl_net *n)
 {
     const cl_plan *p = n->p;
@@ -55,9 +114,10 @@ static void alloc_all(cl_net *n)
         if (t->parent >= 0) continue;
         int64_t e = elems(n, t);
         n->x[i] = grab(n, COUNT_PROD("bytes", e, ab));
-        if (i != p->input) n->dx[i] = grab(n, COUNT_PROD("bytes", e, ab));
         if (t->accumulate && e > most) most = e;
     }
+    liveness(n);
+    alloc_grads(n, ab);
     n->scratch = grab(n, COUNT_PROD("bytes", most > 0 ? most : 1, ab));
     for (int i = 0; i < p->nop; i++)
         if (p->op[i].kind == CL_BN) {
@@ -83,6 +143,9 @@ static cl_net *make(const cl_plan *p, const kern_ops *ops, void *ctx, int batch,
     n->x = XCALLOC((size_t)p->nt, sizeof *n->x, "tensor arrays");
     n->dx = XCALLOC((size_t)p->nt, sizeof *n->dx, "tensor arrays");
     n->stat_off = XCALLOC((size_t)p->nop, sizeof *n->stat_off, "statistics offsets");
+    n->live_lo = XCALLOC((size_t)p->nt, sizeof *n->live_lo, "gradient liveness");
+    n->live_hi = XCALLOC((size_t)p->nt, sizeof *n->live_hi, "gradient liveness");
+    n->gbuf = XCALLOC((size_t)p->nt, sizeof *n->gbuf, "gradient buffers");
     alloc_all(n);
     return n;
 }
@@ -123,13 +186,17 @@ static void rel(cl_net *n, void *q)
 void cl_net_free(cl_net *n)
 {
     if (!n) return;
-    for (int i = 0; i < n->p->nt; i++) rel(n, n->x[i]), rel(n, n->dx[i]);
+    for (int i = 0; i < n->p->nt; i++) rel(n, n->x[i]);
+    for (int b = 0; b < n->ngbuf; b++) rel(n, n->gbuf[b]);
     void *flat[] = {n->scratch, n->mean, n->var, n->label, n->class_w, n->params, n->grads};
     for (size_t i = 0; i < sizeof flat / sizeof *flat; i++) rel(n, flat[i]);
     if (n->wc != n->params) rel(n, n->wc);
     free(n->x);
     free(n->dx);
     free(n->stat_off);
+    free(n->live_lo);
+    free(n->live_hi);
+    free(n->gbuf);
     free(n->label_host);
     free(n);
 }
@@ -322,14 +389,18 @@ static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready,
 void cl_net_backward(cl_net *n, kc_t *kc, net_grad_ready_fn ready, void *user)
 {
     const cl_plan *p = n->p;
-    for (int i = 0; i < p->nt; i++)
-        if (p->t[i].accumulate && p->t[i].parent < 0 && i != p->input) {
-            tview d = tv(n, i, n->dx);
-            kc_zero(kc, "grad_zero", &d);
-        }
     tview z = tv(n, p->logits, n->x), dz = tv(n, p->logits, n->dx);
     kc_wce_bwd(kc, "loss", &z, n->label, n->class_w, &dz);
-    for (int i = p->nop - 1; i >= 0; i--) op_bwd(n, kc, &p->op[i], ready, user);
+    for (int i = p->nop - 1; i >= 0; i--) {
+        /* a summed gradient starts at zero when its first sender runs (its
+         * buffer held another tensor's gradient before) */
+        for (int t = 0; t < p->nt; t++)
+            if (p->t[t].accumulate && n->live_hi[t] == i && t != p->input) {
+                tview d = tv(n, t, n->dx);
+                kc_zero(kc, "grad_zero", &d);
+            }
+        op_bwd(n, kc, &p->op[i], ready, user);
+    }
 }
 
 /* ---- parameters -------------------------------------------------------------- */

@@ -2,13 +2,15 @@
  * segmentation kernels (the reference and fast sets; the CUDA set stops at
  * its first call with counted.c's error).
  *
- * Buffers: one activation and one gradient array per tensor of the plan
- * (windows share their parent's); a gradient that several operations send
- * (a tensor read by several, or a ReLU's input: relu_bwd adds) is zeroed at
- * the start of backward and each sender adds into it, through a scratch
- * buffer where its kernel overwrites.  Batch norm uses the statistics of
- * this rank's batch (per-rank, no reduction across ranks).  Parameters: one
- * flat fp32 array in forward layer order (cl_plan.h).
+ * Buffers: one activation array per tensor of the plan (windows share
+ * their parent's); gradient arrays shared by tensors whose gradients are
+ * not live at the same time in backward.  A gradient that several
+ * operations send (a tensor read by several, or a ReLU's input: relu_bwd
+ * adds) is zeroed when its first sender runs and each sender adds into it,
+ * through a scratch buffer where its kernel overwrites.  Batch norm uses
+ * the statistics of this rank's batch (per-rank, no reduction across
+ * ranks).  Parameters: one flat fp32 array in forward layer order
+ * (cl_plan.h).
  *
  * defines: cl_net, cl_net_create, cl_net_free, cl_net_bytes, cl_net_bytes_needed,
  *   cl_net_init_params, cl_net_load, cl_net_forward, cl_net_backward,
