@@ -199,7 +199,7 @@ endif
 
 # Unit tests: tests/unit/test_KIND_*.c links the libraries of KIND (common,
 # train: the training runtime, stemdl, coll: collectives, orch: orchestration,
-# harness, cosmo: cosmoflow, skel: skeleton, mpar: modelpar, climate: benchmarks/networks/deepcam).
+# harness, cosmo: cosmoflow, skel: skeleton, mpar: modelpar, climate: benchmarks/networks/deepcam and the runtime).
 TEST_LIBS_common  := common
 TEST_LIBS_train   := train comm common
 TEST_LIBS_stemdl  := $(stemdl_libs)
@@ -209,7 +209,7 @@ TEST_LIBS_harness := $(exadl_libs)
 TEST_LIBS_cosmo   := $(cosmoflow_libs)
 TEST_LIBS_skel    := $(skeleton_libs)
 TEST_LIBS_mpar    := $(modelpar_libs)
-TEST_LIBS_climate := deepcam common
+TEST_LIBS_climate := deepcam train comm common
 TEST_LIBS_search  := $(search_libs)
 TEST_LDLIBS_common  := $(HARN_LDLIBS)
 TEST_LDLIBS_train   := $(TRAIN_LDLIBS)
@@ -220,7 +220,7 @@ TEST_LDLIBS_harness := $(HARN_LDLIBS)
 TEST_LDLIBS_cosmo   := $(TRAIN_LDLIBS)
 TEST_LDLIBS_skel    := $(TRAIN_LDLIBS)
 TEST_LDLIBS_mpar    := $(TRAIN_LDLIBS)
-TEST_LDLIBS_climate := -lm
+TEST_LDLIBS_climate := $(TRAIN_LDLIBS)
 TEST_LDLIBS_search  := $(TRAIN_LDLIBS)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))

@@ -58,6 +58,8 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
             "  - reference/summit-2019.yaml    # published Summit results, side by side\n"
             "  - reference/cosmoflow-exact.yaml # FLOP and parameter counts of cosmo128/256/512\n"
             "  - reference/modelpar-exact.yaml  # counts of modelpar's presets, yfcc15b's 15e9\n"
+            "  - reference/climate-exact.yaml  # parameter and FLOP counts of deepcam and gb2018\n"
+            "  - reference/climate-sc18.yaml   # published SC18 climate results, side by side\n"
             "benchmarks:\n"
             "  - name: stemdl\n"
             "    program: stemdl\n");
@@ -88,6 +90,19 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                       "    # each sample over the ranks (the halo exchange: docs/cosmoflow.md)\n"
                       "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
                       "warmup: 2, cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
+    /* climate: DeepCAM's DeepLabv3+ at an eighth of its widths (docs/climate.md);
+     * CPU only: the CUDA kernel set has no segmentation kernels yet.  fp32:
+     * its convolutions run fp32 in bf16 mode too (kern_fast_kernel_dtype) */
+    if (gpus <= 0)
+        sb_puts(&b,
+                "  - name: climate\n"
+                "    program: climate\n"
+                "    optional: true              # skipped where the program is not built yet\n"
+                "    repetitions: 2\n"
+                "    # small: 64x96 fields, tens of ms per step on a core; fp32 (its dilated\n"
+                "    # convolutions have no bf16 path yet)\n"
+                "    config: {preset: small, batch: 2, kernels: fast, threads: 1, steps: 10, "
+                "warmup: 2, cycle_ms: 5}\n");
     /* modelpar: the weights sharded over one model group of every rank
      * (docs/modelparallel.md); CPU only (its halo exchange uses host buffers): 1
      * rank against a group of 2 (4 where the machine has 4 ranks) */

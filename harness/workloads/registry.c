@@ -16,6 +16,9 @@ static const char *const modelpar_describes[] = {
     "parameters", "forward_conv_flops_per_sample", "convention_flops_per_sample",
     "mp_parameters_per_rank", "mp_halo_bytes_per_step", "mp_tp_bytes_per_step",
     "mp_memory_formula_bytes", NULL};
+static const char *const climate_describes[] = {"forward_conv_flops_per_sample",
+                                                "convention_flops_per_sample", "conv_weights",
+                                                "parameters", NULL};
 static const char *const training_sections[] = {"training", NULL};
 static const char *const cosmoflow_sections[] = {"training", "spatial", NULL};
 static const char *const collective_sections[] = {"collectives", NULL};
@@ -47,6 +50,21 @@ const workload_t workloads[] = {
         .exact_reference = "reference/cosmoflow-exact.yaml",
         .sysinfo = 1,
         .sections = cosmoflow_sections,
+    },
+    {
+        /* the climate segmentation network, DeepLabv3+ as MLPerf HPC's DeepCAM
+         * (docs/climate.md): a data-parallel training record; its exact
+         * counts answered by --describe (trains = 0: exadl model takes its
+         * network from stemdl) */
+        .name = "climate",
+        .program = "climate",
+        .kind = "climate",
+        .check_config = "--check-config",
+        .describe = "--describe",
+        .describe_metrics = climate_describes,
+        .exact_reference = "reference/climate-exact.yaml",
+        .sysinfo = 1,
+        .sections = training_sections,
     },
     {
         /* the compute skeleton (docs/simulate.md): stemdl's gradient engine

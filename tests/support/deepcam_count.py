@@ -12,7 +12,12 @@ from the C code, so that tests/it/climate.sh can hold the `climate
 --describe` counts against it once the network lands.
 
 Usage: deepcam_count.py [--channels 16] [--height 768] [--width 1152]
-                        [--classes 3] [--layers]
+                        [--classes 3] [--width-div 1] [--middle-blocks 16]
+                        [--preset NAME] [--layers]
+--width-div D divides every layer width by D, rounded up (the climate
+program's smaller presets); --middle-blocks the middle flow's length;
+--preset sets all of them to a climate preset's sizes (PRESETS below,
+written from docs/climate.md's table, not read from the C code).
 Prints `params N`, `fwd_conv_flops N` (per sample) and, with --layers, one
 line per convolution.  Exit 2 on bad arguments.
 """
@@ -73,7 +78,19 @@ def block(c, name, cin, cout, reps, stride, h, w, grow_first=True, is_last=False
     return ho, wo
 
 
-def count(channels, height, width, classes, show, os_=16):
+# the climate program's presets (docs/climate.md "Presets")
+PRESETS = {
+    "tiny": dict(channels=4, height=32, width=48, width_div=16, middle_blocks=1),
+    "small": dict(channels=16, height=64, width=96, width_div=8, middle_blocks=2),
+    "deepcam": dict(channels=16, height=768, width=1152, width_div=1, middle_blocks=16),
+    "gb2018": dict(channels=16, height=768, width=1152, width_div=1, middle_blocks=16),
+}
+
+
+def count(channels, height, width, classes, show, os_=16, width_div=1, middle_blocks=16):
+    def ch(n):
+        return max(1, -(-n // width_div))
+
     # DeepCAM's decoder (two stride-2 transposed convolutions up to the
     # low-level skip at 1/4) fixes output stride 16
     if os_ != 16:
@@ -82,50 +99,50 @@ def count(channels, height, width, classes, show, os_=16):
         raise ValueError("height and width must be multiples of 16")
     c = Count(show)
     h, w = height // 2, width // 2
-    c.conv("conv1", channels, 32, 3, h, w)
-    c.bn(32)
-    c.conv("conv2", 32, 64, 3, h, w)
-    c.bn(64)
-    h, w = block(c, "block1", 64, 128, 2, 2, h, w)
+    c.conv("conv1", channels, ch(32), 3, h, w)
+    c.bn(ch(32))
+    c.conv("conv2", ch(32), ch(64), 3, h, w)
+    c.bn(ch(64))
+    h, w = block(c, "block1", ch(64), ch(128), 2, 2, h, w)
     low_h, low_w = h, w
-    h, w = block(c, "block2", 128, 256, 2, 2, h, w)
-    h, w = block(c, "block3", 256, 728, 2, 2, h, w, is_last=True)
-    for b in range(4, 20):
-        h, w = block(c, f"block{b}", 728, 728, 3, 1, h, w)
-    h, w = block(c, "block20", 728, 1024, 2, 1, h, w, grow_first=False, is_last=True)
-    sep(c, "conv3", 1024, 1536, h, w)
-    c.bn(1536)
-    sep(c, "conv4", 1536, 1536, h, w)
-    c.bn(1536)
-    sep(c, "conv5", 1536, 2048, h, w)
-    c.bn(2048)
+    h, w = block(c, "block2", ch(128), ch(256), 2, 2, h, w)
+    h, w = block(c, "block3", ch(256), ch(728), 2, 2, h, w, is_last=True)
+    for b in range(4, 4 + middle_blocks):
+        h, w = block(c, f"block{b}", ch(728), ch(728), 3, 1, h, w)
+    h, w = block(c, "exit", ch(728), ch(1024), 2, 1, h, w, grow_first=False, is_last=True)
+    sep(c, "conv3", ch(1024), ch(1536), h, w)
+    c.bn(ch(1536))
+    sep(c, "conv4", ch(1536), ch(1536), h, w)
+    c.bn(ch(1536))
+    sep(c, "conv5", ch(1536), ch(2048), h, w)
+    c.bn(ch(2048))
     # ASPP: 1x1, three 3x3 atrous (rates only move taps: same count), image pool
-    c.conv("aspp1", 2048, 256, 1, h, w)
-    c.bn(256)
+    c.conv("aspp1", ch(2048), ch(256), 1, h, w)
+    c.bn(ch(256))
     for r in range(3):
-        c.conv(f"aspp{r + 2}", 2048, 256, 3, h, w)
-        c.bn(256)
-    c.conv("aspp_pool.conv", 2048, 256, 1, 1, 1)
-    c.params += 2 * 256  # the pool branch's affine (weights, bias) instead of a BN
-    c.conv("aspp_proj", 5 * 256, 256, 1, h, w)
-    c.bn(256)
+        c.conv(f"aspp{r + 2}", ch(2048), ch(256), 3, h, w)
+        c.bn(ch(256))
+    c.conv("aspp_pool.conv", ch(2048), ch(256), 1, 1, 1)
+    c.params += 2 * ch(256)  # the pool branch's affine (weights, bias) instead of a BN
+    c.conv("aspp_proj", 5 * ch(256), ch(256), 1, h, w)
+    c.bn(ch(256))
     # low-level skip
-    c.conv("low.conv", 128, 48, 1, low_h, low_w)
-    c.bn(48)
+    c.conv("low.conv", ch(128), ch(48), 1, low_h, low_w)
+    c.bn(ch(48))
     # decoder
     for name in ("deconv1a", "deconv1b"):
-        c.tconv(name, 256, 256, h, w)
-        c.bn(256)
+        c.tconv(name, ch(256), ch(256), h, w)
+        c.bn(ch(256))
         h, w = 2 * h, 2 * w
-    c.conv("dec.conv1", 256 + 48, 256, 3, h, w)
-    c.bn(256)
-    c.conv("dec.conv2", 256, 256, 3, h, w)
-    c.bn(256)
-    c.conv("dec.conv3", 256, 256, 1, h, w, bias=True)
-    c.tconv("deconv2", 256, 256, h, w)
-    c.bn(256)
+    c.conv("dec.conv1", ch(256) + ch(48), ch(256), 3, h, w)
+    c.bn(ch(256))
+    c.conv("dec.conv2", ch(256), ch(256), 3, h, w)
+    c.bn(ch(256))
+    c.conv("dec.conv3", ch(256), ch(256), 1, h, w, bias=True)
+    c.tconv("deconv2", ch(256), ch(256), h, w)
+    c.bn(ch(256))
     h, w = 2 * h, 2 * w
-    c.tconv("last_deconv", 256, classes, h, w)
+    c.tconv("last_deconv", ch(256), classes, h, w)
     h, w = 2 * h, 2 * w
     assert (h, w) == (height, width), (h, w)
     return c
@@ -137,10 +154,20 @@ def main():
     ap.add_argument("--height", type=int, default=768)
     ap.add_argument("--width", type=int, default=1152)
     ap.add_argument("--classes", type=int, default=3)
+    ap.add_argument("--width-div", type=int, default=1)
+    ap.add_argument("--middle-blocks", type=int, default=16)
+    ap.add_argument("--preset", choices=sorted(PRESETS))
     ap.add_argument("--layers", action="store_true")
     a = ap.parse_args()
+    if a.preset:
+        for k, v in PRESETS[a.preset].items():
+            setattr(a, k, v)
+    if a.width_div < 1 or a.middle_blocks < 0:
+        print("deepcam_count.py: --width-div must be >= 1, --middle-blocks >= 0", file=sys.stderr)
+        return 2
     try:
-        c = count(a.channels, a.height, a.width, a.classes, a.layers)
+        c = count(a.channels, a.height, a.width, a.classes, a.layers,
+                  width_div=a.width_div, middle_blocks=a.middle_blocks)
     except ValueError as e:
         print(f"deepcam_count.py: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,51 @@
+#include "benchmarks/climate/clargs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: climate [OPTIONS]\n"
+            "\n"
+            "Trains DeepLabv3+ as MLPerf HPC's DeepCAM defines it (the network family of the\n"
+            "2018 Gordon Bell climate segmentation, Kurth et al., SC18) on synthetic climate\n"
+            "fields with cyclone and river masks, counting the FLOPs of every kernel, and\n"
+            "writes a result record.  Runs as one process, or under mpirun with data\n"
+            "parallelism; batch norm uses each rank's own statistics.\n"
+            "\n"
+            "  --help                 this text\n"
+            "  --describe             print the layer table and exact counts per sample;\n"
+            "                         allocate nothing\n"
+            "  --sysinfo              print the `system` block a record would hold, and exit\n"
+            "  --check-config         check the options and configuration, run nothing\n"
+            "  --config FILE          YAML mapping of parameters (keys as below, with _)\n"
+            "  --record FILE          write the result record (YAML) to FILE, atomically\n"
+            "  --quiet                no progress lines\n"
+            "  --dump-weights PATH    after the last step, each rank writes its fp32 weights\n"
+            "                         to PATH.<rank>\n");
+    cl_cfg_print_help(f);
+    fprintf(f,
+            "\n"
+            "Exit codes: 0 done (or --help, --describe, --check-config answered); 1 training\n"
+            "failed or a deciding check failed (weights differ across ranks, a loss or weight\n"
+            "not finite); 2 bad input (option, value, configuration file).\n"
+            "\n"
+            "Examples:\n"
+            "  climate --preset deepcam --describe\n"
+            "  climate --preset small --steps 20 --record small.yaml\n"
+            "  mpirun -np 2 climate --preset small --batch 2\n");
+}
+
+static int validate(const void *cfg, char *err, size_t errlen)
+{
+    return cl_cfg_validate(cfg, err, errlen);
+}
+
+void args_parse(args_t *a, int argc, char **argv, int rank)
+{
+    const tprog_cli cli = {.usage = usage, .preset = "small", .keys = cl_cfg_keys(),
+                           .validate = validate};
+    memset(a, 0, sizeof *a);
+    tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
+}

@@ -1,0 +1,131 @@
+#include "benchmarks/networks/deepcam/cl_network.h"
+
+#include <stdio.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/networks/deepcam/cl_data.h"
+#include "benchmarks/networks/deepcam/cl_net.h"
+#include "benchmarks/networks/deepcam/cl_plan.h"
+
+static void facts(const void *model, net_facts *f)
+{
+    const cl_plan *p = model;
+    f->layers = p->layers;
+    f->params = p->params;
+    f->fwd_conv_flops = p->fwd_conv_flops;
+    /* the convention of the other workloads: forward, data and weight gradients */
+    f->convention_flops = 3 * p->fwd_conv_flops;
+}
+
+/* One slice per parameter layer, in forward order. */
+static int slices(const void *model, net_slice **out)
+{
+    const cl_plan *p = model;
+    net_slice *s = XCALLOC((size_t)p->layers, sizeof *s, "parameter slices");
+    for (int l = 0; l < p->layers; l++) {
+        const cl_op *o = &p->op[p->layer_op[l]];
+        s[l] = (net_slice){.name = o->name, .off = o->off, .count = o->count};
+    }
+    *out = s;
+    return p->layers;
+}
+
+/* One tensor per layer, in the order backward completes them (the reverse
+ * of forward). */
+static int tensors(const void *model, gsync_tensor **out)
+{
+    const cl_plan *p = model;
+    gsync_tensor *t = XCALLOC((size_t)p->layers, sizeof *t, "gradient tensors");
+    for (int l = 0; l < p->layers; l++) {
+        const cl_op *o = &p->op[p->layer_op[p->layers - 1 - l]];
+        snprintf(t[l].name, sizeof t[l].name, "%.40s", o->name);
+        t[l].layer = o->layer, t[l].off = o->off, t[l].count = o->count;
+    }
+    *out = t;
+    return p->layers;
+}
+
+static void describe(const void *model, FILE *f, int64_t executed_per_step, int batch)
+{
+    cl_plan_print(model, f, executed_per_step, batch);
+}
+
+static void write_record(const void *model, rec_t *w)
+{
+    const cl_plan *p = model;
+    rec_key(w, "network");
+    rec_flow_map_begin(w);
+    rec_kv_int(w, "layers", p->layers);
+    rec_kv_int(w, "convolutions", p->convs);
+    rec_kv_int(w, "conv_weights", p->conv_weights);
+    rec_kv_int(w, "parameters", p->params);
+    /* batch norm statistics are this rank's batch's (docs/climate.md) */
+    rec_kv_str(w, "batch_norm", "per-rank");
+    rec_map_end(w);
+}
+
+static void batch_floats(const void *model, int batch, size_t *input, size_t *target)
+{
+    const cl_cfg *c = &((const cl_plan *)model)->cfg;
+    size_t px = (size_t)c->height * (size_t)c->width;
+    *input = (size_t)batch * (size_t)c->channels * px;
+    *target = (size_t)batch * px;
+}
+
+static void generate(const void *model, uint64_t seed, int64_t step, int64_t first_sample,
+                     int batch, float *input, float *target)
+{
+    const cl_cfg *c = &((const cl_plan *)model)->cfg;
+    cl_data_shape s = {.channels = c->channels, .h = c->height, .w = c->width, .max_blobs = 3,
+                       .max_bands = 2};
+    cl_data_generate(&s, seed, step, first_sample, batch, input, target);
+}
+
+static void *create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
+                    char *err, size_t errlen)
+{
+    return cl_net_create(model, ops, ctx, batch, dry, err, errlen);
+}
+
+static void release(void *inst) { cl_net_free(inst); }
+static size_t bytes(const void *inst) { return cl_net_bytes(inst); }
+static size_t bytes_needed(const void *model, const kern_ops *ops, int batch)
+{
+    return cl_net_bytes_needed(model, ops, batch);
+}
+static void init_params(void *inst, uint64_t seed) { cl_net_init_params(inst, seed); }
+static void get_params(const void *inst, float *host) { cl_net_get_params(inst, host); }
+static void set_params(void *inst, const float *host) { cl_net_set_params(inst, host); }
+static void params(const void *inst, net_params *p) { cl_net_param_arrays(inst, p); }
+static void load(void *inst, const float *input, const float *target)
+{
+    cl_net_load(inst, input, target);
+}
+static double forward(void *inst, kc_t *kc) { return cl_net_forward(inst, kc); }
+static void backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
+{
+    cl_net_backward(inst, kc, ready, user);
+}
+
+const network_t climate_network = {
+    .name = "DeepLabv3+ (DeepCAM)",
+    .oom_hint = "try a smaller --batch, --image, --width-div or preset",
+    .facts = facts,
+    .slices = slices,
+    .tensors = tensors,
+    .describe = describe,
+    .write_record = write_record,
+    .batch_floats = batch_floats,
+    .generate = generate,
+    .create = create,
+    .release = release,
+    .bytes = bytes,
+    .bytes_needed = bytes_needed,
+    .init_params = init_params,
+    .get_params = get_params,
+    .set_params = set_params,
+    .params = params,
+    .load = load,
+    .forward = forward,
+    .backward = backward,
+};
