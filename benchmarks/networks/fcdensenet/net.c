@@ -13,9 +13,9 @@
 
 /* One activation buffer of the network: values, their ReLU twin (dense
  * blocks only) and the gradients of both.  h is this rank's rows (the tile
- * of a spatial split, fd_split.h); a split's dense blocks add halo-padded
- * twins of r and dr (hp = h + 2 halo rows) that their k x k convolutions
- * read and write. */
+ * of a spatial split, fd_split.h); in a split, the dense blocks keep r and
+ * dr as halo-padded twins rp and drp instead (hp = h + 2 halo rows), which
+ * their k x k convolutions read and write. */
 typedef struct {
     void *x, *r, *dx, *dr;
     void *rp, *drp;
@@ -38,6 +38,9 @@ struct net {
     int hk, hk0;           /* halo rows of the dense layers' and of conv_init's kernel */
     void *inp;             /* conv_init's padded input [batch][c_in][h + 2 hk0][w] */
     void *yp, *dyp;        /* padded scratch: a k x k conv's output, its output gradient */
+    void *rs, *drs;        /* unpadded scratch of a block's ReLU maps and their gradient on
+                              their way into and out of the padded twins (which replace a
+                              split block's r and dr) */
     nbuf lossg;            /* the tile's L1 gradient before the 1/S of the sample's mean */
     float *scale_master;   /* a 1x1 conv of c_out maps by diag(1/S): that scale */
     void *scale_w;
@@ -131,6 +134,18 @@ static void alloc_split(alloc_t *a)
     size_t sb = (size_t)COUNT_PROD("scratch bytes", n->batch, scratch, esz);
     n->yp = grab(a, sb);
     n->dyp = grab(a, sb);
+    /* the ReLU scratch: a block's input maps or one layer's new maps */
+    int64_t rsz = 0;
+    for (int i = 0; i < L; i++) {
+        const nbuf *d = &n->down[i], *u = &n->up[i];
+        int64_t cd = p->down_c0[i] > g ? p->down_c0[i] : g, cu = p->up_c0[i] > g ? p->up_c0[i] : g;
+        rsz = max64(rsz, max64(cd * d->h * d->w, cu * u->h * u->w));
+    }
+    int64_t cb = p->bott_c0 > g ? p->bott_c0 : g;
+    rsz = max64(rsz, cb * n->bott.h * n->bott.w);
+    size_t rb = (size_t)COUNT_PROD("scratch bytes", n->batch, rsz, esz);
+    n->rs = grab(a, rb);
+    n->drs = grab(a, rb);
     buf_alloc(a, &n->lossg, c->c_out, h0, w0, 1);
     int64_t cc = (int64_t)c->c_out * c->c_out;
     n->scale_master = grab(a, (size_t)cc * sizeof(float));
@@ -155,17 +170,17 @@ static void alloc_all(alloc_t *a)
     const plan_t *p = n->plan;
     const cfg_t *c = &p->cfg;
     int L = c->levels, g = c->growth;
-    int S = n->S;
+    int S = n->S, blk = S > 1 ? 5 : 15; /* a split's blocks: r and dr padded (alloc_split) */
     buf_alloc(a, &n->in, c->c_in, c->height / S, c->width, 1);
     for (int i = 0; i < L; i++) {
         int h = p->level_h[i] / S, w = p->level_w[i];
-        buf_alloc(a, &n->down[i], p->down_c0[i] + c->down[i] * g, h, w, 15);
+        buf_alloc(a, &n->down[i], p->down_c0[i] + c->down[i] * g, h, w, blk);
         buf_alloc(a, &n->tdpre[i], c->td[i], h, w, 5);
     }
-    buf_alloc(a, &n->bott, p->bott_c0 + c->bottleneck * g, p->level_h[L] / S, p->level_w[L], 15);
+    buf_alloc(a, &n->bott, p->bott_c0 + c->bottleneck * g, p->level_h[L] / S, p->level_w[L], blk);
     for (int j = 0; j < L; j++)
         buf_alloc(a, &n->up[j], p->up_c0[j] + c->up[j] * g, p->level_h[L - 1 - j] / S,
-                  p->level_w[L - 1 - j], 15);
+                  p->level_w[L - 1 - j], blk);
     buf_alloc(a, &n->out, c->c_out, c->height / S, c->width, 5);
     buf_alloc(a, &n->target, c->c_out, c->height / S, c->width, 1);
     buf_alloc(a, &n->dinit, c->f0, c->height / S, c->width, 4);
@@ -265,7 +280,7 @@ void net_free(net_t *n)
         for (size_t i = 0; i < 2; i++)
             if (flat[i]) n->ops->release(n->ctx, flat[i]);
         if (n->wc && n->wc != n->params) n->ops->release(n->ctx, n->wc);
-        void *split[] = {n->inp, n->yp, n->dyp, n->scale_master,
+        void *split[] = {n->inp, n->yp, n->dyp, n->rs, n->drs, n->scale_master,
                          n->scale_w != n->scale_master ? n->scale_w : NULL, n->lossg.x};
         for (size_t i = 0; i < sizeof split / sizeof *split; i++)
             if (split[i]) n->ops->release(n->ctx, split[i]);
@@ -326,24 +341,31 @@ static t3view as3(const tview *t)
     return (t3view){t->p, t->n, t->c, 1, t->h, t->w, t->sstride, plane, plane, t->w, 1};
 }
 
-/* Own rows of b->r's channels into its padded twin, then the halos. */
-static void pad_fill(net_t *n, kc_t *kc, const char *name, nbuf *b, int ch0, int nch)
+/* nch maps of a block's tile, dense in a scratch buffer. */
+static tview sview(const net_t *n, const nbuf *b, void *base, int nch)
 {
-    tview src = view(n, b, b->r, ch0, nch);
-    t3view s = as3(&src), d = prows(n, b->rp, b->c, b->hp, b->w, ch0, nch, n->hk, b->h);
+    return (tview){base, n->batch, nch, b->h, b->w, (int64_t)nch * b->h * b->w};
+}
+
+/* ReLU'd maps (src, own rows) into channels [ch0, ch0 + nch) of the padded
+ * twin, then the halos. */
+static void pad_fill(net_t *n, kc_t *kc, const char *name, nbuf *b, const tview *src, int ch0,
+                     int nch)
+{
+    t3view s = as3(src), d = prows(n, b->rp, b->c, b->hp, b->w, ch0, nch, n->hk, b->h);
     kc_copy3d(kc, "halo_pad", name, &s, &d);
     fd_pad P = {b->rp, n->batch, b->c, b->hp, b->w, ch0, nch, n->hk};
     fd_halo_fill(&n->hx, kc, name, &P);
 }
 
 /* The neighbours' parts of the padded data gradient added in, then the own
- * rows into b->dr. */
-static void fold_dr(net_t *n, kc_t *kc, const char *name, nbuf *b, int ch0, int nch)
+ * rows into the scratch view dst (what the ReLU's backward reads). */
+static void fold_dr(net_t *n, kc_t *kc, const char *name, nbuf *b, int ch0, int nch,
+                    const tview *dst)
 {
     fd_pad P = {b->drp, n->batch, b->c, b->hp, b->w, ch0, nch, n->hk};
     fd_halo_fold(&n->hx, kc, name, &P);
-    tview dst = view(n, b, b->dr, ch0, nch);
-    t3view s = prows(n, b->drp, b->c, b->hp, b->w, ch0, nch, n->hk, b->h), d = as3(&dst);
+    t3view s = prows(n, b->drp, b->c, b->hp, b->w, ch0, nch, n->hk, b->h), d = as3(dst);
     kc_copy3d(kc, "halo_crop", name, &s, &d);
 }
 
@@ -392,9 +414,10 @@ static float *gb(const net_t *n, int i) { return n->grads ? n->grads + layer(n, 
 static void dense_fwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first)
 {
     int g = n->plan->cfg.growth, k = n->plan->cfg.k;
-    tview xin = view(n, b, b->x, 0, c0), rin = view(n, b, b->r, 0, c0);
+    tview xin = view(n, b, b->x, 0, c0);
+    tview rin = n->S > 1 ? sview(n, b, n->rs, c0) : view(n, b, b->r, 0, c0);
     kc_relu_fwd(kc, layer(n, first)->name, &xin, &rin);
-    if (n->S > 1) pad_fill(n, kc, layer(n, first)->name, b, 0, c0);
+    if (n->S > 1) pad_fill(n, kc, layer(n, first)->name, b, &rin, 0, c0);
     for (int l = 0; l < layers; l++) {
         int c = c0 + l * g;
         tview y = view(n, b, b->x, c, g);
@@ -407,9 +430,9 @@ static void dense_fwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
         }
         if (l + 1 < layers) {
             /* the next layer reads these maps through its ReLU */
-            tview ry = view(n, b, b->r, c, g);
+            tview ry = n->S > 1 ? sview(n, b, n->rs, g) : view(n, b, b->r, c, g);
             kc_relu_fwd(kc, layer(n, first + l + 1)->name, &y, &ry);
-            if (n->S > 1) pad_fill(n, kc, layer(n, first + l + 1)->name, b, c, g);
+            if (n->S > 1) pad_fill(n, kc, layer(n, first + l + 1)->name, b, &ry, c, g);
         }
     }
 }
@@ -532,8 +555,11 @@ static void dense_bwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
         tview dy = view(n, b, b->dx, c, g);
         if (l + 1 < layers) {
             /* what later layers sent through these maps' ReLU */
-            if (n->S > 1) fold_dr(n, kc, layer(n, first + l + 1)->name, b, c, g);
             tview x = view(n, b, b->x, c, g), dr = view(n, b, b->dr, c, g);
+            if (n->S > 1) {
+                dr = sview(n, b, n->drs, g);
+                fold_dr(n, kc, layer(n, first + l + 1)->name, b, c, g, &dr);
+            }
             kc_relu_bwd(kc, layer(n, first + l + 1)->name, &x, &dr, &dy);
         }
         tview r = view(n, b, b->r, 0, c), dr_in = view(n, b, b->dr, 0, c), dyc = dy;
@@ -546,8 +572,11 @@ static void dense_bwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
         notify(n, ready, user, first + l);
         kc_conv_bwd_data(kc, name, &dyc, weights(n, first + l), k, &dr_in);
     }
-    if (n->S > 1) fold_dr(n, kc, layer(n, first)->name, b, 0, c0);
     tview x = view(n, b, b->x, 0, c0), dr = view(n, b, b->dr, 0, c0), dx = view(n, b, b->dx, 0, c0);
+    if (n->S > 1) {
+        dr = sview(n, b, n->drs, c0);
+        fold_dr(n, kc, layer(n, first)->name, b, 0, c0, &dr);
+    }
     kc_relu_bwd(kc, layer(n, first)->name, &x, &dr, &dx);
 }
 
@@ -557,12 +586,9 @@ static void zero_grads(net_t *n, kc_t *kc, nbuf *b, int with_relu_twin)
     tview t = view(n, b, b->dx, 0, b->c);
     kc_zero(kc, "grad_zero", &t);
     if (with_relu_twin) {
-        tview tr = view(n, b, b->dr, 0, b->c);
+        /* a split accumulates into the padded twin (dr is not allocated) */
+        tview tr = n->S > 1 ? pview(n, b, b->drp, 0, b->c) : view(n, b, b->dr, 0, b->c);
         kc_zero(kc, "grad_zero", &tr);
-        if (n->S > 1) {
-            tview tp = pview(n, b, b->drp, 0, b->c);
-            kc_zero(kc, "grad_zero", &tp);
-        }
     }
 }
 
