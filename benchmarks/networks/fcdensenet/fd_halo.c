@@ -1,5 +1,6 @@
 #include "benchmarks/networks/fcdensenet/fd_halo.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -100,6 +101,7 @@ static void swap(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, const
     nbrs(x, nbr);
     size_t bytes = (size_t)P->n * P->nc * P->halo * P->w * x->ops->act_bytes;
     CHECK(bytes <= x->cap, "halo of %zu bytes over its staging of %zu", bytes, x->cap);
+    CHECK(bytes <= INT_MAX, "a halo message of %zu bytes: over MPI's int count", bytes);
     for (int s = 0; s < 2; s++) {
         if (nbr[s] == MPI_PROC_NULL) continue;
         t3view src = rows(x, P, send_r0[s], P->halo), dst = dense(P, x->stage[s], P->halo);
