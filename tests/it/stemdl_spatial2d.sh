@@ -9,7 +9,8 @@
 #   a gradient, so the rounding of near-zero gradients, summed in another
 #   order, shows in the weights far more than in the loss);
 # - splits that do not divide a layer's height, W splits, tiles thinner than
-#   the halo, ranks that do not form whole groups: refused in one line;
+#   the halo, ranks that do not form whole groups, Lion's compressed exchange
+#   (a vote on signs of partial gradients): refused in one line;
 # - --describe prints the memory per rank, which falls with the split.
 set -u
 S=$EXADL_BIN/stemdl
@@ -90,6 +91,8 @@ refuse "a W split" "spatial 2x2: splitting W is not implemented" --spatial 2x2
 refuse "tiles thinner than the halo" "spatial 4: layer bottleneck.l0's tiles of 1 rows are thinner than its halo of 2" \
     --spatial 4 --k 5
 refuse "a split of 0" "spatial.*'0' is not N or HxW" --spatial 0
+refuse "Lion's sign vote" "spatial 2 with --exchange 1bit: the ranks of a group hold parts of one gradient" \
+    --spatial 2 --optimizer lion --exchange 1bit
 $M -np 3 "$S" --preset tiny --steps 1 --quiet --spatial 2 >"$T/np3.out" 2>&1
 rc=$?
 if [ "$rc" != 0 ] && grep -q "3 ranks do not form groups of 2" "$T/np3.out"; then

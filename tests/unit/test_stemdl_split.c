@@ -58,6 +58,15 @@ static void test_check(void)
     expect_refused("1x2", NULL, "splitting W is not implemented yet");
     /* 5x5 kernels: a halo of 2 rows, tiles of 1 row at the bottleneck */
     expect_refused("4", "5", "layer bottleneck.l0's tiles of 1 rows are thinner than its halo of 2");
+    /* Lion's compressed exchange votes on each rank's signs: a split rank's
+     * gradient is only a part */
+    cfg_t c = tiny("2");
+    T_ASSERT(cfg_set(&c, "optimizer", "lion", err, sizeof err) == 0, "lion: %s", err);
+    T_ASSERT(cfg_set(&c, "exchange", "1bit", err, sizeof err) == 0, "1bit: %s", err);
+    T_ASSERT(cfg_validate(&c, err, sizeof err) == -1 && strstr(err, "--exchange 1bit"),
+             "--spatial 2 with --exchange 1bit: '%s'", err);
+    T_ASSERT(cfg_set(&c, "exchange", "grad", err, sizeof err) == 0, "grad: %s", err);
+    T_ASSERT(cfg_validate(&c, err, sizeof err) == 0, "--spatial 2, lion, grad: %s", err);
 }
 
 static void test_halo_bytes(void)

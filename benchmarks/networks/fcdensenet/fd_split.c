@@ -1,6 +1,7 @@
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int fd_split_of(const cfg_t *c)
 {
@@ -23,6 +24,12 @@ int fd_split_check(const plan_t *p, char *err, size_t errlen)
                -1;
     int S = s[0];
     if (S == 1) return 0;
+    if (strcmp(c->run.exchange, "grad") != 0)
+        return snprintf(err, errlen,
+                        "--spatial %s with --exchange %s: the ranks of a group hold parts of one "
+                        "gradient, whose signs cannot be voted on apart (use --exchange grad)",
+                        c->spatial, c->run.exchange),
+               -1;
     for (int i = 0; i < p->n; i++) {
         const plan_layer *l = &p->layers[i];
         int h = l->h_in % S ? l->h_in : l->h_out;
