@@ -12,7 +12,9 @@ static void usage(FILE *f)
             "\n"
             "Trains the STEMDL FC-DenseNet (the 2019 Gordon Bell network family) on synthetic\n"
             "CBED data for a number of steps, counting the FLOPs of every kernel, and writes a\n"
-            "result record.  Runs as one process, or under mpirun with data parallelism.\n"
+            "result record.  Runs as one process, or under mpirun with data parallelism, and\n"
+            "with --spatial N each sample split along H over groups of N ranks\n"
+            "(docs/spatial.md).\n"
             "\n"
             "  --help                 this text\n"
             "  --describe             print the layer table and FLOP totals; allocate nothing\n"
@@ -30,7 +32,8 @@ static void usage(FILE *f)
             "Examples:\n"
             "  stemdl --preset gb2019 --describe\n"
             "  stemdl --preset small --steps 10 --record small.yaml\n"
-            "  mpirun -np 4 stemdl --preset tiny --batch 2 --record tiny4.yaml\n");
+            "  mpirun -np 4 stemdl --preset tiny --batch 2 --record tiny4.yaml\n"
+            "  mpirun -np 4 stemdl --preset tiny --spatial 2 --batch 1   (2 groups of 2 tiles)\n");
 }
 
 static int validate(const void *cfg, char *err, size_t errlen)

@@ -5,6 +5,8 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
+#include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/stemdl/args.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/networks/fcdensenet/stemdl_network.h"
@@ -46,6 +48,15 @@ int main(int argc, char **argv)
         char err[512];
         plan_t p;
         plan_build(&p, &a.cfg);
+        /* spatial parallelism: the ranks sharing each sample (fd_split.h) */
+        fd_group grp = {.comm = MPI_COMM_NULL};
+        if (fd_split_of(&a.cfg) > 1) {
+            if (!comm.mpi)
+                check_usage("--spatial %s needs MPI ranks to split samples over", a.cfg.spatial);
+            if (fd_group_open(&grp, fd_split_of(&a.cfg), comm.world, err, sizeof err))
+                check_usage("%s", err);
+            p.group = &grp;
+        }
         backend_t be;
         if (backend_open(&be, &a.cfg.run, &comm, &si, err, sizeof err)) check_usage("%s", err);
         train_job job = {.net = &stemdl_network, .model = &p, .run = &a.cfg.run, .backend = &be,
@@ -58,6 +69,7 @@ int main(int argc, char **argv)
                    be.library);
         rc = tprog_train(&job, &run);
         backend_close(&be);
+        fd_group_close(&grp);
         plan_free(&p);
     }
     if (comm.mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm.world));

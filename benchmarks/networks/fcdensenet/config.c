@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/common/opt.h"
 #include "benchmarks/train/keytab.h"
 
 #define F(x) offsetof(cfg_t, x)
@@ -19,6 +20,29 @@
 #define CH CFG_MAX_CHANNELS
 #define PX CFG_MAX_PIXELS
 #define LY CFG_MAX_LAYERS
+int cfg_parse_spatial(const char *text, int s[2])
+{
+    char buf[16];
+    if (strlen(text) >= sizeof buf) return -1;
+    snprintf(buf, sizeof buf, "%s", text);
+    int n = 0;
+    for (char *tok = buf, *next; tok; tok = next, n++) {
+        next = strchr(tok, 'x');
+        if (next) *next++ = 0;
+        long long v;
+        if (n == 2 || opt_parse_int(tok, &v) || v < 1 || v > 65536) return -1;
+        s[n] = (int)v;
+    }
+    if (n == 1) s[1] = 1;
+    return 0;
+}
+
+static int spatial_valid(const char *text)
+{
+    int s[2];
+    return cfg_parse_spatial(text, s) == 0;
+}
+
 /* the FC-DenseNet's keys, in record order; the run keys follow (runcfg.h) */
 static const kt_key keys[] = {
     INT(c_in, 1, CH, "input channels (CBED patterns stacked)"),
@@ -34,6 +58,9 @@ static const kt_key keys[] = {
     LIST(up, LY, "layers per up dense block, one per level"),
     LIST(tu, CH, "transition-up features, one per level"),
     INT(c_out, 1, CH, "output maps"),
+    {.key = "spatial", .type = KT_WORD, .off = F(spatial), .aux = sizeof(((cfg_t *)0)->spatial),
+     .valid = spatial_valid, .what = "N or HxW (positive splits of H and W)",
+     .help = "spatial ranks per sample: HxW tiles (only Nx1, H splits, so far); N = Nx1"},
     {.key = NULL},
 };
 
@@ -51,6 +78,7 @@ int cfg_preset(cfg_t *c, const char *name)
     cfg_t d;
     memset(&d, 0, sizeof d);
     d.c_out = 1;
+    snprintf(d.spatial, sizeof d.spatial, "1x1");
     runcfg_default(&d.run);
     if (!strcmp(name, "gb2019") || !strcmp(name, "bench256")) {
         /* the 2019 Gordon Bell network (Laanait et al., arXiv 1909.11150) */

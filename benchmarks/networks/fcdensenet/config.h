@@ -38,6 +38,7 @@ typedef struct {
     int td[CFG_MAX_LEVELS], tu[CFG_MAX_LEVELS];
     int ndown, nup, ntd, ntu;  /* list lengths as given, checked to agree */
     int bottleneck, c_out;
+    char spatial[16];          /* "HxW" or "N" (= Nx1): ranks splitting each sample (fd_split.h) */
     runcfg_t run;              /* batch, steps, seed, precision, kernels, backend, ... */
 } cfg_t;
 
@@ -63,6 +64,10 @@ int cfg_set(cfg_t *c, const char *key, const char *value, char *err, size_t errl
 /* The `config:` block of the record: preset, then every key with the value
  * that ran (network keys, then run keys). */
 void cfg_write(const cfg_t *c, rec_t *r);
+
+/* The spatial value "N" or "HxW" (positive parts) into s[0] = H, s[1] = W;
+ * 0, or -1 when it is neither. */
+int cfg_parse_spatial(const char *text, int s[2]);
 
 /* One line per key for --help. */
 void cfg_print_help(FILE *f);

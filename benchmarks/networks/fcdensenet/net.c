@@ -8,36 +8,11 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/count.h"
 #include "benchmarks/common/rng.h"
-
-/* One activation buffer of the network: values, their ReLU twin (dense
- * blocks only) and the gradients of both. */
-typedef struct {
-    void *x, *r, *dx, *dr;
-    int c, h, w;
-} nbuf;
-
-struct net {
-    const plan_t *plan;
-    const kern_ops *ops;
-    void *ctx;
-    int batch, dry;
-    size_t bytes;
-    nbuf in, out, target, dinit;
-    nbuf down[CFG_MAX_LEVELS], tdpre[CFG_MAX_LEVELS], up[CFG_MAX_LEVELS], bott;
-    float *params;         /* fp32 master weights */
-    void *wc;              /* weights in the compute type (== params when that is fp32) */
-    float *grads;          /* fp32 gradients, same layout as params */
-};
+#include "benchmarks/networks/fcdensenet/net_impl.h"
 
 /* ---- allocation ------------------------------------------------------------ */
 
-typedef struct {
-    net_t *n;
-    int failed;
-    size_t failed_bytes;
-} alloc_t;
-
-static void *grab(alloc_t *a, size_t bytes)
+void *net_grab(alloc_t *a, size_t bytes)
 {
     int64_t total;
     CHECK(count_add((int64_t)a->n->bytes, (int64_t)bytes, &total) == 0,
@@ -53,15 +28,16 @@ static void *grab(alloc_t *a, size_t bytes)
 }
 
 /* which: bit 1 = x, 2 = r, 4 = dx, 8 = dr */
-static void buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
+void net_buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
 {
     size_t bytes = (size_t)COUNT_PROD("a buffer's bytes", a->n->batch, c, h, w,
                                       (int64_t)a->n->ops->act_bytes);
     b->c = c, b->h = h, b->w = w;
-    if (which & 1) b->x = grab(a, bytes);
-    if (which & 2) b->r = grab(a, bytes);
-    if (which & 4) b->dx = grab(a, bytes);
-    if (which & 8) b->dr = grab(a, bytes);
+    if (which & 1) b->x = net_grab(a, bytes);
+    if (which & 2) b->r = net_grab(a, bytes);
+    if (which & 4) b->dx = net_grab(a, bytes);
+    if (which & 8) b->dr = net_grab(a, bytes);
+    b->hp = h;
 }
 
 static void buf_release(net_t *n, nbuf *b)
@@ -77,25 +53,27 @@ static void alloc_all(alloc_t *a)
     const plan_t *p = n->plan;
     const cfg_t *c = &p->cfg;
     int L = c->levels, g = c->growth;
-    buf_alloc(a, &n->in, c->c_in, c->height, c->width, 1);
+    int S = n->S, blk = S > 1 ? 5 : 15; /* a split's blocks: r and dr padded (alloc_split) */
+    net_buf_alloc(a, &n->in, c->c_in, c->height / S, c->width, 1);
     for (int i = 0; i < L; i++) {
-        int h = p->level_h[i], w = p->level_w[i];
-        buf_alloc(a, &n->down[i], p->down_c0[i] + c->down[i] * g, h, w, 15);
-        buf_alloc(a, &n->tdpre[i], c->td[i], h, w, 5);
+        int h = p->level_h[i] / S, w = p->level_w[i];
+        net_buf_alloc(a, &n->down[i], p->down_c0[i] + c->down[i] * g, h, w, blk);
+        net_buf_alloc(a, &n->tdpre[i], c->td[i], h, w, 5);
     }
-    buf_alloc(a, &n->bott, p->bott_c0 + c->bottleneck * g, p->level_h[L], p->level_w[L], 15);
+    net_buf_alloc(a, &n->bott, p->bott_c0 + c->bottleneck * g, p->level_h[L] / S, p->level_w[L], blk);
     for (int j = 0; j < L; j++)
-        buf_alloc(a, &n->up[j], p->up_c0[j] + c->up[j] * g, p->level_h[L - 1 - j],
-                  p->level_w[L - 1 - j], 15);
-    buf_alloc(a, &n->out, c->c_out, c->height, c->width, 5);
-    buf_alloc(a, &n->target, c->c_out, c->height, c->width, 1);
-    buf_alloc(a, &n->dinit, c->f0, c->height, c->width, 4);
+        net_buf_alloc(a, &n->up[j], p->up_c0[j] + c->up[j] * g, p->level_h[L - 1 - j] / S,
+                  p->level_w[L - 1 - j], blk);
+    net_buf_alloc(a, &n->out, c->c_out, c->height / S, c->width, 5);
+    net_buf_alloc(a, &n->target, c->c_out, c->height / S, c->width, 1);
+    net_buf_alloc(a, &n->dinit, c->f0, c->height / S, c->width, 4);
     size_t pb = (size_t)COUNT_PROD("parameter bytes", p->params, (int64_t)sizeof(float));
-    n->params = grab(a, pb);
-    n->grads = grab(a, pb);
+    n->params = net_grab(a, pb);
+    n->grads = net_grab(a, pb);
     n->wc = n->ops->act_bytes == sizeof(float) ? n->params
-                 : grab(a, (size_t)COUNT_PROD("parameter bytes", p->params,
+                 : net_grab(a, (size_t)COUNT_PROD("parameter bytes", p->params,
                                               (int64_t)n->ops->act_bytes));
+    if (S > 1) nsp_alloc(a);
 }
 
 net_t *net_create(const plan_t *p, const kern_ops *ops, void *ctx, int batch, int dry, char *err,
@@ -107,8 +85,13 @@ net_t *net_create(const plan_t *p, const kern_ops *ops, void *ctx, int batch, in
     n->ctx = ctx;
     n->batch = batch;
     n->dry = dry;
+    nsp_setup(n);
     alloc_t a = {.n = n};
     alloc_all(&a);
+    if (!a.failed && n->S > 1 && nsp_open(n, err, errlen)) {
+        net_free(n);
+        return NULL;
+    }
     if (a.failed) {
         snprintf(err, errlen, "a buffer of %.3g GB could not be allocated",
                  (double)a.failed_bytes / 1e9);
@@ -121,6 +104,7 @@ net_t *net_create(const plan_t *p, const kern_ops *ops, void *ctx, int batch, in
 size_t net_bytes_needed(const plan_t *p, const kern_ops *ops, int batch)
 {
     net_t n = {.plan = p, .ops = ops, .batch = batch, .dry = 1};
+    nsp_setup(&n);
     alloc_t a = {.n = &n};
     alloc_all(&a);
     return n.bytes;
@@ -129,6 +113,7 @@ size_t net_bytes_needed(const plan_t *p, const kern_ops *ops, int batch)
 void net_free(net_t *n)
 {
     if (!n) return;
+    nsp_release(n);
     if (!n->dry) {
         nbuf *bufs[] = {&n->in, &n->out, &n->target, &n->dinit, &n->bott};
         for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) buf_release(n, bufs[i]);
@@ -148,19 +133,6 @@ void net_free(net_t *n)
 size_t net_bytes(const net_t *n) { return n->bytes; }
 
 /* ---- views ------------------------------------------------------------------ */
-
-/* Channels [ch0, ch0 + nch) of one of a buffer's four arrays. */
-static tview view(const net_t *n, const nbuf *b, void *base, int ch0, int nch)
-{
-    tview t;
-    t.p = base ? (char *)base + (size_t)ch0 * b->h * b->w * n->ops->act_bytes : NULL;
-    t.n = n->batch;
-    t.c = nch;
-    t.h = b->h;
-    t.w = b->w;
-    t.sstride = (int64_t)b->c * b->h * b->w;
-    return t;
-}
 
 static const plan_layer *layer(const net_t *n, int i) { return &n->plan->layers[i]; }
 
@@ -184,16 +156,25 @@ static float *gb(const net_t *n, int i) { return n->grads ? n->grads + layer(n, 
 static void dense_fwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first)
 {
     int g = n->plan->cfg.growth, k = n->plan->cfg.k;
-    tview xin = view(n, b, b->x, 0, c0), rin = view(n, b, b->r, 0, c0);
+    tview xin = net_view(n, b, b->x, 0, c0);
+    tview rin = n->S > 1 ? nsp_sview(n, b, n->rs, c0) : net_view(n, b, b->r, 0, c0);
     kc_relu_fwd(kc, layer(n, first)->name, &xin, &rin);
+    if (n->S > 1) nsp_pad_fill(n, kc, layer(n, first)->name, b, &rin, 0, c0);
     for (int l = 0; l < layers; l++) {
         int c = c0 + l * g;
-        tview r = view(n, b, b->r, 0, c), y = view(n, b, b->x, c, g);
-        kc_conv_fwd(kc, layer(n, first + l)->name, &r, weights(n, first + l), k, &y);
+        tview y = net_view(n, b, b->x, c, g);
+        if (n->S > 1) {
+            tview rp = nsp_pview(n, b, b->rp, 0, c);
+            nsp_conv_fwd(n, kc, layer(n, first + l)->name, &rp, weights(n, first + l), k, &y);
+        } else {
+            tview r = net_view(n, b, b->r, 0, c);
+            kc_conv_fwd(kc, layer(n, first + l)->name, &r, weights(n, first + l), k, &y);
+        }
         if (l + 1 < layers) {
             /* the next layer reads these maps through its ReLU */
-            tview ry = view(n, b, b->r, c, g);
+            tview ry = n->S > 1 ? nsp_sview(n, b, n->rs, g) : net_view(n, b, b->r, c, g);
             kc_relu_fwd(kc, layer(n, first + l + 1)->name, &y, &ry);
+            if (n->S > 1) nsp_pad_fill(n, kc, layer(n, first + l + 1)->name, b, &ry, c, g);
         }
     }
 }
@@ -217,8 +198,12 @@ void net_load(net_t *n, const float *input, const float *target)
 {
     if (n->dry) return;
     const cfg_t *c = &n->plan->cfg;
-    tview in = view(n, &n->in, n->in.x, 0, c->c_in);
-    tview tg = view(n, &n->target, n->target.x, 0, c->c_out);
+    tview in = net_view(n, &n->in, n->in.x, 0, c->c_in);
+    tview tg = net_view(n, &n->target, n->target.x, 0, c->c_out);
+    if (n->S > 1) {
+        nsp_load(n, input, target);
+        return;
+    }
     n->ops->put_f32(n->ctx, &in, input);
     n->ops->put_f32(n->ctx, &tg, target);
 }
@@ -228,25 +213,29 @@ double net_forward(net_t *n, kc_t *kc, const float *input, const float *target)
     const plan_t *p = n->plan;
     const cfg_t *c = &p->cfg;
     int L = c->levels;
-    tview in = view(n, &n->in, n->in.x, 0, c->c_in);
-    tview tg = view(n, &n->target, n->target.x, 0, c->c_out);
+    tview in = net_view(n, &n->in, n->in.x, 0, c->c_in);
+    tview tg = net_view(n, &n->target, n->target.x, 0, c->c_out);
     if (input) net_load(n, input, target);
 
     /* CONV_INIT: conv, bias, ReLU, written into the first block's input slice */
-    tview y0 = view(n, &n->down[0], n->down[0].x, 0, c->f0);
-    kc_conv_fwd(kc, "conv_init", &in, weights(n, p->conv_init), c->k0, &y0);
+    tview y0 = net_view(n, &n->down[0], n->down[0].x, 0, c->f0);
+    if (n->S > 1) {
+        nsp_init_fwd(n, kc, &in, weights(n, p->conv_init), &y0);
+    } else {
+        kc_conv_fwd(kc, "conv_init", &in, weights(n, p->conv_init), c->k0, &y0);
+    }
     kc_bias_fwd(kc, "conv_init", &y0, bias(n, p->conv_init));
     kc_relu_fwd(kc, "conv_init", &y0, &y0);
 
     for (int i = 0; i < L; i++) {
         nbuf *b = &n->down[i];
         dense_fwd(n, kc, b, p->down_c0[i], c->down[i], p->down_first[i]);
-        tview x = view(n, b, b->x, 0, b->c);
-        tview t = view(n, &n->tdpre[i], n->tdpre[i].x, 0, c->td[i]);
+        tview x = net_view(n, b, b->x, 0, b->c);
+        tview t = net_view(n, &n->tdpre[i], n->tdpre[i].x, 0, c->td[i]);
         const char *name = layer(n, p->td[i])->name;
         kc_conv_fwd(kc, name, &x, weights(n, p->td[i]), 1, &t);
         nbuf *next = i + 1 < L ? &n->down[i + 1] : &n->bott;
-        tview pooled = view(n, next, next->x, 0, c->td[i]);
+        tview pooled = net_view(n, next, next->x, 0, c->td[i]);
         kc_pool_fwd(kc, name, &t, &pooled);
     }
     dense_fwd(n, kc, &n->bott, p->bott_c0, c->bottleneck, p->bott_first);
@@ -255,17 +244,17 @@ double net_forward(net_t *n, kc_t *kc, const float *input, const float *target)
         int ch0, nch;
         nbuf *src = prev_block(n, j, &ch0, &nch), *b = &n->up[j];
         const char *name = layer(n, p->tu[j])->name;
-        tview s = view(n, src, src->x, ch0, nch), y = view(n, b, b->x, 0, c->tu[j]);
+        tview s = net_view(n, src, src->x, ch0, nch), y = net_view(n, b, b->x, 0, c->tu[j]);
         kc_tconv_fwd(kc, name, &s, weights(n, p->tu[j]), &y);
         /* concatenation: the skip connection is copied next to the upsampled maps */
         nbuf *skip = &n->down[L - 1 - j];
-        tview sk = view(n, skip, skip->x, 0, skip->c), dst = view(n, b, b->x, c->tu[j], skip->c);
+        tview sk = net_view(n, skip, skip->x, 0, skip->c), dst = net_view(n, b, b->x, c->tu[j], skip->c);
         kc_copy(kc, name, &sk, &dst);
         dense_fwd(n, kc, b, p->up_c0[j], c->up[j], p->up_first[j]);
     }
 
     nbuf *last = &n->up[L - 1];
-    tview x = view(n, last, last->x, 0, last->c), out = view(n, &n->out, n->out.x, 0, c->c_out);
+    tview x = net_view(n, last, last->x, 0, last->c), out = net_view(n, &n->out, n->out.x, 0, c->c_out);
     kc_conv_fwd(kc, "conv_fin", &x, weights(n, p->conv_fin), 1, &out);
     kc_bias_fwd(kc, "conv_fin", &out, bias(n, p->conv_fin));
     return kc_l1_fwd(kc, "loss", &out, &tg);
@@ -290,28 +279,42 @@ static void dense_bwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
     for (int l = layers - 1; l >= 0; l--) {
         int c = c0 + l * g;
         const char *name = layer(n, first + l)->name;
-        tview dy = view(n, b, b->dx, c, g);
+        tview dy = net_view(n, b, b->dx, c, g);
         if (l + 1 < layers) {
             /* what later layers sent through these maps' ReLU */
-            tview x = view(n, b, b->x, c, g), dr = view(n, b, b->dr, c, g);
+            tview x = net_view(n, b, b->x, c, g), dr = net_view(n, b, b->dr, c, g);
+            if (n->S > 1) {
+                dr = nsp_sview(n, b, n->drs, g);
+                nsp_fold_dr(n, kc, layer(n, first + l + 1)->name, b, c, g, &dr);
+            }
             kc_relu_bwd(kc, layer(n, first + l + 1)->name, &x, &dr, &dy);
         }
-        tview r = view(n, b, b->r, 0, c), dr_in = view(n, b, b->dr, 0, c);
-        kc_conv_bwd_weights(kc, name, &r, &dy, k, gw(n, first + l));
+        tview r = net_view(n, b, b->r, 0, c), dr_in = net_view(n, b, b->dr, 0, c), dyc = dy;
+        if (n->S > 1) {
+            r = nsp_pview(n, b, b->rp, 0, c);
+            dr_in = nsp_pview(n, b, b->drp, 0, c);
+            dyc = nsp_pad_dy(n, kc, name, &dy, n->hk);
+        }
+        kc_conv_bwd_weights(kc, name, &r, &dyc, k, gw(n, first + l));
         notify(n, ready, user, first + l);
-        kc_conv_bwd_data(kc, name, &dy, weights(n, first + l), k, &dr_in);
+        kc_conv_bwd_data(kc, name, &dyc, weights(n, first + l), k, &dr_in);
     }
-    tview x = view(n, b, b->x, 0, c0), dr = view(n, b, b->dr, 0, c0), dx = view(n, b, b->dx, 0, c0);
+    tview x = net_view(n, b, b->x, 0, c0), dr = net_view(n, b, b->dr, 0, c0), dx = net_view(n, b, b->dx, 0, c0);
+    if (n->S > 1) {
+        dr = nsp_sview(n, b, n->drs, c0);
+        nsp_fold_dr(n, kc, layer(n, first)->name, b, 0, c0, &dr);
+    }
     kc_relu_bwd(kc, layer(n, first)->name, &x, &dr, &dx);
 }
 
 /* Gradients accumulate ("+="), so the buffers that collect them start at zero. */
 static void zero_grads(net_t *n, kc_t *kc, nbuf *b, int with_relu_twin)
 {
-    tview t = view(n, b, b->dx, 0, b->c);
+    tview t = net_view(n, b, b->dx, 0, b->c);
     kc_zero(kc, "grad_zero", &t);
     if (with_relu_twin) {
-        tview tr = view(n, b, b->dr, 0, b->c);
+        /* a split accumulates into the padded twin (dr is not allocated) */
+        tview tr = n->S > 1 ? nsp_pview(n, b, b->drp, 0, b->c) : net_view(n, b, b->dr, 0, b->c);
         kc_zero(kc, "grad_zero", &tr);
     }
 }
@@ -327,13 +330,21 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     for (int j = 0; j < L; j++) zero_grads(n, kc, &n->up[j], 1);
     zero_grads(n, kc, &n->dinit, 0);
 
-    tview out = view(n, &n->out, n->out.x, 0, c->c_out);
-    tview dout = view(n, &n->out, n->out.dx, 0, c->c_out);
-    tview tg = view(n, &n->target, n->target.x, 0, c->c_out);
-    kc_l1_bwd(kc, "loss", &out, &tg, &dout);
+    tview out = net_view(n, &n->out, n->out.x, 0, c->c_out);
+    tview dout = net_view(n, &n->out, n->out.dx, 0, c->c_out);
+    tview tg = net_view(n, &n->target, n->target.x, 0, c->c_out);
+    if (n->S > 1) {
+        /* the tile's mean is over 1/S of the sample: its part of the
+         * sample's gradient is 1/S of the tile's */
+        tview lg = net_view(n, &n->lossg, n->lossg.x, 0, c->c_out);
+        kc_l1_bwd(kc, "loss", &out, &tg, &lg);
+        kc_conv_fwd(kc, "loss", &lg, n->scale_w, 1, &dout);
+    } else {
+        kc_l1_bwd(kc, "loss", &out, &tg, &dout);
+    }
 
     nbuf *last = &n->up[L - 1];
-    tview x = view(n, last, last->x, 0, last->c), dx = view(n, last, last->dx, 0, last->c);
+    tview x = net_view(n, last, last->x, 0, last->c), dx = net_view(n, last, last->dx, 0, last->c);
     kc_bias_bwd(kc, "conv_fin", &dout, gb(n, p->conv_fin));
     kc_conv_bwd_weights(kc, "conv_fin", &x, &dout, 1, gw(n, p->conv_fin));
     notify(n, ready, user, p->conv_fin);
@@ -344,12 +355,12 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
         dense_bwd(n, kc, b, p->up_c0[j], c->up[j], p->up_first[j], ready, user);
         const char *name = layer(n, p->tu[j])->name;
         nbuf *skip = &n->down[L - 1 - j];
-        tview dsk = view(n, b, b->dx, c->tu[j], skip->c), dskip = view(n, skip, skip->dx, 0, skip->c);
+        tview dsk = net_view(n, b, b->dx, c->tu[j], skip->c), dskip = net_view(n, skip, skip->dx, 0, skip->c);
         kc_add(kc, name, &dsk, &dskip);
         int ch0, nch;
         nbuf *src = prev_block(n, j, &ch0, &nch);
-        tview s = view(n, src, src->x, ch0, nch), ds = view(n, src, src->dx, ch0, nch);
-        tview dy = view(n, b, b->dx, 0, c->tu[j]);
+        tview s = net_view(n, src, src->x, ch0, nch), ds = net_view(n, src, src->dx, ch0, nch);
+        tview dy = net_view(n, b, b->dx, 0, c->tu[j]);
         kc_tconv_bwd_weights(kc, name, &s, &dy, gw(n, p->tu[j]));
         notify(n, ready, user, p->tu[j]);
         kc_tconv_bwd_data(kc, name, &dy, weights(n, p->tu[j]), &ds);
@@ -359,10 +370,10 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     for (int i = L - 1; i >= 0; i--) {
         nbuf *b = &n->down[i], *next = i + 1 < L ? &n->down[i + 1] : &n->bott;
         const char *name = layer(n, p->td[i])->name;
-        tview dpooled = view(n, next, next->dx, 0, c->td[i]);
-        tview dt = view(n, &n->tdpre[i], n->tdpre[i].dx, 0, c->td[i]);
+        tview dpooled = net_view(n, next, next->dx, 0, c->td[i]);
+        tview dt = net_view(n, &n->tdpre[i], n->tdpre[i].dx, 0, c->td[i]);
         kc_pool_bwd(kc, name, &dpooled, &dt);
-        tview bx = view(n, b, b->x, 0, b->c), bdx = view(n, b, b->dx, 0, b->c);
+        tview bx = net_view(n, b, b->x, 0, b->c), bdx = net_view(n, b, b->dx, 0, b->c);
         kc_conv_bwd_weights(kc, name, &bx, &dt, 1, gw(n, p->td[i]));
         notify(n, ready, user, p->td[i]);
         kc_conv_bwd_data(kc, name, &dt, weights(n, p->td[i]), 1, &bdx);
@@ -370,13 +381,17 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
     }
 
     /* CONV_INIT: through its ReLU; the data gradient of the input is never needed */
-    tview y0 = view(n, &n->down[0], n->down[0].x, 0, c->f0);
-    tview dy0 = view(n, &n->down[0], n->down[0].dx, 0, c->f0);
-    tview dpre = view(n, &n->dinit, n->dinit.dx, 0, c->f0);
-    tview in = view(n, &n->in, n->in.x, 0, c->c_in);
+    tview y0 = net_view(n, &n->down[0], n->down[0].x, 0, c->f0);
+    tview dy0 = net_view(n, &n->down[0], n->down[0].dx, 0, c->f0);
+    tview dpre = net_view(n, &n->dinit, n->dinit.dx, 0, c->f0);
+    tview in = net_view(n, &n->in, n->in.x, 0, c->c_in);
     kc_relu_bwd(kc, "conv_init", &y0, &dy0, &dpre);
     kc_bias_bwd(kc, "conv_init", &dpre, gb(n, p->conv_init));
-    kc_conv_bwd_weights(kc, "conv_init", &in, &dpre, c->k0, gw(n, p->conv_init));
+    if (n->S > 1) {
+        nsp_init_bwd(n, kc, &dpre, gw(n, p->conv_init));
+    } else {
+        kc_conv_bwd_weights(kc, "conv_init", &in, &dpre, c->k0, gw(n, p->conv_init));
+    }
     notify(n, ready, user, p->conv_init);
 }
 
@@ -426,6 +441,6 @@ void net_param_arrays(const net_t *n, net_params *p)
 void net_get_output(const net_t *n, float *host)
 {
     if (n->dry) return;
-    tview out = view(n, &n->out, n->out.x, 0, n->plan->cfg.c_out);
+    tview out = net_view(n, &n->out, n->out.x, 0, n->plan->cfg.c_out);
     n->ops->get_f32(n->ctx, &out, host);
 }

@@ -43,6 +43,10 @@ typedef struct {
     /* per-sample channels and sizes of the dense blocks */
     int down_c0[CFG_MAX_LEVELS], up_c0[CFG_MAX_LEVELS], bott_c0;
     int level_h[CFG_MAX_LEVELS + 1], level_w[CFG_MAX_LEVELS + 1];
+    /* spatial parallelism (fd_split.h): this rank's group, set by the
+     * program after plan_build for a split run; NULL: none (or a dry
+     * instance: --describe) */
+    const struct fd_group *group;
 } plan_t;
 
 /* Build the plan of a validated configuration (a fatal error when its counts

@@ -1,11 +1,14 @@
 #include "benchmarks/networks/fcdensenet/stemdl_network.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/networks/fcdensenet/data.h"
+#include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/train/trec.h"
 
 static void facts(const void *model, net_facts *f)
 {
@@ -15,6 +18,8 @@ static void facts(const void *model, net_facts *f)
     f->fwd_conv_flops = p->fwd_conv_flops;
     /* the published STEMDL figures: forward, data gradient, weight gradient */
     f->convention_flops = 3 * p->fwd_conv_flops;
+    /* spatial parallelism (fd_split.h): S ranks share each sample */
+    f->replica_ranks = fd_split_of(&p->cfg);
 }
 
 /* One slice per layer: its weights and bias are contiguous (plan.c). */
@@ -46,7 +51,26 @@ static int tensors(const void *model, gsync_tensor **out)
 
 static void describe(const void *model, FILE *f, int64_t executed_per_step, int batch)
 {
-    plan_print(model, f, executed_per_step, batch);
+    const plan_t *p = model;
+    plan_print(p, f, executed_per_step, batch);
+    int S = fd_split_of(&p->cfg);
+    if (S <= 1) return;
+    /* what a rank of the split holds, against the unsplit network */
+    plan_t whole = *p;
+    snprintf(whole.cfg.spatial, sizeof whole.cfg.spatial, "1x1");
+    const kern_ops *ops = kern_ref_ops();
+    size_t mine = net_bytes_needed(p, ops, batch), all = net_bytes_needed(&whole, ops, batch);
+    char a[32], b[32];
+    trec_si((double)mine, a, sizeof a);
+    trec_si((double)all, b, sizeof b);
+    fprintf(f, "spatial                        %s: %d ranks per sample along H, tiles of %d of %d "
+            "rows (docs/spatial.md)\n",
+            p->cfg.spatial, S, p->cfg.height / S, p->cfg.height);
+    fprintf(f, "memory_per_rank_bytes          %zu  (%sB of network buffers at batch %d, fp32; "
+            "unsplit %sB, %.2fx)\n",
+            mine, a, batch, b, all ? (double)mine / (double)all : 0.0);
+    fprintf(f, "halo_bytes_per_sample_step     %lld  (a rank with two neighbours, fp32)\n",
+            (long long)fd_split_halo_bytes(p, 4));
 }
 
 static void write_record(const void *model, rec_t *w)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "benchmarks/common/count.h"
+#include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
 
 /* the ranges of config.c's key table: a cfg_t filled in by code gets the
@@ -22,6 +23,10 @@ static int step_counts_fit(const cfg_t *c, char *err, size_t errlen)
 {
     plan_t p;
     if (plan_build_checked(&p, c, err, errlen)) return -1;
+    if (fd_split_check(&p, err, errlen)) {
+        plan_free(&p);
+        return -1;
+    }
     int64_t per_sample = 0, t, bound;
     int bad = 0;
     for (int i = 0; i < p.n && !bad; i++) {
