@@ -7,6 +7,7 @@
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/cosmoflow/cf_args.h"
 #include "benchmarks/cosmoflow/cf_rec.h"
+#include "benchmarks/cosmoflow/un_cli.h"
 #include "benchmarks/cosmoflow/model/cf_data.h"
 #include "benchmarks/cosmoflow/model/cf_network.h"
 #include "benchmarks/train/backend.h"
@@ -69,6 +70,8 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
 int main(int argc, char **argv)
 {
     check_set_program("cosmoflow");
+    /* the 3D U-Net has its own options and runtime (un_cli.h) */
+    if (un_cli_wanted(argc, argv)) return un_cli_main(argc, argv);
     comm_t comm;
     /* answers that need no communication skip MPI's start-up */
     int level = 0;
