@@ -1,6 +1,7 @@
 #include "benchmarks/cosmoflow/un_cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,7 +22,8 @@ static void usage(FILE *f)
             "\n"
             "Trains LBANN's 3D U-Net (encoder, stride-2 transposed convolutions, skip\n"
             "concatenations, softmax cross-entropy per voxel) on synthetic volumes on one\n"
-            "rank, with reference loops, and prints each step's loss.\n"
+            "rank or --spatial N ranks splitting D, with reference loops, and prints\n"
+            "each step's loss (rank 0).\n"
             "\n"
             "  --help             this text\n"
             "  --network NAME     cosmoflow (the default program) or unet3d\n"
@@ -36,7 +38,8 @@ static void usage(FILE *f)
             "  --steps N          training steps (default 10)\n"
             "  --seed N           weights and data (default 1)\n"
             "  --lr X             SGD learning rate, momentum 0.9 (default 0.05)\n"
-            "  --spatial 1        ranks per sample: only 1 (the split is not built)\n"
+            "  --spatial N        ranks splitting each sample along D (N or Nx1x1; the job\n"
+            "                     has exactly N ranks); D / 8 divisible by N\n"
             "  --quiet            only the final line\n"
             "\n"
             "Exit status: 0 done, 1 a run failed, 2 bad input.\n"
@@ -89,10 +92,19 @@ int un_cli_main(int argc, char **argv)
         else if (!strcmp(o, "--seed")) c.seed = (uint64_t)opt_int(o, v, 0, 1LL << 62);
         else if (!strcmp(o, "--lr")) c.lr = opt_double(o, v, 1e-12, 9.99);
         else if (!strcmp(o, "--spatial")) {
-            if (strcmp(v, "1") && strcmp(v, "1x1x1"))
-                check_usage("--spatial %s: the 3D U-Net runs on 1 rank per sample (the spatial "
-                            "split of its skip tensors and transposed convolutions is not built)",
+            long long s = 0;
+            char *end = NULL;
+            if (strchr(v, 'x')) {
+                s = strtoll(v, &end, 10);
+                if (strcmp(end, "x1x1")) s = 0;
+            } else if (opt_parse_int(v, &s)) {
+                s = 0;
+            }
+            if (s < 1 || s > 1024)
+                check_usage("--spatial %s: the 3D U-Net splits D only: N or Nx1x1, N from 1 to "
+                            "1024",
                             v);
+            c.split = (int)s;
             snprintf(c.spatial, sizeof c.spatial, "%s", v);
         } else {
             check_usage("%s: unknown option of --network unet3d (see --help)", o);
@@ -113,11 +125,11 @@ int un_cli_main(int argc, char **argv)
     comm_t comm;
     comm_init(&argc, &argv, &comm);
     int rc = 0;
-    if (comm.size > 1) {
+    if (comm.size != c.split) {
         if (comm.rank == 0)
-            fprintf(stderr, "cosmoflow: error: --network unet3d: runs on 1 rank (%d given); the "
-                            "spatial and data-parallel split of the U-Net is not built\n",
-                    comm.size);
+            fprintf(stderr, "cosmoflow: error: --spatial %d: the 3D U-Net runs on exactly its "
+                            "spatial ranks (%d given; data-parallel groups are not built)\n",
+                    c.split, comm.size);
         rc = 2;
     } else if (bytes > UN_MAX_BYTES) {
         fprintf(stderr, "cosmoflow: error: --network unet3d: %lld bytes of buffers at --size %d "
@@ -125,7 +137,7 @@ int un_cli_main(int argc, char **argv)
                 (long long)bytes, c.size, c.filters, c.batch, (long long)UN_MAX_BYTES);
         rc = 2;
     } else {
-        un_net *n = un_net_create(&p);
+        un_net *n = un_net_create(&p, comm.size > 1 ? comm.world : MPI_COMM_NULL);
         if (!n) {
             fprintf(stderr, "cosmoflow: error: --network unet3d: cannot allocate %lld bytes\n",
                     (long long)bytes);
@@ -138,7 +150,7 @@ int un_cli_main(int argc, char **argv)
                 int64_t f;
                 loss = un_net_step(n, t, &f);
                 total += f;
-                if (!quiet) printf("step %d loss %.9g flops %lld\n", t, loss, (long long)f);
+                if (!quiet && comm.rank == 0) printf("step %d loss %.9g flops %lld\n", t, loss, (long long)f);
                 if (!(loss == loss)) {
                     fprintf(stderr, "cosmoflow: error: --network unet3d: loss not finite at step %d\n", t);
                     rc = 1;
@@ -146,7 +158,8 @@ int un_cli_main(int argc, char **argv)
                 }
             }
             double cpu_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
-            printf("unet3d: %d steps, final loss %.9g, %lld FLOPs executed, %.3f s CPU, %.3g "
+            if (comm.rank == 0)
+                printf("unet3d: %d steps, final loss %.9g, %lld FLOPs executed, %.3f s CPU, %.3g "
                    "GFLOP/s (CPU time)\n",
                    c.steps, loss, (long long)total, cpu_s, cpu_s > 0 ? total / cpu_s / 1e9 : 0.0);
             un_net_free(n);

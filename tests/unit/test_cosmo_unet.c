@@ -31,7 +31,7 @@ static void test_gradients(void)
     c.size = 16, c.filters = 2, c.batch = 2, c.classes = 3, c.channels = 2;
     un_plan p;
     un_plan_build(&p, &c);
-    un_net *n = un_net_create(&p);
+    un_net *n = un_net_create(&p, MPI_COMM_NULL);
     T_ASSERT(n, "create");
     int64_t f;
     un_net_grad(n, 0, &f);

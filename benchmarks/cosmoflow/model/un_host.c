@@ -3,24 +3,32 @@
 #include <math.h>
 #include <string.h>
 
-#define AT(t, s, z, y, x) ((t)->p + ((((int64_t)(s) * (t)->e + (z)) * (t)->e + (y)) * (t)->e + (x)) * (t)->ld)
+#include "benchmarks/common/mpi/comm.h"
+
+#define AT(t, s, z, y, x) ((t)->p + ((((int64_t)(s) * (t)->d + (z)) * (t)->e + (y)) * (t)->e + (x)) * (t)->ld)
+
+/* Sum n doubles over comm in place (nothing alone). */
+static void allsum(double *v, int n, MPI_Comm comm)
+{
+    if (comm != MPI_COMM_NULL) CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm));
+}
 
 int64_t un_conv(int mode, const un_t *x, float *w, int k, const un_t *y)
 {
-    int e = y->e, r = k / 2, ci = x->c, co = y->c;
+    int e = y->e, d = y->d, r = k / 2, ci = x->c, co = y->c, zoff = (x->d - y->d) / 2;
     if (mode == UN_FWD)
         for (int s = 0; s < y->n; s++)
-            for (int z = 0; z < e; z++)
+            for (int z = 0; z < d; z++)
                 for (int v = 0; v < e; v++)
                     for (int u = 0; u < e; u++) memset(AT(y, s, z, v, u), 0, sizeof(float) * co);
     for (int s = 0; s < y->n; s++)
-        for (int z = 0; z < e; z++)
+        for (int z = 0; z < d; z++)
             for (int v = 0; v < e; v++)
                 for (int u = 0; u < e; u++) {
                     float *yo = AT(y, s, z, v, u);
                     for (int a = 0; a < k; a++) {
-                        int zi = z + a - r;
-                        if (zi < 0 || zi >= e) continue;
+                        int zi = z + a - r + zoff;
+                        if (zi < 0 || zi >= x->d) continue;
                         for (int b = 0; b < k; b++) {
                             int vi = v + b - r;
                             if (vi < 0 || vi >= e) continue;
@@ -48,14 +56,14 @@ int64_t un_conv(int mode, const un_t *x, float *w, int k, const un_t *y)
                     }
                 }
     /* padding taps included, as flops.h counts a 'same' convolution */
-    return 2LL * k * k * k * ci * co * y->n * (int64_t)e * e * e;
+    return 2LL * k * k * k * ci * co * y->n * (int64_t)d * e * e;
 }
 
 int64_t un_tconv(int mode, const un_t *x, float *w, const un_t *y)
 {
     int e = x->e, ci = x->c, co = y->c;
     for (int s = 0; s < x->n; s++)
-        for (int z = 0; z < e; z++)
+        for (int z = 0; z < x->d; z++)
             for (int v = 0; v < e; v++)
                 for (int u = 0; u < e; u++) {
                     float *xi = AT(x, s, z, v, u);
@@ -77,41 +85,53 @@ int64_t un_tconv(int mode, const un_t *x, float *w, const un_t *y)
                         }
                     }
                 }
-    return 2LL * 8 * ci * co * x->n * (int64_t)e * e * e;
+    return 2LL * 8 * ci * co * x->n * (int64_t)x->d * e * e;
 }
 
-static int64_t voxels(const un_t *t) { return (int64_t)t->n * t->e * t->e * t->e; }
+static int64_t voxels(const un_t *t) { return (int64_t)t->n * t->d * t->e * t->e; }
 
 int64_t un_bnrelu_fwd(const un_t *z, const float *g, const float *b, float *m, float *s,
-                      const un_t *a)
+                      const un_t *a, MPI_Comm comm, double *sum)
 {
     int64_t nv = voxels(z);
-    for (int c = 0; c < z->c; c++) {
-        double sum = 0, sq = 0;
-        for (int64_t i = 0; i < nv; i++) sum += z->p[i * z->ld + c];
-        double mean = sum / (double)nv;
+    int C = z->c;
+    /* the statistics over the whole sample: sums, then squared deviations,
+     * each summed over the ranks that split it */
+    sum[C] = (double)nv;
+    for (int c = 0; c < C; c++) {
+        sum[c] = 0;
+        for (int64_t i = 0; i < nv; i++) sum[c] += z->p[i * z->ld + c];
+    }
+    allsum(sum, C + 1, comm);
+    double nall = sum[C];
+    for (int c = 0; c < C; c++) m[c] = (float)(sum[c] / nall);
+    for (int c = 0; c < C; c++) {
+        sum[c] = 0;
         for (int64_t i = 0; i < nv; i++) {
-            double d = z->p[i * z->ld + c] - mean;
-            sq += d * d;
+            double dv = z->p[i * z->ld + c] - m[c];
+            sum[c] += dv * dv;
         }
-        m[c] = (float)mean;
-        s[c] = (float)(1.0 / sqrt(sq / (double)nv + 1e-5));
+    }
+    allsum(sum, C, comm);
+    for (int c = 0; c < C; c++) {
+        s[c] = (float)(1.0 / sqrt(sum[c] / nall + 1e-5));
         for (int64_t i = 0; i < nv; i++) {
             float v = g[c] * (z->p[i * z->ld + c] - m[c]) * s[c] + b[c];
             a->p[i * a->ld + c] = v > 0 ? v : 0;
         }
     }
-    return 8 * nv * z->c;
+    return 8 * nv * C;
 }
 
-int64_t un_bnrelu_bwd(const un_t *z, const float *g, const float *b, const float *m,
-                      const float *s, const un_t *a, const un_t *da, const un_t *dz, float *dg,
-                      float *db)
+int64_t un_bnrelu_bwd(const un_t *z, const float *g, const float *m, const float *s,
+                      const un_t *a, const un_t *da, const un_t *dz, float *dg, float *db,
+                      MPI_Comm comm, double *sum)
 {
-    (void)b;
     int64_t nv = voxels(z);
-    for (int c = 0; c < z->c; c++) {
-        /* dy: the gradient at the BN's output (ReLU passed) */
+    int C = z->c;
+    /* dy: the gradient at the BN's output (ReLU passed); sums of dy and
+     * dy * xhat, this rank's into dg, db, all ranks' for dz */
+    for (int c = 0; c < C; c++) {
         double sdy = 0, sdyx = 0;
         for (int64_t i = 0; i < nv; i++) {
             if (a->p[i * a->ld + c] <= 0) continue;
@@ -119,21 +139,27 @@ int64_t un_bnrelu_bwd(const un_t *z, const float *g, const float *b, const float
             sdy += dy, sdyx += dy * xh;
         }
         dg[c] += (float)sdyx, db[c] += (float)sdy;
-        double k1 = sdy / (double)nv, k2 = sdyx / (double)nv;
+        sum[c] = sdy, sum[C + c] = sdyx;
+    }
+    sum[2 * C] = (double)nv;
+    allsum(sum, 2 * C + 1, comm);
+    double nall = sum[2 * C];
+    for (int c = 0; c < C; c++) {
+        double k1 = sum[c] / nall, k2 = sum[C + c] / nall;
         for (int64_t i = 0; i < nv; i++) {
             double dy = a->p[i * a->ld + c] > 0 ? da->p[i * da->ld + c] : 0;
             double xh = (z->p[i * z->ld + c] - m[c]) * s[c];
             dz->p[i * dz->ld + c] = (float)(g[c] * s[c] * (dy - k1 - xh * k2));
         }
     }
-    return 12 * nv * z->c;
+    return 12 * nv * C;
 }
 
 int64_t un_pool_fwd(const un_t *x, const un_t *y)
 {
     int e = y->e;
     for (int s = 0; s < y->n; s++)
-        for (int z = 0; z < e; z++)
+        for (int z = 0; z < y->d; z++)
             for (int v = 0; v < e; v++)
                 for (int u = 0; u < e; u++)
                     for (int c = 0; c < y->c; c++) {
@@ -152,7 +178,7 @@ int64_t un_pool_bwd(const un_t *x, const un_t *dy, const un_t *dx)
 {
     int e = dy->e;
     for (int s = 0; s < dy->n; s++)
-        for (int z = 0; z < e; z++)
+        for (int z = 0; z < dy->d; z++)
             for (int v = 0; v < e; v++)
                 for (int u = 0; u < e; u++)
                     for (int c = 0; c < dy->c; c++) {
@@ -169,10 +195,13 @@ int64_t un_pool_bwd(const un_t *x, const un_t *dy, const un_t *dx)
     return voxels(dy) * dy->c;
 }
 
-double un_xent(const un_t *z, const uint8_t *label, const un_t *dz, int64_t *flops)
+double un_xent(const un_t *z, const uint8_t *label, const un_t *dz, MPI_Comm comm,
+               int64_t *flops)
 {
     int64_t nv = voxels(z);
-    double loss = 0;
+    double tot[2] = {0, (double)nv};
+    allsum(tot + 1, 1, comm);
+    double nall = tot[1], loss = 0;
     for (int64_t i = 0; i < nv; i++) {
         const float *zi = z->p + i * z->ld;
         float *di = dz->p + i * dz->ld;
@@ -182,8 +211,10 @@ double un_xent(const un_t *z, const uint8_t *label, const un_t *dz, int64_t *flo
         for (int c = 0; c < z->c; c++) sum += exp((double)(zi[c] - mx));
         loss += log(sum) - (double)(zi[label[i]] - mx);
         for (int c = 0; c < z->c; c++)
-            di[c] = (float)((exp((double)(zi[c] - mx)) / sum - (c == label[i])) / (double)nv);
+            di[c] = (float)((exp((double)(zi[c] - mx)) / sum - (c == label[i])) / nall);
     }
     *flops = 6 * nv * z->c;
-    return loss / (double)nv;
+    tot[0] = loss;
+    allsum(tot, 1, comm);
+    return tot[0] / nall;
 }

@@ -16,7 +16,7 @@ const char *un_preset_list(void) { return "unet-tiny or unet128"; }
 int un_preset(un_cfg *c, const char *name)
 {
     un_cfg d = {.size = 16, .channels = 1, .classes = 3, .filters = 4, .batch = 1, .steps = 10,
-                .seed = 1, .lr = 0.05, .spatial = "1"};
+                .seed = 1, .lr = 0.05, .spatial = "1", .split = 1};
     if (!strcmp(name, "unet128")) {
         d.size = 128, d.filters = 32;
     } else if (strcmp(name, "unet-tiny")) {
@@ -41,6 +41,9 @@ int un_validate(const un_cfg *c, char *err, size_t errlen)
         snprintf(err, errlen, "--batch %d: must be 1 to 1024", c->batch);
     else if (c->steps < 1 || c->steps > 1000000)
         snprintf(err, errlen, "--steps %d: must be 1 to 1000000", c->steps);
+    else if (c->split < 1 || (c->size / 8) % c->split)
+        snprintf(err, errlen, "--spatial %s: D / 8 = %d planes at the bottom level do not split "
+                 "into %d equal parts", c->spatial, c->size / 8, c->split);
     else if (!(c->lr > 0 && c->lr < 10))
         snprintf(err, errlen, "--lr %g: must be in (0, 10)", c->lr);
     else

@@ -29,6 +29,7 @@ typedef struct {
     uint64_t seed;
     double lr;       /* SGD with momentum 0.9 */
     char spatial[32];
+    int split;       /* ranks splitting D (from spatial) */
 } un_cfg;
 
 enum { UN_CBR, UN_TCONV, UN_LAST };  /* conv + BN + ReLU; transposed conv; 1^3 conv */

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #include "benchmarks/cosmoflow/model/un_host.h"
 #include "benchmarks/cosmoflow/model/un_plan.h"
 
@@ -24,8 +26,15 @@ typedef struct un_net un_net;
 
 /* Bytes the buffers of a batch take (parameters, activations, gradients). */
 int64_t un_net_bytes(const un_plan *p);
-/* NULL when a buffer cannot be allocated. */
-un_net *un_net_create(const un_plan *p);
+/* The network of this rank among the ranks of comm, which split each
+ * sample along D into equal parts (MPI_COMM_NULL: alone, whole samples);
+ * NULL when a buffer cannot be allocated.  Split, each 3^3 convolution's
+ * input gets a halo plane from each neighbour (and its data gradient sends
+ * them back), batch norm's statistics and the loss are summed over the
+ * ranks, and so are the gradients; pooling, the 2^3 stride-2 transposed
+ * convolutions (no overlap between inputs: no halo) and the
+ * concatenations (both sides split alike) are local. */
+un_net *un_net_create(const un_plan *p, MPI_Comm comm);
 void un_net_free(un_net *n);
 /* One training step on the batch of step t: its mean loss; *flops gets the
  * FLOPs its loops executed (un_host.h's counts). */
