@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "  --lr X             SGD learning rate, momentum 0.9 (default 0.05)\n"
             "  --spatial N        ranks splitting each sample along D (N or Nx1x1; the job\n"
             "                     has exactly N ranks); D / 8 divisible by N\n"
+            "  --backend cpu      the only backend (cuda is refused: no U-Net kernels there)\n"
+            "  --kernels reference  the only kernel set (fast is refused)\n"
             "  --quiet            only the final line\n"
             "\n"
             "Exit status: 0 done, 1 a run failed, 2 bad input.\n"
@@ -83,6 +85,12 @@ int un_cli_main(int argc, char **argv)
         if (!strcmp(o, "--network")) {
             if (strcmp(v, "unet3d")) check_usage("--network '%s': unknown (choose cosmoflow or unet3d)", v);
         } else if (!strcmp(o, "--preset")) {
+        } else if (!strcmp(o, "--backend") || !strcmp(o, "--kernels")) {
+            /* the U-Net is not on the kernel sets yet: one line, not a silent CPU run */
+            if (strcmp(v, !strcmp(o, "--backend") ? "cpu" : "reference"))
+                check_usage("%s %s: the 3D U-Net runs on the host reference loops only "
+                            "(un_host.c: --backend cpu, --kernels reference)",
+                            o, v);
         } else if (!strcmp(o, "--size")) c.size = (int)opt_int(o, v, 8, 1024);
         else if (!strcmp(o, "--channels")) c.channels = (int)opt_int(o, v, 1, 64);
         else if (!strcmp(o, "--classes")) c.classes = (int)opt_int(o, v, 2, 64);

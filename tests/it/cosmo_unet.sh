@@ -95,6 +95,8 @@ refuse "--size 12" --network unet3d --size 12 --describe
 refuse "--filters" --network unet3d --filters 0 --describe
 refuse "--bogus" --network unet3d --bogus 1
 refuse "--lr" --network unet3d --lr abc
+refuse "--backend cuda: the 3D U-Net runs on the host reference loops only" --network unet3d --backend cuda
+refuse "--kernels fast: the 3D U-Net runs on the host reference loops only" --network unet3d --kernels fast
 
 if "$C" --network unet3d --preset unet128 --check-config >"$T/cc.out" 2>&1 &&
     grep -q "configuration is valid" "$T/cc.out"; then
