@@ -71,7 +71,7 @@ if train t1 && train t2; then
     if cmp -s "$T/t1.loss" "$T/t2.loss"; then echo "PASS: unet3d training is deterministic"
     else echo "FAIL: unet3d: two runs gave different losses"; fi
 else
-    echo "FAIL: unet3d training: $(tail -n 2 "$T/t1.out" "$T/t2.out")"
+    echo "FAIL: unet3d training: $(tail -n 2 "$T/t1.out" "$T/t2.out" 2>/dev/null | tr '\n' ' ')"
 fi
 
 # refusals: exit 2, one line naming the option
@@ -120,7 +120,7 @@ if [ "$rc" = 0 ] && [ "$(wc -l <"$T/np2.loss")" = 10 ] && [ -s "$T/t1.loss" ] &&
     echo "PASS: unet3d 2 spatial ranks train the losses of 1 rank within 1e-5 (10 steps)"
 else
     echo "FAIL: unet3d 2 spatial ranks: rc $rc, losses $(tr '\n' ' ' <"$T/np2.loss") against" \
-        "$(tr '\n' ' ' <"$T/t1.loss" 2>/dev/null): $(tail -c 300 "$T/np2.out")"
+        "$(cat "$T/t1.loss" 2>/dev/null | tr '\n' ' '): $(tail -c 300 "$T/np2.out")"
 fi
 $M -np 2 "$C" --network unet3d --preset unet-tiny --steps 2 >"$T/np2b.out" 2>&1
 rc=$?
