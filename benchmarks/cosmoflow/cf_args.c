@@ -27,7 +27,9 @@ static void usage(FILE *f)
             "  --dump-weights PATH    after the last step, each rank writes its fp32 weights\n"
             "                         to PATH.<rank>\n"
             "  --write-data FILE      write --samples N synthetic samples (default 4) in the\n"
-            "                         raw format --data reads, and exit\n");
+            "                         raw format --data reads, and exit\n"
+            "  --network unet3d       the 3D U-Net instead, with its own options\n"
+            "                         (cosmoflow --network unet3d --help)\n");
     cf_print_help(f);
     fprintf(f,
             "\n"
