@@ -8,7 +8,7 @@
 # - 2 ranks splitting D (--spatial 2: halo planes for the 3^3 convolutions,
 #   skip tensors split alike so the concatenation is local, batch norm's
 #   statistics summed) train the losses of 1 rank within 1e-5 relative over
-#   10 steps;
+#   10 steps, and 4 ranks at 32^3 over 3 steps;
 # - bad options exit 2 naming the option; a job whose rank count is not
 #   --spatial, and splits that do not divide D / 8, are refused.
 set -u
@@ -122,6 +122,22 @@ else
     echo "FAIL: unet3d 2 spatial ranks: rc $rc, losses $(tr '\n' ' ' <"$T/np2.loss") against" \
         "$(cat "$T/t1.loss" 2>/dev/null | tr '\n' ' '): $(tail -c 300 "$T/np2.out")"
 fi
+# four ranks: the middle ones exchange with two neighbours
+w=(--network unet3d --size 32 --filters 2 --steps 3)
+"$C" "${w[@]}" >"$T/w1.out" 2>&1
+$M -np 4 "$C" "${w[@]}" --spatial 4 >"$T/w4.out" 2>&1
+rc=$?
+awk '$1 == "step" { print $4 }' "$T/w1.out" >"$T/w1.loss"
+awk '$1 == "step" { print $4 }' "$T/w4.out" >"$T/w4.loss"
+if [ "$rc" = 0 ] && [ "$(wc -l <"$T/w4.loss")" = 3 ] && [ "$(wc -l <"$T/w1.loss")" = 3 ] &&
+    paste "$T/w1.loss" "$T/w4.loss" | awk '{ d = $1 - $2; if (d < 0) d = -d
+        if (d > 1e-5 * ($1 < 0 ? -$1 : $1)) bad = 1 } END { exit bad }'; then
+    echo "PASS: unet3d 4 spatial ranks at 32^3 train the losses of 1 rank within 1e-5 (3 steps)"
+else
+    echo "FAIL: unet3d 4 spatial ranks at 32^3: rc $rc, losses $(tr '\n' ' ' <"$T/w4.loss")" \
+        "against $(tr '\n' ' ' <"$T/w1.loss"): $(tail -c 300 "$T/w4.out")"
+fi
+
 $M -np 2 "$C" --network unet3d --preset unet-tiny --steps 2 >"$T/np2b.out" 2>&1
 rc=$?
 if [ "$rc" != 0 ] && grep -q "runs on exactly its spatial ranks (2 given" "$T/np2b.out"; then
