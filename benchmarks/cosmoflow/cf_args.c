@@ -58,6 +58,8 @@ static void usage(FILE *f)
             "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
             "                         (--warmup 0; the run continues to --steps)\n"
             "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
+            "  --network unet3d       the 3D U-Net instead, with its own options\n"
+            "                         (cosmoflow --network unet3d --help)\n"
             "\n"
             "Exit status: 0 ok; 1 the run failed or a deciding check failed; 2 bad input (an\n"
             "option, a configuration, a data set refused: file and sample named).\n");

@@ -13,6 +13,7 @@
 #include "benchmarks/cosmoflow/cf_dlio.h"
 #include "benchmarks/cosmoflow/cf_make.h"
 #include "benchmarks/cosmoflow/cf_rec.h"
+#include "benchmarks/cosmoflow/un_cli.h"
 #include "benchmarks/cosmoflow/model/cf_data.h"
 #include "benchmarks/cosmoflow/model/cf_feed.h"
 #include "benchmarks/cosmoflow/model/cf_network.h"
@@ -150,6 +151,8 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
 int main(int argc, char **argv)
 {
     check_set_program("cosmoflow");
+    /* the 3D U-Net has its own options and runtime (un_cli.h) */
+    if (un_cli_wanted(argc, argv)) return un_cli_main(argc, argv);
     comm_t comm;
     /* answers that need no communication skip MPI's start-up */
     int level = 0;

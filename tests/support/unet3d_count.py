@@ -20,11 +20,12 @@ channel softmax with cross-entropy.  Filters: down (32, 64), (64, 128),
 (128, 128), (64, 64); 3 classes.  LBANN's default data are LiTS volumes of
 128^3; the input channel count is a parameter (the volume's C of CDHW).
 
-Written from that list, not from C code, so that a `--describe` of the
-network can be held against it once the network lands (it is not built
-yet: docs/cosmoflow.md says what is missing).
+Written from that list, not from C code, so that `cosmoflow --network
+unet3d --describe` is held against it (tests/it/cosmo_unet.sh).  --filters F
+scales every width by F/32 (ExaDL's unet-tiny: --size 16 --filters 4).
 
-Usage: unet3d_count.py [--size 128] [--channels 1] [--classes 3] [--layers]
+Usage: unet3d_count.py [--size 128] [--channels 1] [--classes 3] [--filters 32]
+                       [--layers]
 Prints `parameters N`, `conv_weights N`, `bn_parameters N`,
 `forward_conv_flops_per_sample N` (transposed convolutions included) and
 `layers N` (convolutions and transposed convolutions); exit 2 on bad
@@ -64,8 +65,14 @@ class Count:
             print(f"# {name:10s} tconv k2 s2 {cin:4d} -> {cout:4d} from {ext_in}^3  weights {w}  flops {f}")
 
 
-def count(size, channels, classes, show=False):
+def count(size, channels, classes, show=False, filters=32):
     c = Count(show)
+    global DOWN, BOTTOM, DECONV, UP
+    s = lambda w: w * filters // 32  # widths are 32 x 2^i: whole for any F
+    DOWN = [(s(a), s(b)) for a, b in DOWN]
+    BOTTOM = (s(BOTTOM[0]), s(BOTTOM[1]))
+    DECONV = [s(t) for t in DECONV]
+    UP = [(s(a), s(b)) for a, b in UP]
     ext, cin, skips = size, channels, []
     for i, (a, b) in enumerate(DOWN):
         c.conv(f"down{i + 1}a", cin, a, 3, ext)
@@ -98,13 +105,14 @@ def main(argv):
     ap.add_argument("--size", type=int, default=128)
     ap.add_argument("--channels", type=int, default=1)
     ap.add_argument("--classes", type=int, default=3)
+    ap.add_argument("--filters", type=int, default=32)
     ap.add_argument("--layers", action="store_true")
     a = ap.parse_args(argv)
-    if a.size < 8 or a.size % 8 or a.channels < 1 or a.classes < 1:
-        print("unet3d_count.py: size must be a positive multiple of 8, channels and classes "
-              "positive", file=sys.stderr)
+    if a.size < 8 or a.size % 8 or a.channels < 1 or a.classes < 1 or a.filters < 1:
+        print("unet3d_count.py: size must be a positive multiple of 8, channels, classes and "
+              "filters positive", file=sys.stderr)
         return 2
-    for k, v in count(a.size, a.channels, a.classes, a.layers).items():
+    for k, v in count(a.size, a.channels, a.classes, a.layers, a.filters).items():
         print(f"{k} {v}")
     return 0
 

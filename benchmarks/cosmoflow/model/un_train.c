@@ -1,0 +1,339 @@
+#include "benchmarks/cosmoflow/model/un_train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchmarks/common/mpi/comm.h"
+
+/* Per layer: its input (a view), conv output z, output a (UN_CBR; down*b's
+ * a is the skip slice of its level's concatenation buffer) and their
+ * gradients; BN statistics. */
+typedef struct {
+    un_t x, z, a, dx, dz, da;
+    un_t xp, dxp;  /* split along D, k = 3: x and dx with a halo plane on each side */
+    float *m, *s;
+} un_lbuf;
+
+struct un_net {
+    const un_plan *p;
+    float *params, *grads, *mom;
+    un_lbuf L[UN_MAX_LAYERS];
+    un_t in, pool[UN_LEVELS], dpool[UN_LEVELS];
+    uint8_t *label;
+    MPI_Comm comm;  /* the ranks splitting D; MPI_COMM_NULL: alone */
+    int rank, S;
+    float *scratch;  /* a received halo plane (reverse exchange) */
+    double *sums;    /* batch norm's sums */
+    void *allocs[10 * UN_MAX_LAYERS + 16];
+    int nallocs, failed;
+    int64_t bytes;
+};
+
+static float *get(un_net *n, int64_t floats)
+{
+    n->bytes += floats * (int64_t)sizeof(float);
+    float *q = n->nallocs < (int)(sizeof n->allocs / sizeof n->allocs[0])
+                   ? calloc((size_t)(floats > 0 ? floats : 1), sizeof(float))
+                   : NULL;
+    if (!q) n->failed = 1;
+    else n->allocs[n->nallocs++] = q;
+    return q;
+}
+
+/* A dense tensor of c channels, d planes of e^2; with dry (NULL buffers)
+ * only counted. */
+static un_t dense_d(un_net *n, int dry, int batch, int d, int e, int c)
+{
+    un_t t = {.n = batch, .d = d, .e = e, .c = c, .ld = c};
+    int64_t fl = (int64_t)batch * d * e * e * c;
+    if (dry) n->bytes += fl * (int64_t)sizeof(float);
+    else t.p = get(n, fl);
+    return t;
+}
+
+/* This rank's part of a level of extent e */
+static un_t dense(un_net *n, int dry, int batch, int e, int c)
+{
+    return dense_d(n, dry, batch, e / n->S, e, c);
+}
+
+static un_t slice(const un_t *t, int first, int c)
+{
+    un_t v = *t;
+    v.p = t->p ? t->p + first : NULL, v.c = c;
+    return v;
+}
+
+static void build(un_net *n, const un_plan *p, int dry)
+{
+    int b = p->cfg.batch;
+    n->p = p;
+    if (dry) n->bytes += 3 * p->params * (int64_t)sizeof(float);
+    else n->params = get(n, p->params), n->grads = get(n, p->params), n->mom = get(n, p->params);
+    n->in = dense(n, dry, b, p->cfg.size, p->cfg.channels);
+    un_t cat[UN_LEVELS], dcat[UN_LEVELS];
+    /* the concatenation buffers: level i's is [deconv (L-1-i)'s output, skip i] */
+    for (int i = 0; i < UN_LEVELS; i++) {
+        const un_layer *tc = &p->layers[2 * UN_LEVELS + 2 + 3 * (UN_LEVELS - 1 - i)];
+        cat[i] = dense(n, dry, b, tc->ext, tc[1].ci);  /* tc[1]: the up*a after it */
+        dcat[i] = dense(n, dry, b, cat[i].e, cat[i].c);
+    }
+    un_t cur = n->in, dcur = {0};
+    for (int l = 0; l < p->nlayers; l++) {
+        const un_layer *ly = &p->layers[l];
+        un_lbuf *B = &n->L[l];
+        B->x = cur, B->dx = dcur;
+        int enc = l < 2 * UN_LEVELS, lev = l / 2;
+        if (ly->kind == UN_TCONV) {
+            int i = UN_LEVELS - 1 - (l - 2 * UN_LEVELS - 2) / 3;  /* its concatenation */
+            B->a = slice(&cat[i], 0, ly->co), B->da = slice(&dcat[i], 0, ly->co);
+            cur = cat[i], dcur = dcat[i];
+            continue;
+        }
+        B->z = dense(n, dry, b, ly->ext, ly->co), B->dz = dense(n, dry, b, ly->ext, ly->co);
+        if (n->S > 1 && ly->k == 3) {
+            B->xp = dense_d(n, dry, b, ly->ext / n->S + 2, ly->ext, ly->ci);
+            B->dxp = dense_d(n, dry, b, ly->ext / n->S + 2, ly->ext, ly->ci);
+        }
+        if (ly->kind == UN_LAST) {
+            B->a = B->z, B->da = B->dz;
+            break;
+        }
+        if (dry) n->bytes += 2 * ly->co * (int64_t)sizeof(float);
+        else B->m = get(n, ly->co), B->s = get(n, ly->co);
+        if (enc && l % 2 == 1) {  /* down*b: its output is the skip, inside cat[lev] */
+            int t = cat[lev].c - ly->co;
+            B->a = slice(&cat[lev], t, ly->co), B->da = slice(&dcat[lev], t, ly->co);
+            n->pool[lev] = dense(n, dry, b, ly->ext / 2, ly->co);
+            n->dpool[lev] = dense(n, dry, b, ly->ext / 2, ly->co);
+            cur = n->pool[lev], dcur = n->dpool[lev];
+        } else {
+            B->a = dense(n, dry, b, ly->ext, ly->co), B->da = dense(n, dry, b, ly->ext, ly->co);
+            cur = B->a, dcur = B->da;
+        }
+    }
+    int64_t vox = (int64_t)b * p->cfg.size * p->cfg.size * p->cfg.size / n->S, plane = 0;
+    for (int l = 0; l < p->nlayers; l++) {
+        int64_t pl = (int64_t)p->layers[l].ext * p->layers[l].ext * p->layers[l].ci;
+        plane = pl > plane ? pl : plane;
+    }
+    if (dry) {
+        n->bytes += vox + (plane + 6 * 1024) * (int64_t)sizeof(float);
+    } else {
+        n->label = (uint8_t *)get(n, (vox + 3) / 4);
+        n->scratch = get(n, plane);
+        n->sums = (double *)get(n, 2 * 4 * 1024 + 2);
+    }
+}
+
+int64_t un_net_bytes(const un_plan *p)
+{
+    un_net n;
+    memset(&n, 0, sizeof n);
+    n.S = 1;
+    build(&n, p, 1);
+    return n.bytes;
+}
+
+void un_net_free(un_net *n)
+{
+    if (!n) return;
+    for (int i = 0; i < n->nallocs; i++) free(n->allocs[i]);
+    free(n);
+}
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float unif(uint64_t *s) { return (float)((mix(s) >> 40) * (2.0 / 16777216.0) - 1.0); }
+
+un_net *un_net_create(const un_plan *p, MPI_Comm comm)
+{
+    un_net *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    n->comm = comm, n->S = 1;
+    if (comm != MPI_COMM_NULL) {
+        CHECK_MPI(MPI_Comm_rank(comm, &n->rank));
+        CHECK_MPI(MPI_Comm_size(comm, &n->S));
+    }
+    build(n, p, 0);
+    if (n->failed) {
+        un_net_free(n);
+        return NULL;
+    }
+    /* He-uniform weights from the seed, BN scale 1 and shift 0 */
+    uint64_t st = p->cfg.seed * 0x2545F4914F6CDD1Dull + 1;
+    for (int l = 0; l < p->nlayers; l++) {
+        const un_layer *ly = &p->layers[l];
+        double lim = sqrt(6.0 / ((double)ly->k * ly->k * ly->k * ly->ci));
+        for (int64_t i = 0; i < ly->nw; i++) n->params[ly->off + i] = (float)(lim * unif(&st));
+        for (int c = 0; c < ly->nbn / 2; c++) n->params[ly->off + ly->nw + c] = 1;
+    }
+    return n;
+}
+
+static void load(un_net *n, int64_t t)
+{
+    const un_cfg *c = &n->p->cfg;
+    /* every rank draws the whole sample and keeps its planes of D */
+    int64_t plane = (int64_t)c->size * c->size, per = plane * n->in.d;
+    int64_t first = plane * n->in.d * n->rank, last = first + per;
+    float xv[64];
+    for (int g = 0; g < c->batch; g++) {
+        uint64_t st = c->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(t * 1048576 + g + 1));
+        for (int64_t v = 0; v < plane * c->size; v++) {
+            for (int k = 0; k < c->channels; k++) xv[k] = unif(&st);
+            if (v < first || v >= last) continue;
+            float *x = n->in.p + ((int64_t)g * per + v - first) * c->channels;
+            memcpy(x, xv, sizeof(float) * (size_t)c->channels);
+            int cls = (int)((x[0] + 1.0f) * 0.5f * (float)c->classes);
+            n->label[(int64_t)g * per + v - first] =
+                (uint8_t)(cls < c->classes ? cls : c->classes - 1);
+        }
+    }
+}
+
+static void zero(const un_t *t)
+{
+    if (!t->p) return;
+    int64_t nv = (int64_t)t->n * t->d * t->e * t->e;
+    for (int64_t i = 0; i < nv; i++) memset(t->p + i * t->ld, 0, sizeof(float) * t->c);
+}
+
+/* Plane z of sample s of a dense padded tensor */
+static float *plane_at(const un_t *P, int s, int z)
+{
+    return P->p + ((int64_t)s * P->d + z) * P->e * P->e * P->c;
+}
+
+/* x (a view) into the interior of xp, and xp's halo planes from the
+ * neighbours along D (those at the volume's edges stay zero: never
+ * written). */
+static void halo_fill(un_net *n, const un_t *x, const un_t *xp)
+{
+    int64_t pv = (int64_t)x->e * x->e;
+    for (int s = 0; s < x->n; s++)
+        for (int z = 0; z < x->d; z++)
+            for (int64_t v = 0; v < pv; v++)
+                memcpy(plane_at(xp, s, z + 1) + v * xp->c,
+                       x->p + (((int64_t)s * x->d + z) * pv + v) * x->ld, sizeof(float) * x->c);
+    int lo = n->rank > 0 ? n->rank - 1 : MPI_PROC_NULL;
+    int hi = n->rank < n->S - 1 ? n->rank + 1 : MPI_PROC_NULL;
+    int cnt = (int)(pv * xp->c), d = x->d;
+    for (int s = 0; s < x->n; s++) {
+        CHECK_MPI(MPI_Sendrecv(plane_at(xp, s, 1), cnt, MPI_FLOAT, lo, 11, plane_at(xp, s, d + 1),
+                               cnt, MPI_FLOAT, hi, 11, n->comm, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Sendrecv(plane_at(xp, s, d), cnt, MPI_FLOAT, hi, 12, plane_at(xp, s, 0), cnt,
+                               MPI_FLOAT, lo, 12, n->comm, MPI_STATUS_IGNORE));
+    }
+}
+
+/* The reverse: dxp's halo planes go back to the neighbours that own those
+ * planes and are added there; then dxp's interior is added to dx. */
+static void halo_return(un_net *n, const un_t *dxp, const un_t *dx)
+{
+    int64_t pv = (int64_t)dx->e * dx->e;
+    int lo = n->rank > 0 ? n->rank - 1 : MPI_PROC_NULL;
+    int hi = n->rank < n->S - 1 ? n->rank + 1 : MPI_PROC_NULL;
+    int cnt = (int)(pv * dxp->c), d = dx->d;
+    for (int s = 0; s < dx->n; s++) {
+        for (int dir = 0; dir < 2; dir++) {
+            int to = dir ? hi : lo, from = dir ? lo : hi;
+            float *send = plane_at(dxp, s, dir ? d + 1 : 0), *into = plane_at(dxp, s, dir ? 1 : d);
+            CHECK_MPI(MPI_Sendrecv(send, cnt, MPI_FLOAT, to, 13 + dir, n->scratch, cnt, MPI_FLOAT,
+                                   from, 13 + dir, n->comm, MPI_STATUS_IGNORE));
+            if (from != MPI_PROC_NULL)
+                for (int i = 0; i < cnt; i++) into[i] += n->scratch[i];
+        }
+        for (int z = 0; z < d; z++)
+            for (int64_t v = 0; v < pv; v++) {
+                const float *src = plane_at(dxp, s, z + 1) + v * dxp->c;
+                float *dst = dx->p + (((int64_t)s * d + z) * pv + v) * dx->ld;
+                for (int c = 0; c < dx->c; c++) dst[c] += src[c];
+            }
+    }
+}
+
+double un_net_grad(un_net *n, int64_t t, int64_t *flops)
+{
+    const un_plan *p = n->p;
+    int64_t f = 0;
+    load(n, t);
+    for (int l = 0; l < p->nlayers; l++) {
+        const un_layer *ly = &p->layers[l];
+        un_lbuf *B = &n->L[l];
+        float *w = n->params + ly->off;
+        if (ly->kind == UN_TCONV) {
+            f += un_tconv(UN_FWD, &B->x, w, &B->a);
+            continue;
+        }
+        if (B->xp.p) halo_fill(n, &B->x, &B->xp);
+        f += un_conv(UN_FWD, B->xp.p ? &B->xp : &B->x, w, ly->k, &B->z);
+        if (ly->kind == UN_LAST) break;
+        f += un_bnrelu_fwd(&B->z, w + ly->nw, w + ly->nw + ly->co, B->m, B->s, &B->a, n->comm,
+                           n->sums);
+        if (l < 2 * UN_LEVELS && l % 2 == 1) f += un_pool_fwd(&B->a, &n->pool[l / 2]);
+    }
+    un_lbuf *last = &n->L[p->nlayers - 1];
+    int64_t xf;
+    double loss = un_xent(&last->z, n->label, &last->dz, n->comm, &xf);
+    f += xf;
+    /* backward: every gradient accumulates, so all start at zero */
+    memset(n->grads, 0, sizeof(float) * (size_t)p->params);
+    for (int l = 0; l < p->nlayers - 1; l++) zero(&n->L[l].da), zero(&n->L[l].dx);
+    zero(&n->L[p->nlayers - 1].dx);
+    for (int l = p->nlayers - 1; l >= 0; l--) {
+        const un_layer *ly = &p->layers[l];
+        un_lbuf *B = &n->L[l];
+        float *w = n->params + ly->off, *dw = n->grads + ly->off;
+        if (ly->kind == UN_TCONV) {
+            f += un_tconv(UN_BWD_WEIGHTS, &B->x, dw, &B->da);
+            f += un_tconv(UN_BWD_DATA, &B->dx, w, &B->da);
+            continue;
+        }
+        if (ly->kind == UN_CBR) {
+            if (l < 2 * UN_LEVELS && l % 2 == 1)
+                f += un_pool_bwd(&B->a, &n->dpool[l / 2], &B->da);
+            f += un_bnrelu_bwd(&B->z, w + ly->nw, B->m, B->s, &B->a, &B->da, &B->dz,
+                               dw + ly->nw, dw + ly->nw + ly->co, n->comm, n->sums);
+        }
+        f += un_conv(UN_BWD_WEIGHTS, B->xp.p ? &B->xp : &B->x, dw, ly->k, &B->dz);
+        if (l == 0) continue;
+        if (B->xp.p) {
+            zero(&B->dxp);
+            f += un_conv(UN_BWD_DATA, &B->dxp, w, ly->k, &B->dz);
+            halo_return(n, &B->dxp, &B->dx);
+        } else {
+            f += un_conv(UN_BWD_DATA, &B->dx, w, ly->k, &B->dz);
+        }
+    }
+    /* each rank holds its planes' part of every gradient: the sum is the
+     * sample's */
+    if (n->comm != MPI_COMM_NULL)
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, n->grads, (int)p->params, MPI_FLOAT, MPI_SUM,
+                                n->comm));
+    *flops = f;
+    return loss;
+}
+
+double un_net_step(un_net *n, int64_t t, int64_t *flops)
+{
+    const un_plan *p = n->p;
+    double loss = un_net_grad(n, t, flops);
+    /* SGD with momentum 0.9 */
+    for (int64_t i = 0; i < p->params; i++) {
+        n->mom[i] = 0.9f * n->mom[i] + n->grads[i];
+        n->params[i] -= (float)p->cfg.lr * n->mom[i];
+    }
+    *flops += 4 * p->params;
+    return loss;
+}
+
+float *un_net_params(un_net *n) { return n->params; }
+const float *un_net_grads(const un_net *n) { return n->grads; }

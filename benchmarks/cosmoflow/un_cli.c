@@ -1,0 +1,178 @@
+#include "benchmarks/cosmoflow/un_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/mpi/comm.h"
+#include "benchmarks/common/opt.h"
+#include "benchmarks/cosmoflow/model/un_plan.h"
+#include "benchmarks/cosmoflow/model/un_train.h"
+
+/* the host loops' buffers are refused above this (unet128 is for --describe
+ * and the spatial model until the network runs on the kernel sets) */
+#define UN_MAX_BYTES (8LL << 30)
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cosmoflow --network unet3d [OPTIONS]\n"
+            "\n"
+            "Trains LBANN's 3D U-Net (encoder, stride-2 transposed convolutions, skip\n"
+            "concatenations, softmax cross-entropy per voxel) on synthetic volumes on one\n"
+            "rank or --spatial N ranks splitting D, with reference loops, and prints\n"
+            "each step's loss (rank 0).\n"
+            "\n"
+            "  --help             this text\n"
+            "  --network NAME     cosmoflow (the default program) or unet3d\n"
+            "  --describe         print the layer table and exact totals; allocate nothing\n"
+            "  --check-config     check the options, run nothing; exit 0, or 2 with the error\n"
+            "  --preset NAME      %s (default unet-tiny), applied first\n"
+            "  --size D           the sample is D^3 voxels, a multiple of 8\n"
+            "  --channels N       input channels (default 1)\n"
+            "  --classes N        per-voxel classes (default 3)\n"
+            "  --filters N        the first convolution's filters; every width scales (LBANN: 32)\n"
+            "  --batch N          samples per step (default 1)\n"
+            "  --steps N          training steps (default 10)\n"
+            "  --seed N           weights and data (default 1)\n"
+            "  --lr X             SGD learning rate, momentum 0.9 (default 0.05)\n"
+            "  --spatial N        ranks splitting each sample along D (N or Nx1x1; the job\n"
+            "                     has exactly N ranks); D / 8 divisible by N\n"
+            "  --backend cpu      the only backend (cuda is refused: no U-Net kernels there)\n"
+            "  --kernels reference  the only kernel set (fast is refused)\n"
+            "  --quiet            only the final line\n"
+            "\n"
+            "Exit status: 0 done, 1 a run failed, 2 bad input.\n"
+            "Examples:\n"
+            "  cosmoflow --network unet3d --preset unet128 --describe\n"
+            "  cosmoflow --network unet3d --preset unet-tiny --steps 10\n",
+            un_preset_list());
+}
+
+int un_cli_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--network") && i + 1 < argc) v = argv[i + 1];
+        else if (!strncmp(argv[i], "--network=", 10)) v = argv[i] + 10;
+        if (v) return strcmp(v, "cosmoflow") != 0;
+    }
+    return 0;
+}
+
+int un_cli_main(int argc, char **argv)
+{
+    int check_only = opt_take_check_config(&argc, argv);
+    un_cfg c;
+    const char *preset = "unet-tiny";
+    /* the preset first, whatever the order */
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--preset")) preset = argv[i + 1];
+    if (un_preset(&c, preset)) check_usage("--preset '%s': unknown (choose %s)", preset, un_preset_list());
+    int describe = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(o, "--describe")) { describe = 1; continue; }
+        if (!strcmp(o, "--quiet")) { quiet = 1; continue; }
+        if (i + 1 >= argc) check_usage("%s: unknown option, or its value is missing (see --help)", o);
+        const char *v = argv[++i];
+        if (!strcmp(o, "--network")) {
+            if (strcmp(v, "unet3d")) check_usage("--network '%s': unknown (choose cosmoflow or unet3d)", v);
+        } else if (!strcmp(o, "--preset")) {
+        } else if (!strcmp(o, "--backend") || !strcmp(o, "--kernels")) {
+            /* the U-Net is not on the kernel sets yet: one line, not a silent CPU run */
+            if (strcmp(v, !strcmp(o, "--backend") ? "cpu" : "reference"))
+                check_usage("%s %s: the 3D U-Net runs on the host reference loops only "
+                            "(un_host.c: --backend cpu, --kernels reference)",
+                            o, v);
+        } else if (!strcmp(o, "--size")) c.size = (int)opt_int(o, v, 8, 1024);
+        else if (!strcmp(o, "--channels")) c.channels = (int)opt_int(o, v, 1, 64);
+        else if (!strcmp(o, "--classes")) c.classes = (int)opt_int(o, v, 2, 64);
+        else if (!strcmp(o, "--filters")) c.filters = (int)opt_int(o, v, 1, 64);
+        else if (!strcmp(o, "--batch")) c.batch = (int)opt_int(o, v, 1, 1024);
+        else if (!strcmp(o, "--steps")) c.steps = (int)opt_int(o, v, 1, 1000000);
+        else if (!strcmp(o, "--seed")) c.seed = (uint64_t)opt_int(o, v, 0, 1LL << 62);
+        else if (!strcmp(o, "--lr")) c.lr = opt_double(o, v, 1e-12, 9.99);
+        else if (!strcmp(o, "--spatial")) {
+            long long s = 0;
+            char *end = NULL;
+            if (strchr(v, 'x')) {
+                s = strtoll(v, &end, 10);
+                if (strcmp(end, "x1x1")) s = 0;
+            } else if (opt_parse_int(v, &s)) {
+                s = 0;
+            }
+            if (s < 1 || s > 1024)
+                check_usage("--spatial %s: the 3D U-Net splits D only: N or Nx1x1, N from 1 to "
+                            "1024",
+                            v);
+            c.split = (int)s;
+            snprintf(c.spatial, sizeof c.spatial, "%s", v);
+        } else {
+            check_usage("%s: unknown option of --network unet3d (see --help)", o);
+        }
+    }
+    char err[256];
+    if (un_validate(&c, err, sizeof err)) check_usage("%s", err);
+    un_plan p;
+    un_plan_build(&p, &c);
+    int64_t bytes = un_net_bytes(&p);
+    if (check_only) return opt_config_valid();
+    if (describe) {
+        un_describe(&p, stdout);
+        printf("training_bytes                  %lld  (batch %d, host loops)\n", (long long)bytes,
+               c.batch);
+        return 0;
+    }
+    comm_t comm;
+    comm_init(&argc, &argv, &comm);
+    int rc = 0;
+    if (comm.size != c.split) {
+        if (comm.rank == 0)
+            fprintf(stderr, "cosmoflow: error: --spatial %d: the 3D U-Net runs on exactly its "
+                            "spatial ranks (%d given; data-parallel groups are not built)\n",
+                    c.split, comm.size);
+        rc = 2;
+    } else if (bytes > UN_MAX_BYTES) {
+        fprintf(stderr, "cosmoflow: error: --network unet3d: %lld bytes of buffers at --size %d "
+                        "--filters %d --batch %d, over the host loops' %lld\n",
+                (long long)bytes, c.size, c.filters, c.batch, (long long)UN_MAX_BYTES);
+        rc = 2;
+    } else {
+        un_net *n = un_net_create(&p, comm.size > 1 ? comm.world : MPI_COMM_NULL);
+        if (!n) {
+            fprintf(stderr, "cosmoflow: error: --network unet3d: cannot allocate %lld bytes\n",
+                    (long long)bytes);
+            rc = 1;
+        } else {
+            int64_t total = 0;
+            double loss = 0;
+            clock_t t0 = clock();
+            for (int t = 0; t < c.steps; t++) {
+                int64_t f;
+                loss = un_net_step(n, t, &f);
+                total += f;
+                if (!quiet && comm.rank == 0) printf("step %d loss %.9g flops %lld\n", t, loss, (long long)f);
+                if (!(loss == loss)) {
+                    fprintf(stderr, "cosmoflow: error: --network unet3d: loss not finite at step %d\n", t);
+                    rc = 1;
+                    break;
+                }
+            }
+            double cpu_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+            if (comm.rank == 0)
+                printf("unet3d: %d steps, final loss %.9g, %lld FLOPs executed, %.3f s CPU, %.3g "
+                   "GFLOP/s (CPU time)\n",
+                   c.steps, loss, (long long)total, cpu_s, cpu_s > 0 ? total / cpu_s / 1e9 : 0.0);
+            un_net_free(n);
+        }
+    }
+    comm_finalize(&comm);
+    return rc;
+}
