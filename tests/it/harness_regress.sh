@@ -60,6 +60,13 @@ for p in sorted(glob.glob(os.path.join(d, "records", "*.yaml"))):
     t = r["timing"]
     t["step_s"] = [x * lf * (1 + ss * rng.uniform(-1, 1)) for x in t["step_s"]]
     open(p, "w").write("---\n" + yaml.safe_dump(r, sort_keys=False))
+# the derived runs stand for quiet measurements: a launch of the source run
+# that a loaded machine stretched past 0.05 s may read busy, and the busy
+# rules would then decide these cases; busy() marks runs busy on purpose
+j = os.path.join(d, "journal.yaml")
+if os.path.exists(j):
+    t = open(j).read().replace("verdict: busy", "verdict: unknown")
+    open(j, "w").write(t)
 PY
     "$exadl" analyze "$2" >"$2.log" 2>&1 || { echo "analyze $2 failed: $(tail -3 "$2.log")"; return 1; }
 }
