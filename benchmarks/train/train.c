@@ -608,24 +608,16 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         }
     }
     tpower_end(&r->power);
-    if (done < 0) { /* a checkpoint could not be written: the run fails, saying where */
-        gsync_free(gs);
-        lionx_free(lx);
-        ktab_free(&step_tab);
-        free(input);
-        free(target);
-        optim_free(opt);
-        net->release(n);
-        if (jr.comm != comm) CHECK_MPI(MPI_Comm_free(&replicas.world));
-        return -1;
+    int rc = -1; /* done < 0: a checkpoint could not be written, the run fails saying where */
+    if (done >= 0) {
+        if (done < total) r->steps = done - base;
+        ttt_end(&r->ttt, done);
+        if (j->holdout)
+            r->holdout_loss = holdout_loss(j, n, &kc, ens_first_sample(e, comm->rank / R, groups,
+                                                                       c->batch), input, target);
+        validate(&jr, n, f.params, r);
+        rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     }
-    if (done < total) r->steps = done - base;
-    ttt_end(&r->ttt, done);
-    if (j->holdout)
-        r->holdout_loss = holdout_loss(j, n, &kc, ens_first_sample(e, comm->rank / R, groups, c->batch),
-                                       input, target);
-    validate(&jr, n, f.params, r);
-    int rc = j->dump_weights ? dump_weights(j, n, f.params, e->world->rank, err, errlen) : 0;
     gsync_free(gs);
     lionx_free(lx);
     ktab_free(&step_tab);
