@@ -18,7 +18,8 @@
  * rounding.  cuDNN's legacy batch norm wants packed NCHW tensors; a channel
  * window (sstride > c h w) goes through a dense copy.  Its scale, bias and
  * statistics are fp32 for every data type, so bf16/fp16 gamma and beta are
- * widened first. */
+ * widened first.  In fp16 the loss gradient carries the dynamic loss scale,
+ * as the L1 loss's does (kern_cuda_ew.cu). */
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
 
 struct CudaSeg {
@@ -255,9 +256,12 @@ template <typename T>
 static void wce_grad_t(Ctx *C, const tview *z, const int32_t *label, const float *cw, const tview *dz)
 {
     int64_t hw = (int64_t)z->h * z->w, pixels = hw * z->n;
+    /* fp16: the loss gradient carries the loss scale (dynamic loss scaling,
+     * as kcu_op_l1_bwd's); the optimizer divides it out */
+    double scale = C->prec == P_FP16 ? C->scale : 1.0;
     k_wce_grad<T><<<blocks_for(C, pixels), kThreads, 0, C->s>>>((const char *)z->p, z->sstride, (char *)dz->p,
                                                                 dz->sstride, z->c, hw, pixels, label, cw,
-                                                                1.0 / (double)pixels);
+                                                                scale / (double)pixels);
     CK_LAUNCH("k_wce_grad");
 }
 
