@@ -7,6 +7,10 @@
 #     reference kernels in host memory), climate --backend cuda trains the
 #     tiny preset: status ok, the same losses and the same counted FLOPs per
 #     kernel and layer as --backend cpu --kernels reference;
+#   - test_climate_cuda on the fake module: its fp32 tests PASS with error 0
+#     (reference against reference: a check of the test's own buffers and
+#     windows); with a runtime whose device count fails (a driver older than
+#     the runtime) its tests FAIL, never SKIP;
 #   - the real module without a GPU: one line naming the missing GPU (exit 2),
 #     no longer a refusal of the backend;
 #   - with a GPU: the small preset trains 40 steps in fp32 and its loss falls
@@ -74,6 +78,38 @@ else
     else
         echo "FAIL: climate cuda: counted FLOPs differ from the reference's: $(head -c 400 "$T/flops.diff" 2>/dev/null)"
     fi
+fi
+
+# ---- the kernel test's own plumbing, and its verdict where CUDA cannot start ------------------
+U=$B/tests/test_climate_cuda
+mpi=$(ldd "$C" 2>/dev/null | awk '$1 ~ /^libmpi\.so/ { print $3; exit }')
+if [ ! -x "$U" ] || [ ! -f "$mod" ]; then
+    echo "SKIP: climate cuda: the kernel test's plumbing: this build ($(basename "$B")) has no CUDA module"
+elif [ -z "$mpi" ]; then
+    echo "SKIP: climate cuda: the kernel test's plumbing: climate links no libmpi to preload for the fake module"
+else
+    # the fake module's kernels are the reference set: fp32 must PASS with
+    # error 0 (a check of the test's buffers and windows, not of CUDA); it
+    # has no bf16, so those FAIL at creation and are not counted
+    LD_PRELOAD=$mpi${LD_PRELOAD:+:$LD_PRELOAD} EXADL_CUDA_MODULE=$F "$U" >"$T/uf.out" 2>&1
+    if [ "$(grep -c '^PASS: test_.*_fp32$' "$T/uf.out")" -eq 3 ] &&
+        grep -q 'worst normwise error fp32: dconv 0, bn 0, loss/pool 0 ' "$T/uf.out"; then
+        echo "PASS: climate cuda: test_climate_cuda's plumbing on the fake module: 3 fp32 tests PASS with error 0"
+    else
+        echo "FAIL: climate cuda: test_climate_cuda on the fake module: $(grep -E '^(FAIL|#)' "$T/uf.out" | head -c 400)"
+    fi
+fi
+P=$B/lib/libexadl_fake_cudart.so
+if [ -x "$U" ] && [ -f "$mod" ] && [ -f "$P" ]; then
+    LD_PRELOAD=$P${LD_PRELOAD:+:$LD_PRELOAD} "$U" >"$T/ud.out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ "$(grep -c '^FAIL: .*CUDA cannot start' "$T/ud.out")" -eq 6 ] && ! grep -q '^SKIP' "$T/ud.out"; then
+        echo "PASS: climate cuda: test_climate_cuda with an old driver FAILs its 6 tests, no SKIP"
+    else
+        echo "FAIL: climate cuda: test_climate_cuda with an old driver: exit $rc, $(grep -c '^SKIP' "$T/ud.out") SKIP"
+    fi
+else
+    echo "SKIP: climate cuda: old-driver verdict: no CUDA module or fake runtime in this build"
 fi
 
 # ---- the real module: no GPU is one line, a GPU trains ---------------------------------------
