@@ -16,16 +16,18 @@
  * double), and the backward turns it back into cuDNN's saved inverse
  * (same eps): the round trip returns cuDNN's own value to within fp32
  * rounding.  cuDNN's legacy batch norm wants packed NCHW tensors; a channel
- * window (sstride > c h w) goes through a dense copy.  Its scale, bias and
- * statistics are fp32 for every data type, so bf16/fp16 gamma and beta are
- * widened first.  In fp16 the loss gradient carries the dynamic loss scale,
- * as the L1 loss's does (kern_cuda_ew.cu). */
+ * window (sstride > c h w) or a misaligned one goes through a dense aligned
+ * copy.  Its scale, bias and statistics are fp32 for every data type, in
+ * aligned slots of a scratch buffer (bf16/fp16 gamma and beta widened into
+ * them; the network's arrays lie at any float offset).  In fp16 the loss
+ * gradient carries the dynamic loss scale, as the L1 loss's does
+ * (kern_cuda_ew.cu). */
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
 
 struct CudaSeg {
     void *buf[3];    /* dense stand-ins for windowed views */
     size_t bytes[3];
-    void *par;       /* fp32 gamma, beta and inverse deviations: 3 c floats */
+    void *par;       /* the per-channel fp32 arrays, aligned (ParSlot) */
     size_t par_bytes;
 };
 
@@ -47,10 +49,14 @@ void kcu_release_seg(Ctx *C)
 
 /* ---- batch normalisation through cuDNN ---------------------------------------- */
 
-static bool dense_view(const tview *t) { return t->n <= 1 || t->sstride == (int64_t)t->c * t->h * t->w; }
+/* Packed and 16-byte aligned (the alignment kern_cuda_conv.cu gives cuDNN). */
+static bool dense_view(const tview *t)
+{
+    return ((uintptr_t)t->p % 16) == 0 && (t->n <= 1 || t->sstride == (int64_t)t->c * t->h * t->w);
+}
 
-/* t itself when packed, else a packed copy in stand-in `which` (holding t's
- * values when copy_in). */
+/* t itself when packed and aligned, else a packed copy in stand-in `which`
+ * (holding t's values when copy_in). */
 static tview packed(Ctx *C, const tview *t, int which, bool copy_in)
 {
     if (dense_view(t)) return *t;
@@ -107,26 +113,32 @@ __global__ void k_var_to_inv(const float *var, float eps, float *inv, int c)
     inv[i] = (float)(1.0 / sqrt((double)var[i] + (double)eps));
 }
 
-/* fp32 copies of gamma (and beta) in the parameter scratch; the inverse
- * deviations after them. */
-static float *bn_params(Ctx *C, const void *gamma, const void *beta, int c, const float **g32,
-                        const float **b32)
+/* The per-channel arrays cuDNN reads and writes, each in its own 16-byte
+ * aligned slot of one scratch buffer: the network's gamma, beta, statistics
+ * and parameter gradients lie at any float offset of its flat arrays, so
+ * they are copied in and out (c floats each: nothing next to a map). */
+enum ParSlot { PS_GAMMA, PS_BETA, PS_INV, PS_MEAN, PS_DGAMMA, PS_DBETA, PS_COUNT };
+
+static float *bn_slots(Ctx *C, int c, int64_t *stride)
 {
     CudaSeg *S = seg_of(C);
-    kcu_ensure(C, &S->par, &S->par_bytes, (size_t)3 * c * sizeof(float), "batch-norm parameters");
-    float *p = (float *)S->par;
-    if (C->elem == E_F32) {
-        *g32 = (const float *)gamma;
-        if (b32) *b32 = (const float *)beta;
-    } else {
-        kcu_to_f32(C, gamma, p, c);
-        *g32 = p;
-        if (b32) {
-            kcu_to_f32(C, beta, p + c, c);
-            *b32 = p + c;
-        }
-    }
-    return p + 2 * c;
+    *stride = ((int64_t)c + 3) / 4 * 4;
+    kcu_ensure(C, &S->par, &S->par_bytes, (size_t)(PS_COUNT * *stride) * sizeof(float), "batch-norm parameters");
+    return (float *)S->par;
+}
+
+/* n values in the compute type (gamma, beta) into an fp32 slot */
+static void param_in(Ctx *C, const void *src, float *dst, int n)
+{
+    if (C->elem == E_F32)
+        CK_CUDA(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, C->s));
+    else
+        kcu_to_f32(C, src, dst, n);
+}
+
+static void copy_f32(Ctx *C, float *dst, const float *src, int n)
+{
+    CK_CUDA(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, C->s));
 }
 
 static void check_bn(const tview *a, const tview *b, const float *mean, const float *var, float eps)
@@ -145,14 +157,19 @@ static void op_bn_fwd(void *c, const tview *x, const void *gamma, const void *be
     Ctx *C = ctx_of(c);
     check_bn(x, y, mean, var, eps);
     if (tview_elems(x) == 0) return;
-    const float *g32, *b32;
-    float *inv = bn_params(C, gamma, beta, x->c, &g32, &b32);
+    int nc = x->c;
+    int64_t st;
+    float *P = bn_slots(C, nc, &st);
+    param_in(C, gamma, P + PS_GAMMA * st, nc);
+    param_in(C, beta, P + PS_BETA * st, nc);
     tview X = packed(C, x, 0, true), Y = packed(C, y, 1, false);
     BnDesc d(C, &X);
     float one = 1.0f, zero = 0.0f;
     CK_DNN(cudnnBatchNormalizationForwardTraining(C->dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, d.x, X.p, d.x, Y.p,
-                                                  d.p, g32, b32, 0.0, NULL, NULL, (double)eps, mean, inv));
-    k_inv_to_var<<<(x->c + kThreads - 1) / kThreads, kThreads, 0, C->s>>>(inv, eps, var, x->c);
+                                                  d.p, P + PS_GAMMA * st, P + PS_BETA * st, 0.0, NULL, NULL,
+                                                  (double)eps, P + PS_MEAN * st, P + PS_INV * st));
+    copy_f32(C, mean, P + PS_MEAN * st, nc);
+    k_inv_to_var<<<(nc + kThreads - 1) / kThreads, kThreads, 0, C->s>>>(P + PS_INV * st, eps, var, nc);
     CK_LAUNCH("k_inv_to_var");
     unpack(C, &Y, y);
 }
@@ -164,16 +181,21 @@ static void op_bn_bwd(void *c, const tview *x, const tview *dy, const void *gamm
     check_bn(x, dy, mean, var, eps);
     check_bn(x, dx, mean, var, eps);
     if (tview_elems(x) == 0) return;
-    const float *g32;
-    float *inv = bn_params(C, gamma, NULL, x->c, &g32, NULL);
-    k_var_to_inv<<<(x->c + kThreads - 1) / kThreads, kThreads, 0, C->s>>>(var, eps, inv, x->c);
+    int nc = x->c;
+    int64_t st;
+    float *P = bn_slots(C, nc, &st);
+    param_in(C, gamma, P + PS_GAMMA * st, nc);
+    copy_f32(C, P + PS_MEAN * st, mean, nc);
+    k_var_to_inv<<<(nc + kThreads - 1) / kThreads, kThreads, 0, C->s>>>(var, eps, P + PS_INV * st, nc);
     CK_LAUNCH("k_var_to_inv");
     tview X = packed(C, x, 0, true), DY = packed(C, dy, 1, true), DX = packed(C, dx, 2, false);
     BnDesc d(C, &X);
     float one = 1.0f, zero = 0.0f;
     CK_DNN(cudnnBatchNormalizationBackward(C->dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, d.x, X.p,
-                                           d.x, DY.p, d.x, DX.p, d.p, g32, dgamma, dbeta, (double)eps, mean,
-                                           inv));
+                                           d.x, DY.p, d.x, DX.p, d.p, P + PS_GAMMA * st, P + PS_DGAMMA * st,
+                                           P + PS_DBETA * st, (double)eps, P + PS_MEAN * st, P + PS_INV * st));
+    copy_f32(C, (float *)dgamma, P + PS_DGAMMA * st, nc);
+    copy_f32(C, (float *)dbeta, P + PS_DBETA * st, nc);
     unpack(C, &DX, dx);
 }
 
