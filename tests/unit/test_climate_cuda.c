@@ -14,6 +14,10 @@
  * window of channels of a larger buffer with a gap between samples; the
  * elements outside the window must come back as they went in.
  *
+ * And one climate training step (loss and every gradient) of the CUDA set
+ * against the reference's (test_step_fp32: loss 1e-4 relative, gradients
+ * 1e-3 normwise).
+ *
  * Without a GPU every test prints SKIP, never PASS; CUDA that does not
  * start where a driver is FAILs (as test_cosmo_cuda.c). */
 #include <stdio.h>
@@ -34,6 +38,9 @@ int main(void)
 #include <string.h>
 
 #include "benchmarks/common/rng.h"
+#include "benchmarks/networks/deepcam/cl_net.h"
+#include "benchmarks/networks/deepcam/cl_network.h"
+#include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 #include "benchmarks/train/kernels/kern.h"
 
@@ -353,6 +360,58 @@ static void run_wce_pool(int p)
         wce_pool_case(shp[i][0], shp[i][1], shp[i][2], shp[i][3]);
 }
 
+/* One climate step (a narrowed tiny preset, batch 2) of the CUDA set
+ * against the reference step: the loss within 1e-4 relative, the whole
+ * gradient within 1e-3 normwise (max |cuda - ref| / max |ref|: errors of
+ * fp32 kernels compounded through 40-odd layers and batch norms). */
+static void test_step_fp32(void)
+{
+    dev(0);
+    free_all();
+    cl_cfg c;
+    T_ASSERT(cl_cfg_preset(&c, "tiny") == 0, "no tiny preset");
+    c.channels = 3, c.height = 32, c.width = 32, c.width_div = 32;
+    cl_plan p;
+    cl_plan_build(&p, &c);
+    const kern_ops *ops[2] = {Rf, Dops[0]};
+    void *cx[2] = {NULL, ctxs[0]};
+    double loss[2];
+    float *g[2];
+    size_t ni, nt;
+    climate_network.batch_floats(&p, 2, &ni, &nt);
+    float *in = malloc(ni * sizeof *in), *tg = malloc(nt * sizeof *tg);
+    T_ASSERT(in && tg, "out of memory");
+    climate_network.generate(&p, 3, 0, 0, 2, in, tg);
+    for (int q = 0; q < 2; q++) {
+        char err[256];
+        cl_net *n = cl_net_create(&p, ops[q], cx[q], 2, 0, err, sizeof err);
+        T_ASSERT(n, "%s", err);
+        ktab_t t;
+        ktab_init(&t, 4096); /* a row per kernel and layer */
+        kc_t kc = {.ops = ops[q], .ctx = cx[q], .tab = &t};
+        cl_net_init_params(n, 3);
+        cl_net_load(n, in, tg);
+        loss[q] = cl_net_forward(n, &kc);
+        cl_net_backward(n, &kc, NULL, NULL);
+        ops[q]->sync(cx[q]);
+        net_params np;
+        cl_net_param_arrays(n, &np);
+        g[q] = malloc((size_t)p.params * sizeof(float));
+        T_ASSERT(g[q], "out of memory");
+        ops[q]->d2h(cx[q], g[q], np.grads, (size_t)p.params * sizeof(float));
+        ktab_free(&t);
+        cl_net_free(n);
+    }
+    double e = verr(g[1], g[0], (size_t)p.params);
+    int64_t params = p.params;
+    free(g[0]), free(g[1]), free(in), free(tg);
+    cl_plan_free(&p);
+    printf("# step: loss %.9g (reference %.9g), gradient error %.3g over %lld parameters\n", loss[1], loss[0], e,
+           (long long)params);
+    T_ASSERT(fabs(loss[0] - loss[1]) <= 1e-4 * fabs(loss[0]), "loss %.9g vs %.9g", loss[1], loss[0]);
+    T_ASSERT(e <= 1e-3, "gradients: normwise error %.3g", e);
+}
+
 static void test_dconv_fp32(void) { run_dconv(0); }
 static void test_dconv_bf16(void) { run_dconv(1); }
 static void test_bn_fp32(void) { run_bn(0); }
@@ -380,6 +439,7 @@ int main(void)
     T_RUN(test_bn_bf16);
     T_RUN(test_wce_pool_fp32);
     T_RUN(test_wce_pool_bf16);
+    T_RUN(test_step_fp32);
     if (ctxs[0] || ctxs[1])
         printf("# worst normwise error fp32: dconv %.3g, bn %.3g, loss/pool %.3g (tolerance %.0e); "
                "bf16: %.3g, %.3g, %.3g (tolerance %.0e)\n",
