@@ -3,8 +3,9 @@
  *
  * Convolutions (k x k SAME, 1x1, the 1x1 stride-2 transposed convolution, and
  * the segmentation set's dilated and grouped ones of any stride and padding:
- * every call carries a kern_dconv geometry) are cuDNN's legacy convolution API on strided NCHW descriptors: a channel
- * window of a dense block's buffer is described by its strides (n: sstride,
+ * every call carries a kern_dconv geometry) are cuDNN's legacy convolution
+ * API on strided NCHW descriptors: a channel window of a dense block's
+ * buffer is described by its strides (n: sstride,
  * c: h*w, h: w, w: 1), so layers read the concatenation in place.  The
  * transposed convolution is expressed through a 1x1 stride-2 convolution
  * "C2" whose input is the transposed convolution's output:
