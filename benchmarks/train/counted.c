@@ -353,8 +353,8 @@ void kc_copy3d(kc_t *kc, const char *kernel, const char *layer, const t3view *sr
 
 static void has_kernel(const kc_t *kc, const void *fn, const char *kernel)
 {
-    CHECK(fn, "kernel set '%s' has no %s: the segmentation kernels (dilated convolution, "
-              "batch norm) are in the reference and fast sets only (docs/climate.md)",
+    CHECK(fn, "kernel set '%s' has no %s: this set lacks the segmentation kernels (dilated "
+              "convolution, batch norm; docs/climate.md)",
           kc->ops->name, kernel);
 }
 

@@ -91,7 +91,8 @@ const char *suite_default_text(arena_t *a, const machine_t *m, int as_root)
                       "    config: {preset: small, spatial: auto, kernels: fast, threads: 1, steps: 8, "
                       "warmup: 2, cycle_ms: 5%s}\n", bf16 ? ", precision: bf16" : "");
     /* climate: DeepCAM's DeepLabv3+ at an eighth of its widths (docs/climate.md);
-     * CPU only: the CUDA kernel set has no segmentation kernels yet.  fp32:
+     * CPU only: the CUDA set's segmentation kernels have never run on a GPU
+     * (docs/climate.md "CUDA"); a GPU item waits for that run.  fp32:
      * its convolutions run fp32 in bf16 mode too (kern_fast_kernel_dtype) */
     if (gpus <= 0)
         sb_puts(&b,

@@ -10,8 +10,7 @@
 #   record says batch norm is per-rank;
 # - --help (exit codes), --check-config, and bad input refused in one line
 #   with exit 2: an unknown key, an unknown preset, an image that is not a
-#   multiple of 16, a value out of range, the CUDA backend (no segmentation
-#   kernels in the CUDA set yet).
+#   multiple of 16, a value out of range (the CUDA backend: climate_cuda.sh).
 set -u
 C=$EXADL_BIN/climate
 T=$EXADL_TMP
@@ -116,6 +115,5 @@ refuse "an unknown key" "unknown parameter 'bogus'" --preset tiny --bogus 1
 refuse "an unknown preset" "unknown preset 'nope'" --preset nope
 refuse "an image not a multiple of 16" "multiples of 16" --preset tiny --image 40 --check-config
 refuse "a width divisor out of range" "width_div must be between 1 and 64" --preset tiny --width-div 0
-refuse "the CUDA backend" "CUDA kernel set does not have" --preset tiny --backend cuda
 printf 'preset: tiny\nmiddle_blocks: many\n' >"$T/bad.yaml"
 refuse "a bad value in --config" "bad.yaml" --config "$T/bad.yaml"

@@ -92,6 +92,7 @@ phase_build() {
 phase_tests() {
     step test_train_cuda "$build/tests/test_train_cuda"
     step test_cosmo_cuda "$build/tests/test_cosmo_cuda"
+    step test_climate_cuda "$build/tests/test_climate_cuda"
     step all-tests tests/run.sh "$build"
     # on a GPU machine a GPU test that says SKIP is a defect (issue 10)
     grep -E '^SKIP' "$log" | grep -i -E 'gpu|cuda|nccl' | sort | uniq -c | tee -a "$log"

@@ -109,16 +109,6 @@ int cl_cfg_validate(const cl_cfg *c, char *err, size_t errlen)
                  c->height, c->width);
         return -1;
     }
-    if (!strcmp(c->run.backend, "cuda")) {
-        /* refused here, before a GPU is touched, rather than at the first
-         * kernel call (counted.c would stop there too) */
-        snprintf(err, errlen,
-                 "--backend cuda: the climate network needs the segmentation kernels (dilated "
-                 "and grouped convolution, batch norm, weighted cross-entropy, image pooling), "
-                 "which the CUDA kernel set does not have yet (docs/climate.md); use --backend "
-                 "cpu");
-        return -1;
-    }
     return runcfg_validate(&c->run, err, errlen);
 }
 

@@ -1,6 +1,6 @@
 /* cl_net: forward and backward of a cl_plan on any kernel set that has the
- * segmentation kernels (the reference and fast sets; the CUDA set stops at
- * its first call with counted.c's error).
+ * segmentation kernels (the reference, fast and CUDA sets; the CUDA set's
+ * have never run on a GPU: docs/climate.md "CUDA").
  *
  * Buffers: one activation array per tensor of the plan (windows share
  * their parent's); gradient arrays shared by tensors whose gradients are

@@ -230,8 +230,9 @@ typedef struct kern_ops {
      *   fwd          y  = x (*) w
      *   bwd_data     dx = the transpose of the forward applied to dy
      *   bwd_weights  dw = sum over samples of x (*) dy
-     * NULL in a set that lacks them (the CUDA set today): counted.c stops
-     * with a clear error. */
+     * All three sets have them (the CUDA set through cuDNN: cuda/
+     * kern_cuda_seg.cu); a set without them leaves them NULL and counted.c
+     * stops with a clear error. */
     void (*dconv_fwd)(void *ctx, const tview *x, const void *w, const kern_dconv *g,
                       const tview *y);
     void (*dconv_bwd_data)(void *ctx, const tview *dy, const void *w, const kern_dconv *g,

@@ -153,6 +153,7 @@ static void fill_ops(Ctx *C)
     o->grad_check = C->prec == P_FP16 ? kcu_op_grad_check : NULL;
     kcu_fill_3d(o);
     kcu_fill_lc(o);
+    kcu_fill_seg(o);
 }
 
 extern "C" void *kcu_create(const kcu_opts *o, char *err, size_t errlen)
@@ -265,6 +266,7 @@ extern "C" void kcu_release(void *ctx)
         delete cv;
     }
     kcu_release_3d(C);
+    kcu_release_seg(C);
     for (const Pending &p : C->pend) {
         C->evpool.push_back(p.a);
         C->evpool.push_back(p.b);

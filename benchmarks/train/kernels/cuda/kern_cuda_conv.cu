@@ -1,9 +1,11 @@
 /* kern_cuda_conv.cu: the convolutions of the CUDA kernel set (kern_cuda.h,
  * docs/stemdl-gpu.md).
  *
- * Convolutions (k x k SAME, 1x1, and the 1x1 stride-2 transposed convolution)
- * are cuDNN's legacy convolution API on strided NCHW descriptors: a channel
- * window of a dense block's buffer is described by its strides (n: sstride,
+ * Convolutions (k x k SAME, 1x1, the 1x1 stride-2 transposed convolution, and
+ * the segmentation set's dilated and grouped ones of any stride and padding:
+ * every call carries a kern_dconv geometry) are cuDNN's legacy convolution
+ * API on strided NCHW descriptors: a channel window of a dense block's
+ * buffer is described by its strides (n: sstride,
  * c: h*w, h: w, w: 1), so layers read the concatenation in place.  The
  * transposed convolution is expressed through a 1x1 stride-2 convolution
  * "C2" whose input is the transposed convolution's output:
@@ -133,7 +135,7 @@ static void tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y
         tview x = *X, y = *Y;
         if (accumulate && cv->g.op == OP_BWD_FILTER) {
             /* a filter gradient summed over sample chunks (conv_call) */
-            size_t wb = (size_t)cv->g.yc * cv->g.xc * cv->g.k * cv->g.k * C->esz;
+            size_t wb = (size_t)cv->g.yc * (cv->g.xc / cv->g.groups) * cv->g.k * cv->g.k * C->esz;
             kcu_ensure(C, &C->tscratch, &C->tscratch_bytes, wb, "algorithm-timing scratch");
             dw = C->tscratch;
         } else if (accumulate) {
@@ -175,9 +177,10 @@ static void tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y
     }
     CHECK(ok,
           "cuDNN offers no usable %s algorithm (%d candidates) for x %dx%dx%dx%d, y %dx%dx%dx%d, "
-          "k %d, stride %d, %s within a %.3g GB workspace",
+          "k %d, stride %d, pad %d, dilation %d, groups %d, %s within a %.3g GB workspace",
           op_name(cv->g.op), found, cv->g.n, cv->g.xc, cv->g.xh, cv->g.xw, cv->g.n, cv->g.yc,
-          cv->g.yh, cv->g.yw, cv->g.k, cv->g.stride, prec_name(C->prec), (double)C->ws_cap / 1e9);
+          cv->g.yh, cv->g.yw, cv->g.k, cv->g.stride, cv->g.pad, cv->g.dil, cv->g.groups,
+          prec_name(C->prec), (double)C->ws_cap / 1e9);
     CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->math));
     cv->ws = std::max(cv->ws, ws_size(C, cv));
     C->ws_need = std::max(C->ws_need, cv->ws);
@@ -191,8 +194,9 @@ static void tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y
                 cv->g.yw, cv->g.k, cv->g.stride, cv->algo, math_name(cv->math), cv->ws, cv->time_ms);
 }
 
-static Conv *conv_for(Ctx *C, int op, const tview *X, const tview *Y, int k, int stride)
+static Conv *conv_for(Ctx *C, int op, const tview *X, const tview *Y, const kern_dconv *cg)
 {
+    int k = cg->k, stride = cg->stride, groups = kern_dconv_groups(cg);
     Geo g;
     memset(&g, 0, sizeof g);
     g.op = op;
@@ -201,7 +205,9 @@ static Conv *conv_for(Ctx *C, int op, const tview *X, const tview *Y, int k, int
     g.yc = Y->c, g.yh = Y->h, g.yw = Y->w, g.yss = Y->sstride;
     g.k = k;
     g.stride = stride;
-    g.pad = stride == 1 ? k / 2 : 0;
+    g.pad = cg->pad;
+    g.dil = cg->dil;
+    g.groups = groups;
     for (Conv *cv : C->convs)
         if (cv->g == g) return cv;
     Conv *cv = new Conv();
@@ -212,9 +218,10 @@ static Conv *conv_for(Ctx *C, int op, const tview *X, const tview *Y, int k, int
     CK_DNN(cudnnCreateConvolutionDescriptor(&cv->cd));
     set_tensor(C, cv->xd, X);
     set_tensor(C, cv->yd, Y);
-    CK_DNN(cudnnSetFilter4dDescriptor(cv->wd, C->dt, CUDNN_TENSOR_NCHW, Y->c, X->c, k, k));
-    CK_DNN(cudnnSetConvolution2dDescriptor(cv->cd, g.pad, g.pad, stride, stride, 1, 1,
+    CK_DNN(cudnnSetFilter4dDescriptor(cv->wd, C->dt, CUDNN_TENSOR_NCHW, Y->c, X->c / groups, k, k));
+    CK_DNN(cudnnSetConvolution2dDescriptor(cv->cd, g.pad, g.pad, stride, stride, g.dil, g.dil,
                                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CK_DNN(cudnnSetConvolutionGroupCount(cv->cd, groups));
     cv->algo = -1;
     C->convs.push_back(cv);
     return cv;
@@ -259,8 +266,8 @@ static void unstage_view(Ctx *C, const tview *staged, const tview *t)
                   (size_t)t->n, cudaMemcpyDeviceToDevice);
 }
 
-static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k, int stride,
-                     float beta);
+static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw,
+                     const kern_dconv *cg, float beta);
 
 /* One convolution call.  X is cuDNN's x (the convolution's input), Y its y.
  *   OP_FWD:        Y = conv(X, w)      (+ beta * Y)
@@ -269,14 +276,17 @@ static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void 
  * Views spanning more elements than cuDNN indexes are cut into calls over
  * fewer samples (kern_cuda_policy.h); the filter gradient sums the chunks'
  * (in the data's type: in bf16/fp16 one more rounding per chunk). */
-static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k,
-                      int stride, float beta)
+static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw,
+                      const kern_dconv *cg, float beta)
 {
+    int k = cg->k, G = kern_dconv_groups(cg);
     CHECK(X->n == Y->n, "convolution: %d samples in, %d out", X->n, Y->n);
-    if (stride == 1)
-        CHECK(X->h == Y->h && X->w == Y->w, "convolution: image %dx%d in, %dx%d out", X->h, X->w, Y->h, Y->w);
-    else
-        CHECK(k == 1 && X->h == 2 * Y->h && X->w == 2 * Y->w, "stride-2 convolution shapes");
+    CHECK(k >= 1 && cg->stride >= 1 && cg->dil >= 1 && cg->pad >= 0,
+          "convolution: kernel %d, stride %d, dilation %d, padding %d", k, cg->stride, cg->dil, cg->pad);
+    CHECK(X->c % G == 0 && Y->c % G == 0, "convolution: %d and %d channels in %d groups", X->c, Y->c, G);
+    CHECK(Y->h == kern_dconv_out(X->h, cg) && Y->w == kern_dconv_out(X->w, cg),
+          "convolution: image %dx%d in, %dx%d out (k %d, stride %d, pad %d, dilation %d)", X->h, X->w, Y->h,
+          Y->w, k, cg->stride, cg->pad, cg->dil);
     if (tview_elems(X) == 0 || tview_elems(Y) == 0) return;
     int64_t xlen = (int64_t)X->c * X->h * X->w, ylen = (int64_t)Y->c * Y->h * Y->w;
     int m = kcu_chunk_samples(X->n, X->sstride, xlen, Y->sstride, ylen, C->dnn_max_elems);
@@ -291,7 +301,7 @@ static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void
             Xc.p = (char *)X->p + (size_t)s0 * (size_t)X->sstride * C->esz;
             Yc.p = (char *)Y->p + (size_t)s0 * (size_t)Y->sstride * C->esz;
             float b = op == OP_BWD_FILTER && s0 > 0 ? 1.0f : beta;
-            conv_call(C, op, &Xc, &Yc, w, dw, k, stride, b);
+            conv_call(C, op, &Xc, &Yc, w, dw, cg, b);
         }
         return;
     }
@@ -299,12 +309,12 @@ static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void
     bool xs = view_misaligned(C, X), ys = view_misaligned(C, Y);
     bool wst = w && misaligned(w), dwst = op == OP_BWD_FILTER && misaligned(dw);
     if (!xs && !ys && !wst && !dwst) {
-        conv_run(C, op, X, Y, w, dw, k, stride, beta);
+        conv_run(C, op, X, Y, w, dw, cg, beta);
         return;
     }
     tview Xa = xs ? stage_view(C, X, AL_X, !x_out || beta != 0.0f) : *X;
     tview Ya = ys ? stage_view(C, Y, AL_Y, !y_out || beta != 0.0f) : *Y;
-    size_t wbytes = (size_t)Y->c * X->c * k * k * C->esz;
+    size_t wbytes = (size_t)Y->c * (X->c / G) * k * k * C->esz;
     const void *wa = w;
     if (wst) {
         kcu_ensure(C, &C->al[AL_W], &C->al_bytes[AL_W], wbytes, "aligned stand-in");
@@ -317,17 +327,17 @@ static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void
         dwa = C->al[AL_DW];
         if (beta != 0.0f) CK_CUDA(cudaMemcpyAsync(dwa, dw, wbytes, cudaMemcpyDeviceToDevice, C->s));
     }
-    conv_run(C, op, &Xa, &Ya, wa, dwa, k, stride, beta);
+    conv_run(C, op, &Xa, &Ya, wa, dwa, cg, beta);
     if (xs && x_out) unstage_view(C, &Xa, X);
     if (ys && y_out) unstage_view(C, &Ya, Y);
     if (dwst) CK_CUDA(cudaMemcpyAsync(dw, dwa, wbytes, cudaMemcpyDeviceToDevice, C->s));
 }
 
 /* conv_call on operands cuDNN can take as they are. */
-static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw, int k, int stride,
-                     float beta)
+static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw,
+                     const kern_dconv *cg, float beta)
 {
-    Conv *cv = conv_for(C, op, X, Y, k, stride);
+    Conv *cv = conv_for(C, op, X, Y, cg);
     if (cv->algo < 0) tune(C, cv, X, w, Y, dw, beta != 0.0f);
     if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
     float one = 1.0f;
@@ -347,46 +357,72 @@ static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void 
 /* The weight gradient into the fp32 gradient array: directly in fp32/tf32;
  * through a 16-bit buffer widened to fp32 in bf16/fp16 (cuDNN's filter
  * gradient has the data's type). */
-static void filter_grad(Ctx *C, const tview *X, const tview *Y, int k, int stride, void *dw)
+static void filter_grad(Ctx *C, const tview *X, const tview *Y, const kern_dconv *cg, void *dw)
 {
     if (C->elem == E_F32) {
-        conv_call(C, OP_BWD_FILTER, X, Y, NULL, dw, k, stride, 0.0f);
+        conv_call(C, OP_BWD_FILTER, X, Y, NULL, dw, cg, 0.0f);
         return;
     }
-    int64_t n = (int64_t)X->c * Y->c * k * k;
+    int64_t n = (int64_t)(X->c / kern_dconv_groups(cg)) * Y->c * cg->k * cg->k;
     kcu_ensure(C, &C->dw16, &C->dw16_bytes, (size_t)n * C->esz, "16-bit weight gradient");
-    conv_call(C, OP_BWD_FILTER, X, Y, NULL, C->dw16, k, stride, 0.0f);
+    conv_call(C, OP_BWD_FILTER, X, Y, NULL, C->dw16, cg, 0.0f);
     kcu_to_f32(C, C->dw16, (float *)dw, n);
 }
 
+/* k x k SAME (stride 1, padding k/2) and the stride-2 1x1 "C2" */
+static kern_dconv same_geom(int k) { return kern_dconv{k, 1, k / 2, 1, 1}; }
+static const kern_dconv kC2 = {1, 2, 0, 1, 1};
+
 void kcu_op_conv_fwd(void *c, const tview *x, const void *w, int k, const tview *y)
 {
-    conv_call(ctx_of(c), OP_FWD, x, y, w, NULL, k, 1, 0.0f);
+    kern_dconv g = same_geom(k);
+    conv_call(ctx_of(c), OP_FWD, x, y, w, NULL, &g, 0.0f);
 }
 
 void kcu_op_conv_bwd_data(void *c, const tview *dy, const void *w, int k, const tview *dx)
 {
-    conv_call(ctx_of(c), OP_BWD_DATA, dx, dy, w, NULL, k, 1, 1.0f);
+    kern_dconv g = same_geom(k);
+    conv_call(ctx_of(c), OP_BWD_DATA, dx, dy, w, NULL, &g, 1.0f);
 }
 
 void kcu_op_conv_bwd_weights(void *c, const tview *x, const tview *dy, int k, void *dw)
 {
-    filter_grad(ctx_of(c), x, dy, k, 1, dw);
+    kern_dconv g = same_geom(k);
+    filter_grad(ctx_of(c), x, dy, &g, dw);
 }
 
 /* The transposed convolution through the stride-2 convolution C2 whose input
  * is the tconv's output (see the top of the file). */
 void kcu_op_tconv_fwd(void *c, const tview *x, const void *w, const tview *y)
 {
-    conv_call(ctx_of(c), OP_BWD_DATA, y, x, w, NULL, 1, 2, 0.0f);
+    conv_call(ctx_of(c), OP_BWD_DATA, y, x, w, NULL, &kC2, 0.0f);
 }
 
 void kcu_op_tconv_bwd_data(void *c, const tview *dy, const void *w, const tview *dx)
 {
-    conv_call(ctx_of(c), OP_FWD, dy, dx, w, NULL, 1, 2, 1.0f);
+    conv_call(ctx_of(c), OP_FWD, dy, dx, w, NULL, &kC2, 1.0f);
 }
 
 void kcu_op_tconv_bwd_weights(void *c, const tview *x, const tview *dy, void *dw)
 {
-    filter_grad(ctx_of(c), dy, x, 1, 2, dw);
+    filter_grad(ctx_of(c), dy, x, &kC2, dw);
+}
+
+/* The segmentation set's convolutions (kern.h "dconv"): any stride, padding,
+ * dilation (cudnnSetConvolution2dDescriptor's dilation) and group count
+ * (cudnnSetConvolutionGroupCount); all three overwrite (beta 0), unlike
+ * conv_bwd_data above, which accumulates. */
+void kcu_op_dconv_fwd(void *c, const tview *x, const void *w, const kern_dconv *g, const tview *y)
+{
+    conv_call(ctx_of(c), OP_FWD, x, y, w, NULL, g, 0.0f);
+}
+
+void kcu_op_dconv_bwd_data(void *c, const tview *dy, const void *w, const kern_dconv *g, const tview *dx)
+{
+    conv_call(ctx_of(c), OP_BWD_DATA, dx, dy, w, NULL, g, 0.0f);
+}
+
+void kcu_op_dconv_bwd_weights(void *c, const tview *x, const tview *dy, const kern_dconv *g, void *dw)
+{
+    filter_grad(ctx_of(c), x, dy, g, dw);
 }

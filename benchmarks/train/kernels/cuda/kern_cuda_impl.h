@@ -14,6 +14,9 @@
  *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
  *   kern_cuda_3d.cu       the 3D kernels (cuDNN Nd convolutions, cuBLAS dense
  *                         layers, pooling, leaky ReLU, bias, MSE, strided copies)
+ *   kern_cuda_seg.cu      the segmentation kernels (batch norm through cuDNN,
+ *                         weighted cross-entropy, image pooling; the dilated and
+ *                         grouped convolutions are kern_cuda_conv.cu's)
  *
  * All work is queued on one compute stream; NCCL runs on a second stream.
  * Device code cannot be shared between these files (they are compiled without
@@ -119,12 +122,13 @@ static inline DV dv(const tview *t)
 enum ConvOp { OP_FWD = 0, OP_BWD_DATA = 1, OP_BWD_FILTER = 2 };
 
 struct Geo {
-    int op, n, xc, xh, xw, yc, yh, yw, k, pad, stride;
+    int op, n, xc, xh, xw, yc, yh, yw, k, pad, stride, dil, groups;
     long long xss, yss;
     bool operator==(const Geo &o) const
     {
         return op == o.op && n == o.n && xc == o.xc && xh == o.xh && xw == o.xw && yc == o.yc &&
-               yh == o.yh && yw == o.yw && k == o.k && pad == o.pad && stride == o.stride &&
+               yh == o.yh && yw == o.yw && k == o.k && pad == o.pad && stride == o.stride && dil == o.dil &&
+               groups == o.groups &&
                xss == o.xss && yss == o.yss;
     }
 };
@@ -207,6 +211,8 @@ struct Ctx {
 
     /* the 3D kernels' convolutions and stand-ins (kern_cuda_3d.cu) */
     struct Cuda3d *c3d;
+    /* the segmentation kernels' stand-ins and scratch (kern_cuda_seg.cu) */
+    struct CudaSeg *seg;
 
     /* fp16 dynamic loss scaling */
     double scale, scale_init, growth, backoff;
@@ -322,5 +328,13 @@ void kcu_op_conv_bwd_weights(void *c, const tview *x, const tview *dy, int k, vo
 void kcu_op_tconv_fwd(void *c, const tview *x, const void *w, const tview *y);
 void kcu_op_tconv_bwd_data(void *c, const tview *dy, const void *w, const tview *dx);
 void kcu_op_tconv_bwd_weights(void *c, const tview *x, const tview *dy, void *dw);
+void kcu_op_dconv_fwd(void *c, const tview *x, const void *w, const kern_dconv *g, const tview *y);
+void kcu_op_dconv_bwd_data(void *c, const tview *dy, const void *w, const kern_dconv *g, const tview *dx);
+void kcu_op_dconv_bwd_weights(void *c, const tview *x, const tview *dy, const kern_dconv *g, void *dw);
+/* kern_cuda_seg.cu: the rest of the segmentation members (batch norm through
+ * cuDNN, weighted cross-entropy, image pooling and broadcast) and the dconv
+ * members above */
+void kcu_fill_seg(kern_ops *o);
+void kcu_release_seg(Ctx *C);
 
 #endif
