@@ -1,12 +1,14 @@
 #include "benchmarks/common/power/power.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
@@ -280,4 +282,23 @@ const char *power_note(const power_src_t *src)
                           "NVIDIA states no accuracy for it"
                         : "NVML board power sampled and integrated: +-5% of the draw on Fermi and "
                           "Kepler (NVIDIA), a 1 s average from Ampere on (GA100 excepted)";
+}
+
+int pw_read_small(const char *path, char *buf, size_t n, int first_line, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, whylen, "%.150s: %s", path, strerror(errno));
+        return -1;
+    }
+    ssize_t got = read(fd, buf, n - 1);
+    int e = errno;
+    close(fd);
+    if (got < 0) {
+        snprintf(why, whylen, "%.150s: %s", path, strerror(e));
+        return -1;
+    }
+    buf[got] = 0;
+    if (first_line) buf[strcspn(buf, "\n")] = 0;
+    return 0;
 }

@@ -103,6 +103,11 @@ const char *power_note(const power_src_t *src);
 power_src_t *power_add(power_sess_t *s, const char *source, const char *domain, int counter);
 void power_absent(power_sess_t *s, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A small file (a counter, a meter's reading) into buf, NUL-ended, its first
+ * line only where first_line: 0, or -1 with the path and errno's text in why
+ * (the two readers of files share it) */
+int pw_read_small(const char *path, char *buf, size_t n, int first_line, char *why,
+                  size_t whylen);
 /* Each reader: finds its sources (power_add, or power_absent with why), and
  * gives one raw reading of a source in the source's unit (src->per_j units per
  * J for counters, W otherwise): 0, or -1 with src->reason. */

@@ -14,31 +14,11 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/power/power.h"
 
-/* the first line of a small file into buf: 0, or -1 with errno's text in why */
-static int read_line(const char *path, char *buf, size_t n, char *why, size_t whylen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    ssize_t got = read(fd, buf, n - 1);
-    int e = errno;
-    close(fd);
-    if (got < 0) {
-        snprintf(why, whylen, "%s: %s", path, strerror(e));
-        return -1;
-    }
-    buf[got] = 0;
-    buf[strcspn(buf, "\n")] = 0;
-    return 0;
-}
-
 /* an unsigned decimal counter: 0, or -1 with why */
 static int read_count(const char *path, double *v, char *why, size_t whylen)
 {
     char buf[64], *end;
-    if (read_line(path, buf, sizeof buf, why, whylen)) return -1;
+    if (pw_read_small(path, buf, sizeof buf, 1, why, whylen)) return -1;
     errno = 0;
     unsigned long long x = strtoull(buf, &end, 10);
     if (errno || end == buf || *end || buf[0] == '-') {
@@ -90,7 +70,7 @@ void pw_rapl_open(power_sess_t *s)
     for (int i = 0; i < n; i++) {
         char path[600], zname[64], why[200];
         snprintf(path, sizeof path, "%s/%s/name", root, names[i]);
-        if (read_line(path, zname, sizeof zname, why, sizeof why)) continue;
+        if (pw_read_small(path, zname, sizeof zname, 1, why, sizeof why)) continue;
         int sub = strchr(names[i] + 11, ':') != NULL;
         if (!sub && !strncmp(zname, "package-", 8)) {
             add_zone(s, root, names[i], "package", zname);

@@ -78,24 +78,6 @@ static int run_command(const char *cmd, char *buf, size_t n, char *why, size_t w
     return 0;
 }
 
-static int read_file(const char *path, char *buf, size_t n, char *why, size_t whylen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "%.150s: %s", path, strerror(errno));
-        return -1;
-    }
-    ssize_t got = read(fd, buf, n - 1);
-    int e = errno;
-    close(fd);
-    if (got < 0) {
-        snprintf(why, whylen, "%.150s: %s", path, strerror(e));
-        return -1;
-    }
-    buf[got] = 0;
-    return 0;
-}
-
 /* "NUMBER UNIT": the value in J or W, *energy whether it is J: 0 or -1 */
 static int parse(const char *buf, double *v, int *energy, char *why, size_t whylen)
 {
@@ -120,7 +102,7 @@ static int reading(const power_src_t *src, double *v, int *energy, char *why, si
 {
     char buf[256];
     int rc = src->index ? run_command(src->path, buf, sizeof buf, why, whylen)
-                        : read_file(src->path, buf, sizeof buf, why, whylen);
+                        : pw_read_small(src->path, buf, sizeof buf, 0, why, whylen);
     return rc ? rc : parse(buf, v, energy, why, whylen);
 }
 
