@@ -33,6 +33,9 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_sup
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 [ $# -ge 1 ] || set -- build
+# EXADL_TESTS="NAME ...": only these unit binaries (test_x) and integration
+# scripts (x, for tests/it/x.sh) run (tests/manual/gpu_session.sh's GPU tests)
+selected() { [ -z "${EXADL_TESTS:-}" ] || [[ " $EXADL_TESTS " == *" $1 "* ]]; }
 pass=0 fail=0 skip=0
 failed_names=()
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/exadl-tests.XXXXXX")
@@ -80,6 +83,7 @@ for build in "$@"; do
     for t in "$build"/tests/test_*; do
         [ -x "$t" ] || continue
         name=$(basename "$t")
+        selected "$name" || continue
         log=$logdir/$tag-$name.log
         t0=$(date +%s)
         timeout 600 "$t" >"$log" 2>&1
@@ -94,6 +98,7 @@ for build in "$@"; do
     for t in tests/it/*.sh; do
         [ -f "$t" ] || continue
         name=$(basename "$t" .sh)
+        selected "$name" || continue
         log=$logdir/$tag-$name.log
         t0=$(date +%s)
         (cd "$root" && EXADL_TMP=$(mktemp -d "${TMPDIR:-/tmp}/exadl-it.XXXXXX") timeout 900 bash "$t") >"$log" 2>&1
