@@ -11,7 +11,7 @@
 # nvidia-smi: no GPU, or a GPU with an input missing) leaves exactly its log
 # and its tarball in $OUT.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 S=tests/manual/gpu_session.sh
 T=$(mktemp -d "${EXADL_TMP:-/tmp}/gpu-plan.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -42,7 +42,7 @@ awk '
 ' "$T/plan" >"$T/rows"
 
 bad=""
-while read -r p s chars ph call nf dp; do
+while read -r p _sess chars ph call nf dp; do
     [ "$ph" != x ] && [ "$call" != x ] || { bad="$bad $p:no-estimate"; continue; }
     [ "$ph" -le 480 ] || bad="$bad $p:${ph}s"
     [ "$chars" -ge 1 ] && [ "$chars" -le 2000 ] || bad="$bad $p:command-$chars-chars"

@@ -8,7 +8,7 @@
 # hands each tool (nvcc --dryrun), and by compiling a file with a host-only
 # warning and one with a device-code warning.  The CPU build keeps -Werror.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d "${EXADL_TMP:-/tmp}/nvcc-flags.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 pass() { echo "PASS: nvcc flags: $*"; }
@@ -74,5 +74,5 @@ d=$?
 if [ $h1 = 0 ] && grep -q 'unused parameter' "$T/h1.out" && [ $h2 != 0 ] && [ $d != 0 ] && grep -q '177' "$T/d.out"; then
     pass "a host-only warning compiles on another GCC (fatal on the checked one); a device-code warning (#177) fails the build"
 else
-    fail "compiles: host warning on another GCC exit $h1, on the checked one exit $h2, device warning exit $d: $(head -c 300 "$T/d.out")"
+    fail "compiles: host warning on another GCC exit $h1, on the checked one exit $h2, device warning exit $d: $(head -c 300 "$T/d.out" | tr "\n" " ")"
 fi

@@ -45,6 +45,7 @@
 # GPU_SESSION_RUN_S_<phase> and GPU_SESSION_BUILD_S_<phase> (a phase's
 # estimates, seconds), GPU_SESSION_FILES_<phase> (the files it returns),
 # GPU_SESSION_SESSION_<phase> (its session); <phase> with '-' as '_'.
+# shellcheck disable=SC2317 # the phases' functions are called by name (run_PHASE)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
@@ -112,7 +113,7 @@ declare -A RUN_EST=(
     [cosmoflow-bf16]=200 [cosmoflow-tf32]=200 [cosmoflow-fp32]=200
     [suite-gpu]=320 [suite-cpu]=320 [all-tests]=360)
 declare -A HOW=(
-    [build-tests]="3 CUDA unit tests + 5 GPU integration tests (tests/run.sh, EXADL_TESTS); none has run on a GPU: 4 min allowed"
+    [build-tests]="3 CUDA unit tests + 5 GPU integration tests (tests/run.sh, EXADL_TESTS): 88 s here without a GPU (2 cores, load 17); the GPU parts never ran: 4 min allowed"
     [stemdl-bf16]="issue 28: stemdl, 3 precisions, 12-15 min -> 15/3 min (2 tuned runs + PyTorch)"
     [nccl]="nccl-tests' build, 1 arch (3 min 14 s on 2 cores here -> ~60 s on 16) + 2 sweeps 1M-1G + probe"
     [stemdl-tf32]="as stemdl-bf16: 15/3 min"
@@ -128,7 +129,8 @@ declare -A CARRY=([nccl]=".debs .device")   # the others: .debs
 key() { echo "${1//-/_}"; }
 # a phase's value, an environment override GPU_SESSION_<WHAT>_<phase> first
 est() { # WHAT PHASE DEFAULT
-    local v="GPU_SESSION_${1}_$(key "$2")"
+    local v
+    v="GPU_SESSION_${1}_$(key "$2")"
     echo "${!v-$3}"
 }
 phase_files() { est FILES "$1" "$1.log $1.tar.gz"; }
@@ -137,7 +139,7 @@ phase_command() { echo "$self --phase $1"; }
 known_phase() { local p; for p in "${PHASES[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; [ ${#1} -le 6 ]; }
 
-usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; /^# shellcheck/d; s/^# \{0,1\}//'; }
 
 # ---- --plan --------------------------------------------------------------------------------------
 plan() {
@@ -171,6 +173,7 @@ plan() {
             total=$((total + call))
             cmd=$(phase_command "$p")
             carry=$(phase_carry "$p")
+            # shellcheck disable=SC2086 # one word per carried path
             json=$(printf '"%s",' $carry)
             echo "  $p"
             echo "    run: {command: \"$cmd\", carry: [${json%,}], timeout_s: $RUN_TIMEOUT_S}"
@@ -304,7 +307,7 @@ build_set() { # SET: make the set's goals in BUILD; up to date ones cost nothing
             programs)
                 local p
                 for p in $(make --no-print-directory -s "${makevars[@]}" info | sed -n 's/^PROGRAMS=//p'); do goals+=("$build/bin/$p"); done
-                goals+=($(make --no-print-directory -s "${makevars[@]}" info | sed -n 's/^GPU_MODULES=//p')) ;;
+                for p in $(make --no-print-directory -s "${makevars[@]}" info | sed -n 's/^GPU_MODULES=//p'); do goals+=("$p"); done ;;
             *) goals+=("$build/$g") ;;
         esac
     done
