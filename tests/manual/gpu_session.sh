@@ -255,6 +255,13 @@ inputs() { # PHASE: the carried inputs, the toolchain
     [ -d "$DEBS" ] && DEBS=$(cd "$DEBS" && pwd)
     # shellcheck source=benchmarks/stemdl/tools/gpu_env.sh
     . benchmarks/stemdl/tools/gpu_env.sh >>"$log" 2>&1 || { say "gpu_session.sh: gpu_env.sh found no CUDA, cuDNN or NCCL (above in $log)"; return 1; }
+    # what every phase runs besides the toolkit (make: in .debs where the image lacks it)
+    local t missing=""
+    for t in make gcc g++ tar gzip timeout python3 lscpu; do command -v "$t" >/dev/null || missing="$missing $t"; done
+    if [ -n "$missing" ]; then
+        say "gpu_session.sh: this machine lacks:$missing (make comes in .debs: gpu_debs.sh .debs again, then carry it)"
+        return 1
+    fi
     nccl_tests=${NCCL_TESTS:-$root/.device/nccl-tests}
     if [ "$1" = nccl ] && [ ! -f "$nccl_tests/src/Makefile" ]; then
         say "gpu_session.sh: nccl: $nccl_tests/src/Makefile is missing: copy nccl-tests' source to .device/nccl-tests here and carry .device"
@@ -319,8 +326,13 @@ build_set() { # SET: make the set's goals in BUILD; up to date ones cost nothing
 GPU_TESTS="test_train_cuda test_cosmo_cuda test_climate_cuda stemdl_cuda cosmo_cuda climate_cuda coll_gpu gpu_module"
 run_build_tests() {
     EXADL_TESTS=$GPU_TESTS step gpu-tests tests/run.sh "$build"
-    # on a GPU machine a GPU test that says SKIP is a defect (issue 10); two-GPU parts say why
+    # on a GPU machine a GPU test that says SKIP for want of a GPU or of the CUDA module is
+    # a defect (issue 10); the two-GPU parts and the MPI that is not CUDA-aware say why
     grep -E '^SKIP' "$log" | sort | uniq -c | tee -a "$log" >"$res/skips.txt"
+    if grep -q -i -E '^SKIP: .*(no CUDA GPU|no GPU on|no NVIDIA GPU|no CUDA module|no GPU modules)' "$log"; then
+        say "== build-tests: a GPU test said SKIP for want of a GPU or the CUDA module on a GPU machine (skips.txt): FAILED"
+        failed=1
+    fi
     grep -E '^(FAIL|[0-9]+ passed, [0-9]+ failed)' "$log" | tee "$res/summary.txt"
 }
 
