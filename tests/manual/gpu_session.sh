@@ -239,7 +239,7 @@ phase_main() {
     cat "$res/machine.txt" >>"$log"
     build_set "${BUILDSET[$phase]}" || { pack; exit 1; }
     "run_${phase//-/_}"
-    say "== $phase: $([ $failed = 0 ] && echo passed || echo FAILED) after $((SECONDS - t_begin)) s"
+    say "== $phase: $([ $failed = 0 ] && echo passed || echo FAILED) after $((SECONDS - t_begin)) s (the plan's estimate: $((BUILD_EST[${BUILDSET[$phase]}] + RUN_EST[$phase] + PACK_S)) s)"
     pack
     exit $failed
 }
