@@ -11,6 +11,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d "${EXADL_TMP:-/tmp}/nvcc-flags.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# the Makefile's defaults, whatever the caller exported (gpu_session.sh exports STRICT=nvcc)
+unset STRICT NVCC_HOST_VERSION NVCC_HOST_CHECKED CUDA_ARCH NV_WERROR
 pass() { echo "PASS: nvcc flags: $*"; }
 fail() { echo "FAIL: nvcc flags: $*"; }
 nvflags() { make --no-print-directory -s BUILD="$T/b" GPU=1 "$@" info | sed -n 's/^NVFLAGS=//p'; }
@@ -30,6 +32,16 @@ if [[ "$checked" == *"-Xcompiler -Werror"* ]] && [[ "$checked" == *"--promote_wa
     pass "the checked host GCC keeps its warnings as errors (-Xcompiler -Werror); STRICT=0 makes none errors"
 else
     fail "checked GCC: NVFLAGS=$checked; STRICT=0: $lax"
+fi
+# STRICT=nvcc (tests/manual/gpu_session.sh's GPU machine builds): nvcc's own only, even on the checked GCC
+gpuhost=$(nvflags STRICT=nvcc NVCC_HOST_VERSION=12 NVCC_HOST_CHECKED=12)
+cn=$(make --no-print-directory -n BUILD="$T/b" GPU=0 STRICT=nvcc "$T/b/obj/benchmarks/collectives/coll.o" 2>/dev/null |
+        grep -- '-c benchmarks/collectives/coll.c')
+if [[ "$gpuhost" == *"-Xcudafe --promote_warnings -Xptxas --warning-as-error"* ]] && [[ "$gpuhost" != *Werror* ]] &&
+    [ -n "$cn" ] && [[ "$cn" != *Werror* ]] && grep -q 'GPU=1 STRICT=nvcc' tests/manual/gpu_session.sh; then
+    pass "STRICT=nvcc: nvcc's own warnings are errors, no host -Werror (C or nvcc's host compile); gpu_session.sh builds so"
+else
+    fail "STRICT=nvcc: NVFLAGS=$gpuhost; C: $cn"
 fi
 # the compile line make would run for a .cu file, and the CPU build's C line
 cu=$(make --no-print-directory -n BUILD="$T/b" GPU=1 NVCC_HOST_VERSION=99 \
