@@ -8,8 +8,8 @@
 # session 1 ordered by value (build + GPU tests, gb2019 bf16, NCCL).  A plan
 # made to break a limit through the environment (a phase's estimate, its
 # files, a session) is refused, exit 1.  A phase run here (a stand-in
-# nvidia-smi: no GPU, or a GPU with an input missing) leaves exactly its log
-# and its tarball in $OUT.
+# nvidia-smi: no GPU, or a GPU with an input missing, or every phase with its
+# steps echoed) leaves exactly its log and its tarball in $OUT.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 S=tests/manual/gpu_session.sh
@@ -126,6 +126,32 @@ if [ $r = 2 ] && grep -q 'nccl-tests\|gpu_env' "$T/p2" && [ "$(out_files "$T/out
     pass "a GPU listed but nccl-tests' source missing: exit 2 before any build, \$OUT holds nccl.log and nccl.tar.gz alone"
 else
     fail "missing nccl-tests: exit $r: $(tail -n 2 "$T/p2" | tr '\n' ' ') \$OUT: $(out_files "$T/out2" 2>/dev/null)"
+fi
+# every phase walked through on a stand-in GPU, its steps logged, not run
+# (GPU_SESSION_STEPS=echo): its inputs pass, it builds first, then runs at
+# least one step of its own, exits 0 and leaves its log and tarball alone
+mkdir -p "$T/nt/src" && : >"$T/nt/src/Makefile"
+walked="" bad=""
+for p in $(bash "$S" --list); do
+    o=$T/walk/$p
+    PATH=$T/gpu:$PATH OUT=$o GPU_SESSION_STEPS=echo NCCL_TESTS=$T/nt BUILD=$T/walk-build \
+        bash "$S" --phase "$p" >"$T/w.out" 2>&1
+    r=$?
+    first=$(grep -m1 '^== ' "$o/$p.log" 2>/dev/null)
+    nsteps=$(grep -c '^== .*: (echo) ' "$o/$p.log" 2>/dev/null)
+    if [ $r = 0 ] && [ "$(out_files "$o")" = "$p.log $p.tar.gz " ] && [[ "$first" == "== build ("*"(echo) make "* ]] &&
+        [ "$nsteps" -ge 2 ]; then
+        walked="$walked $p"
+    else
+        bad="$bad $p(exit $r, $nsteps steps: $(tail -n 1 "$T/w.out"))"
+    fi
+done
+if [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && ! command -v nvcc >/dev/null; then
+    echo "SKIP: gpu_session plan: every phase walked: no CUDA toolkit here for gpu_env.sh to find"
+elif [ -z "$bad" ] && [ -n "$walked" ]; then
+    pass "every phase walked with its steps echoed: inputs pass, build first, exit 0, log and tarball alone:$walked"
+else
+    fail "phases that do not walk through:$bad"
 fi
 bash "$S" --phase nosuch >/dev/null 2>"$T/e"
 r=$?

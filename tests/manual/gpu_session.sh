@@ -44,7 +44,9 @@
 # start and transfers of a call, 120), GPU_SESSION_IDLE_S (30),
 # GPU_SESSION_RUN_S_<phase> and GPU_SESSION_BUILD_S_<phase> (a phase's
 # estimates, seconds), GPU_SESSION_FILES_<phase> (the files it returns),
-# GPU_SESSION_SESSION_<phase> (its session); <phase> with '-' as '_'.
+# GPU_SESSION_SESSION_<phase> (its session); <phase> with '-' as '_'.  For
+# --phase: GPU_SESSION_STEPS=echo logs each step instead of running it (the
+# inputs are still checked: tests/it/gpu_session_plan.sh walks every phase so).
 # shellcheck disable=SC2317 # the phases' functions are called by name (run_PHASE)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -155,6 +157,15 @@ plan() {
     echo "  run: from issue 28's estimates of the old phases, upper end, divided as the phase divides the work"
     echo "limits: phase command <= ${LIMIT_PHASE_S} s, session <= ${LIMIT_SESSION_S} s (25 of 30 min),"
     echo "  <= ${LIMIT_FILES} files back, <= ${LIMIT_DEPTH} folders down, command <= ${LIMIT_CMD_CHARS} characters"
+    # every phase complete in the table, and a function to run it (a typo costs a device call)
+    for p in "${PHASES[@]}"; do
+        if [ -z "${SESSION[$p]:-}" ] || [ -z "${BUILDSET[$p]:-}" ] || [ -z "${RUN_EST[$p]:-}" ] ||
+            [ -z "${HOW[$p]:-}" ] || [ -z "${BUILD_EST[${BUILDSET[$p]:-none}]:-}" ] || ! declare -F "run_${p//-/_}" >/dev/null; then
+            echo "REFUSED: $p: its row of the table (session, build set, estimates, how) or run_${p//-/_} is missing"
+            bad=1
+            return 1
+        fi
+    done
     local sess
     for sess in 1 2 3 4 5 6 7 8 9; do
         local total=0 any=0
@@ -300,6 +311,7 @@ step() { # NAME CMD...: CMD's output into the log, within the phase's time left
         failed=1
         return 1
     fi
+    if [ "${GPU_SESSION_STEPS:-run}" = echo ]; then say "== $name: (echo) $*"; return 0; fi
     say "== $name: $*"
     local t0=$SECONDS
     timeout -k 10 "$left" "$@" >>"$log" 2>&1
@@ -382,7 +394,11 @@ run_nccl() {
 # scale instead of 3 so that it fits one call; its run folder and report are packed
 suite() { # KIND
     local y=$res/$1-suite.yaml
-    "$build/bin/exadl" suite "--$1" >"$y.default" 2>>"$log" || { say "== $1-suite: exadl suite --$1 failed"; failed=1; return; }
+    if [ "${GPU_SESSION_STEPS:-run}" = echo ]; then
+        printf 'repetitions: 3\n' >"$y.default"
+    else
+        "$build/bin/exadl" suite "--$1" >"$y.default" 2>>"$log" || { say "== $1-suite: exadl suite --$1 failed"; failed=1; return; }
+    fi
     sed 's/^repetitions: 3\b/repetitions: 2/' "$y.default" >"$y"
     if ! grep -q '^repetitions: 2' "$y"; then say "== $1-suite: the default suite has no 'repetitions: 3' line to lower"; failed=1; return; fi
     step "$1-suite" "$build/bin/exadl" run "$y" --out "$res/runs"
