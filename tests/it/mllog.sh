@@ -7,11 +7,10 @@
 # - a cosmoflow launch that stages its set (--stage, 1 and 2 ranks) logs
 #   init_start at the program's start (before the line it prints after MPI
 #   starts), init_stop and run_start, then staging_start/staging_stop
-#   (MLPerf HPC times staging), then the epochs; the checker passes it;
-# - the same from stemdl training on its CBED set.
+#   (MLPerf HPC times staging), then the epochs; the checker passes it
+#   (stemdl's lines: tests/it/stemdl_data.sh).
 set -u
 C=$EXADL_BIN/cosmoflow
-S=$EXADL_BIN/stemdl
 T=$EXADL_TMP
 M=${EXADL_MPIRUN:-mpirun}
 CHK="$EXADL_ROOT/tests/support/mllog_check.py"
@@ -82,18 +81,3 @@ else
     echo "FAIL: 2 ranks: $(grep -c '"init_start"' "$T/c2.out") init_start lines"
 fi
 
-# stemdl on its CBED set
-if "$S" --help 2>&1 | grep -q -- '--make-data'; then
-    "$S" --preset tiny --seed 7 --make-data "$T/cbed" --samples 16 --val-samples 8 --format raw >"$T/smk.out" 2>&1 ||
-        echo "FAIL: stemdl --make-data: $(tail -n 2 "$T/smk.out")"
-    "$S" --preset tiny --kernels reference --threads 1 --steps 4 --warmup 0 --seed 7 --batch 2 \
-        --data "files:$T/cbed" --eval-every 2 --mllog true --stage "$T/sst" >"$T/s1.out" 2>&1 ||
-        echo "FAIL: stemdl --stage: $(tail -n 2 "$T/s1.out")"
-    if python3 "$CHK" --staging --init-before '^stemdl: [0-9]+ rank' "$T/s1.out" >"$T/s1.chk" 2>&1; then
-        echo "PASS: stemdl, staged: the MLLOG rules hold ($(tail -n 1 "$T/s1.chk"))"
-    else
-        echo "FAIL: stemdl, staged: $(tail -n 1 "$T/s1.chk") (see $T/s1.out)"
-    fi
-else
-    echo "FAIL: stemdl has no --make-data"
-fi
