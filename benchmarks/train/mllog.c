@@ -50,9 +50,15 @@ void mllog_program_start(int argc, char **argv)
     g.started = 1;
     g.start_ms = now_ms();
     g.start_s = timer_now_s();
+    /* answers that train nothing print no MLLOG line */
+    static const char *const no_run[] = {"--help", "-h", "--describe", "--sysinfo",
+                                         "--check-config", "--make-data", "--write-data", NULL};
     int asked = 0;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--mllog")) asked = !strcmp(argv[i + 1], "true");
+    for (int i = 1; i < argc; i++) {
+        for (int k = 0; no_run[k]; k++)
+            if (!strcmp(argv[i], no_run[k])) return;
+        if (i + 1 < argc && !strcmp(argv[i], "--mllog")) asked = !strcmp(argv[i + 1], "true");
+    }
     if (asked && env_rank0()) mllog_init_start(1);
 }
 

@@ -4,8 +4,9 @@
 # - stemdl --make-data writes the learnable CBED set as HDF5 (where built) and
 #   raw shards with a manifest;
 # - training from the shards and from the same samples made in memory
-#   (--data cbed) ends with equal weights, bit for bit, on 1 rank and on 2
-#   ranks (2 groups), with and without the reader thread;
+#   (--data cbed) ends with equal weights, bit for bit, on 1 rank, on 2
+#   ranks (2 groups) and on 2 ranks splitting each sample, with and without
+#   the reader thread;
 # - the set is learnable: `tiny` reaches a validation loss of 0.06 within 200
 #   steps (global batch 4) on 1 and on 2 ranks (counts, not time); the loss
 #   is L1 and the best constant (the targets' median) scores 0.19; the
@@ -61,6 +62,9 @@ fi
 train mem2 2 --batch 1 --data cbed
 train h52 2 --batch 1 --data "files:$T/h5"
 same "2 ranks (2 groups): $H5 shards train the weights of the samples in memory" mem2 h52
+train mems 2 --batch 2 --spatial 2 --data cbed
+train h5s 2 --batch 2 --spatial 2 --data "files:$T/h5"
+same "2 ranks splitting each sample (--spatial 2, whole samples read): $H5 shards train the weights of memory" mems h5s
 if grep -q '^  source: files$' "$T/h51.yaml" && grep -q '^  samples_read: 12$' "$T/h51.yaml" &&
     grep -q '^  verified: true$' "$T/h51.yaml" && grep -q '^  samples_read: 6$' "$T/h52.yaml"; then
     echo "PASS: the io block counts the samples each rank read (12 on 1 rank, 6 per rank on 2), CRC-checked"
