@@ -20,6 +20,7 @@
 #include "benchmarks/train/backend.h"
 #include "benchmarks/train/mllog.h"
 #include "benchmarks/train/tprog.h"
+#include "benchmarks/train/tstage.h"
 #include "benchmarks/train/train.h"
 
 static int describe(const cf_args *a)
@@ -74,27 +75,9 @@ static int make_missing(const cf_args *a, comm_t *comm, double *made_s)
 static int stage(cf_args *a, comm_t *comm, const char *from)
 {
     if (!a->stage || strncmp(a->cfg.data, "files:", 6)) return 0;
-    char err[1024] = "";
-    int64_t bytes = 0;
-    if (comm->mpi) CHECK_MPI(MPI_Barrier(comm->world));
-    /* MLPerf HPC counts staging in the run: run_start, then staging (mllog.h) */
-    int print = a->quality.mllog && comm->rank == 0;
-    mllog_staging(print, 1);
-    double t0 = timer_now_s();
-    int ok = comm->local_rank != 0 || shard_stage(a->cfg.data + 6, a->stage, &bytes, err, sizeof err) == 0;
-    double mine = timer_now_s() - t0, slowest = mine;
-    int all = ok;
-    int64_t total = bytes;
-    if (comm->mpi) {
-        CHECK_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm->world));
-        CHECK_MPI(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm->world));
-        CHECK_MPI(MPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, comm->world));
-    }
-    if (!ok) fprintf(stderr, "cosmoflow: error: --stage %s: %s\n", a->stage, err);
-    mllog_staging(print, 0);
-    if (!all) return -1;
-    a->feed.staged_s = slowest;
-    a->feed.staged_bytes = total;
+    if (tstage_copy(a->cfg.data + 6, a->stage, comm, a->quality.mllog && comm->rank == 0,
+                    "cosmoflow", &a->feed.staged_s, &a->feed.staged_bytes))
+        return -1;
     a->feed.staged_from = from;
     snprintf(a->staged_data, sizeof a->staged_data, "files:%s", a->stage);
     return 0;

@@ -42,6 +42,8 @@ static void usage(FILE *f)
             "  --shard-samples N      samples per shard (default 16)\n"
             "  --make-missing true    with --data files:DIR: rank 0 first writes the set\n"
             "                         (--samples, --val-samples, --format) when DIR has none\n"
+            "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
+            "                         the set to DIR (node-local storage) before training\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
             "                         its own shards)\n"
             "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
@@ -90,7 +92,7 @@ static int validate(const void *cfg, char *err, size_t errlen)
 static const char *const own_options[] = {
     "--data", "--make-data", "--format", "--samples", "--val-samples", "--shard-samples",
     "--shuffle", "--prefetch", "--verify", "--eval-every", "--target-loss", "--mllog",
-    "--make-missing", NULL};
+    "--make-missing", "--stage", NULL};
 
 static long long whole(const char *name, const char *value, long long lo, long long hi)
 {
@@ -142,6 +144,8 @@ static void take_option(void *prog, const char *name, const char *value)
         a->quality.target_loss = x;
     } else if (!strcmp(name, "--mllog")) {
         a->quality.mllog = truth(name, value);
+    } else if (!strcmp(name, "--stage")) {
+        d->stage = value;
     } else if (!strcmp(name, "--make-missing")) {
         d->make_missing = truth(name, value);
     }

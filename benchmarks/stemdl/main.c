@@ -68,6 +68,8 @@ int main(int argc, char **argv)
         }
         if (st_make_missing(&m.plan, &a.data, a.cfg.run.seed, &comm))
             check_usage("--make-missing: could not write the set");
+        if (st_stage(&a.data, &comm, a.quality.mllog && comm.rank == 0))
+            check_usage("--stage %s: the set could not be copied", a.data.stage);
         if (st_data_is(a.data.data)) {
             int S = fd_split_of(&a.cfg) > 1 ? fd_split_of(&a.cfg) : 1;
             if (st_data_open(&m, &a.data, a.cfg.run.seed, comm.size / S, comm.rank / S,

@@ -8,6 +8,7 @@
 #include "benchmarks/common/timer.h"
 #include "benchmarks/networks/fcdensenet/data.h"
 #include "benchmarks/networks/fcdensenet/stemdl_network.h"
+#include "benchmarks/train/tstage.h"
 
 /* the set's samples are data.h's of two steps no training reaches: sample i
  * of train is sample i of step TRAIN_STEP, of val sample i of VAL_STEP */
@@ -155,4 +156,20 @@ int st_make_missing(const plan_t *p, st_data_opts *o, uint64_t seed, const comm_
     }
     if (comm->mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm->world));
     return rc;
+}
+
+int st_stage(st_data_opts *o, const comm_t *comm, int print)
+{
+    if (!o->stage || strncmp(o->data, "files:", 6)) return 0;
+    if ((size_t)snprintf(o->staged_data, sizeof o->staged_data, "files:%s", o->stage) >=
+        sizeof o->staged_data) {
+        fprintf(stderr, "stemdl: error: --stage %s: path too long\n", o->stage);
+        return -1;
+    }
+    if (tstage_copy(o->data + 6, o->stage, comm, print, "stemdl", &o->feed.staged_s,
+                    &o->feed.staged_bytes))
+        return -1;
+    o->feed.staged_from = o->data;
+    o->data = o->staged_data;
+    return 0;
 }

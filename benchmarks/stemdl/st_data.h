@@ -19,7 +19,7 @@
  * split sizes and the record's io block from the feed.
  *
  * defines: st_model, st_data_opts, st_data_is, st_network, st_data_open,
- *          st_make_data, st_make_missing */
+ *          st_make_data, st_make_missing, st_stage */
 #ifndef STEMDL_ST_DATA_H
 #define STEMDL_ST_DATA_H
 
@@ -42,6 +42,8 @@ typedef struct {
     const char *format;    /* --format raw | hdf5 (default hdf5 where built) */
     int64_t samples, val_samples, shard_samples;
     int make_missing;      /* --make-missing true: rank 0 writes the set of files:DIR first */
+    const char *stage;     /* --stage DIR: copy the set to node-local DIR first (tstage.h) */
+    char staged_data[600]; /* files:DIR after staging */
     shard_feed_opts feed;  /* --shuffle, --prefetch, --verify; the cbed split sizes */
 } st_data_opts;
 
@@ -63,5 +65,10 @@ int st_make_data(const plan_t *p, const st_data_opts *o, uint64_t seed);
  * DIR has no manifest (the others wait); o->feed.made_s gets its time, which
  * the io block records outside time to train.  0, or -1 when writing failed. */
 int st_make_missing(const plan_t *p, st_data_opts *o, uint64_t seed, const comm_t *comm);
+
+/* --stage DIR with --data files:SRC: the set copied to DIR on every node
+ * (tstage.h; print: this rank prints the MLLOG lines), o->data then names
+ * DIR and o->feed the staging.  0, or -1 when a node failed. */
+int st_stage(st_data_opts *o, const comm_t *comm, int print);
 
 #endif

@@ -8,7 +8,8 @@
 #   init_start at the program's start (before the line it prints after MPI
 #   starts), init_stop and run_start, then staging_start/staging_stop
 #   (MLPerf HPC times staging), then the epochs; the checker passes it
-#   (stemdl's lines: tests/it/stemdl_data.sh).
+#   (stemdl's unstaged lines: tests/it/stemdl_data.sh);
+# - the same from a staged stemdl launch on its CBED set.
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -81,3 +82,16 @@ else
     echo "FAIL: 2 ranks: $(grep -c '"init_start"' "$T/c2.out") init_start lines"
 fi
 
+
+# stemdl: a staged launch from its CBED set
+"$EXADL_BIN/stemdl" --preset tiny --seed 7 --make-data "$T/cbed" --samples 16 --val-samples 8 --format raw \
+    >"$T/smk.out" 2>&1 || echo "FAIL: stemdl --make-data: $(tail -n 2 "$T/smk.out")"
+"$EXADL_BIN/stemdl" --preset tiny --kernels reference --threads 1 --steps 4 --warmup 0 --seed 7 --batch 2 \
+    --data "files:$T/cbed" --eval-every 2 --mllog true --stage "$T/sst" --record "$T/s1.yaml" >"$T/s1.out" 2>&1 ||
+    echo "FAIL: stemdl --stage: $(tail -n 2 "$T/s1.out")"
+if python3 "$CHK" --staging --init-before '^stemdl: [0-9]+ rank' "$T/s1.out" >"$T/s1.chk" 2>&1 &&
+    [ -f "$T/sst/manifest.yaml" ] && grep -q "^  staged_from: files:$T/cbed\$" "$T/s1.yaml"; then
+    echo "PASS: stemdl, staged: the set copied, the MLLOG order holds ($(tail -n 1 "$T/s1.chk"))"
+else
+    echo "FAIL: stemdl, staged: $(tail -n 1 "$T/s1.chk") (see $T/s1.out, $T/s1.yaml)"
+fi
