@@ -340,7 +340,7 @@ $(BUILD)/lib/%.a:
 # project's own files) and its crash regressions (tests/fuzz/regress/NAME/).
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIBS := harness cosmoflow shard stemdl search fcdensenet train comm common
+FUZZ_LIBS := harness cosmoflow stemdl search fcdensenet train shard comm common
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(call lib,$(FUZZ_LIBS))
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined,float-cast-overflow $(FUZZ_LDEXTRA) -o $@ \

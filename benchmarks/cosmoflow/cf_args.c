@@ -175,7 +175,7 @@ void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
     a->feed.prefetch = 2;
     a->quality.benchmark = "cosmoflow";
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
-    a->feed.grf_train = a->samples;
-    a->feed.grf_val = a->val_samples;
+    a->feed.mem_train = a->samples;
+    a->feed.mem_val = a->val_samples;
 
 }

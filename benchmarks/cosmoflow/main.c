@@ -18,7 +18,9 @@
 #include "benchmarks/cosmoflow/model/cf_feed.h"
 #include "benchmarks/cosmoflow/model/cf_network.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/mllog.h"
 #include "benchmarks/train/tprog.h"
+#include "benchmarks/train/tstage.h"
 #include "benchmarks/train/train.h"
 
 static int describe(const cf_args *a)
@@ -73,23 +75,9 @@ static int make_missing(const cf_args *a, comm_t *comm, double *made_s)
 static int stage(cf_args *a, comm_t *comm, const char *from)
 {
     if (!a->stage || strncmp(a->cfg.data, "files:", 6)) return 0;
-    char err[1024] = "";
-    int64_t bytes = 0;
-    if (comm->mpi) CHECK_MPI(MPI_Barrier(comm->world));
-    double t0 = timer_now_s();
-    int ok = comm->local_rank != 0 || shard_stage(a->cfg.data + 6, a->stage, &bytes, err, sizeof err) == 0;
-    double mine = timer_now_s() - t0, slowest = mine;
-    int all = ok;
-    int64_t total = bytes;
-    if (comm->mpi) {
-        CHECK_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm->world));
-        CHECK_MPI(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm->world));
-        CHECK_MPI(MPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, comm->world));
-    }
-    if (!ok) fprintf(stderr, "cosmoflow: error: --stage %s: %s\n", a->stage, err);
-    if (!all) return -1;
-    a->feed.staged_s = slowest;
-    a->feed.staged_bytes = total;
+    if (tstage_copy(a->cfg.data + 6, a->stage, comm, a->quality.mllog && comm->rank == 0,
+                    "cosmoflow", &a->feed.staged_s, &a->feed.staged_bytes))
+        return -1;
     a->feed.staged_from = from;
     snprintf(a->staged_data, sizeof a->staged_data, "files:%s", a->stage);
     return 0;
@@ -151,6 +139,7 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
 int main(int argc, char **argv)
 {
     check_set_program("cosmoflow");
+    mllog_program_start(argc, argv); /* MLLOG's init_start: before MPI starts */
     /* the 3D U-Net has its own options and runtime (un_cli.h) */
     if (un_cli_wanted(argc, argv)) return un_cli_main(argc, argv);
     comm_t comm;

@@ -7,5 +7,5 @@ cosmoflow_src += $(filter-out benchmarks/cosmoflow/main.c,$(wildcard benchmarks/
 
 PROGRAMS         += cosmoflow
 cosmoflow_main   := benchmarks/cosmoflow/main.c
-cosmoflow_libs   := cosmoflow shard train comm common
+cosmoflow_libs   := cosmoflow train shard comm common
 cosmoflow_ldlibs  = $(TRAIN_LDLIBS)

@@ -1,8 +1,11 @@
 #include "benchmarks/stemdl/args.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/opt.h"
 #include "benchmarks/networks/fcdensenet/validate.h"
 
 static void usage(FILE *f)
@@ -25,7 +28,32 @@ static void usage(FILE *f)
             "  --record FILE          write the result record (YAML) to FILE, atomically\n"
             "  --quiet                no progress lines\n"
             "  --dump-weights PATH    after the last step, each rank writes its fp32 weights\n"
-            "                         to PATH.<rank> (for comparing ranks and runs)\n");
+            "                         to PATH.<rank> (for comparing ranks and runs)\n"
+            "\n"
+            "Data sets and time to train (docs/data.md):\n"
+            "  --data synthetic|cbed|files:DIR  synthetic (default): a new sample every step;\n"
+            "                         cbed: the learnable CBED set of --samples train and\n"
+            "                         --val-samples validation samples, made in memory;\n"
+            "                         files:DIR: that set read from the shards in DIR\n"
+            "  --make-data DIR        write the cbed set as shards and a manifest, and exit\n"
+            "  --format raw|hdf5      shard encoding (default hdf5 where built with HDF5, else raw)\n"
+            "  --samples N            train samples of the set (default 64)\n"
+            "  --val-samples N        validation samples (default 16)\n"
+            "  --shard-samples N      samples per shard (default 16)\n"
+            "  --make-missing true    with --data files:DIR: rank 0 first writes the set\n"
+            "                         (--samples, --val-samples, --format) when DIR has none\n"
+            "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
+            "                         the set to DIR (node-local storage) before training\n"
+            "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
+            "                         its own shards)\n"
+            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
+            "  --verify false         skip each sample's CRC check (default true)\n"
+            "  --eval-every N         validation loss every N steps (default 0: none)\n"
+            "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
+            "\n"
+            "Exit status: 0 ok; 1 the run failed; 2 bad input (an option, a configuration, a\n"
+            "data set refused: file and sample named).\n");
     cfg_print_help(f);
     fprintf(f,
             "\n"
@@ -33,18 +61,109 @@ static void usage(FILE *f)
             "  stemdl --preset gb2019 --describe\n"
             "  stemdl --preset small --steps 10 --record small.yaml\n"
             "  mpirun -np 4 stemdl --preset tiny --batch 2 --record tiny4.yaml\n"
-            "  mpirun -np 4 stemdl --preset tiny --spatial 2 --batch 1   (2 groups of 2 tiles)\n");
+            "  mpirun -np 4 stemdl --preset tiny --spatial 2 --batch 1   (2 groups of 2 tiles)\n"
+            "  stemdl --preset tiny --make-data cbed --samples 64 --val-samples 16\n"
+            "  stemdl --preset tiny --data files:cbed --eval-every 10 --target-loss 0.5\n");
 }
 
+/* the configuration's check, then the options that go together (cfg is the
+ * cfg member of an args_t) */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    return cfg_validate(cfg, err, errlen);
+    const args_t *a = (const args_t *)((const char *)cfg - offsetof(args_t, cfg));
+    if (cfg_validate(cfg, err, errlen)) return -1;
+    if (strcmp(a->data.data, "synthetic") && !st_data_is(a->data.data)) {
+        snprintf(err, errlen, "--data: '%s' is not synthetic, cbed or files:DIR", a->data.data);
+        return -1;
+    }
+    if (a->quality.target_loss > 0 && a->quality.eval_every == 0) {
+        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
+                 "validation loss)");
+        return -1;
+    }
+    if (a->quality.eval_every > 0 && !st_data_is(a->data.data)) {
+        snprintf(err, errlen, "--eval-every needs a data set with a validation split (--data cbed "
+                 "or files:DIR)");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *const own_options[] = {
+    "--data", "--make-data", "--format", "--samples", "--val-samples", "--shard-samples",
+    "--shuffle", "--prefetch", "--verify", "--eval-every", "--target-loss", "--mllog",
+    "--make-missing", "--stage", NULL};
+
+static long long whole(const char *name, const char *value, long long lo, long long hi)
+{
+    long long n;
+    if (opt_parse_int(value, &n) || n < lo || n > hi)
+        check_usage("%s: '%s' is not a whole number from %lld to %lld", name, value, lo, hi);
+    return n;
+}
+
+static int truth(const char *name, const char *value)
+{
+    if (strcmp(value, "true") && strcmp(value, "false"))
+        check_usage("%s: '%s' is not true or false", name, value);
+    return !strcmp(value, "true");
+}
+
+static void take_option(void *prog, const char *name, const char *value)
+{
+    args_t *a = prog;
+    st_data_opts *d = &a->data;
+    if (!strcmp(name, "--data")) {
+        d->data = value;
+    } else if (!strcmp(name, "--make-data")) {
+        d->make_data = value;
+    } else if (!strcmp(name, "--format")) {
+        if (strcmp(value, "raw") && strcmp(value, "hdf5"))
+            check_usage("--format: '%s' is not raw or hdf5", value);
+        d->format = value;
+    } else if (!strcmp(name, "--samples")) {
+        d->samples = whole(name, value, 1, 1LL << 40);
+    } else if (!strcmp(name, "--val-samples")) {
+        d->val_samples = whole(name, value, 0, 1LL << 40);
+    } else if (!strcmp(name, "--shard-samples")) {
+        d->shard_samples = whole(name, value, 1, 1LL << 30);
+    } else if (!strcmp(name, "--shuffle")) {
+        if (strcmp(value, "global") && strcmp(value, "local") && strcmp(value, "none"))
+            check_usage("--shuffle: '%s' is not global, local or none", value);
+        snprintf(d->feed.shuffle, sizeof d->feed.shuffle, "%s", value);
+    } else if (!strcmp(name, "--prefetch")) {
+        d->feed.prefetch = (int)whole(name, value, 0, 1024);
+    } else if (!strcmp(name, "--verify")) {
+        d->feed.no_verify = !truth(name, value);
+    } else if (!strcmp(name, "--eval-every")) {
+        a->quality.eval_every = (int)whole(name, value, 0, 1 << 24);
+    } else if (!strcmp(name, "--target-loss")) {
+        double x;
+        if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
+            check_usage("--target-loss: '%s' is not a number >= 0", value);
+        a->quality.target_loss = x;
+    } else if (!strcmp(name, "--mllog")) {
+        a->quality.mllog = truth(name, value);
+    } else if (!strcmp(name, "--stage")) {
+        d->stage = value;
+    } else if (!strcmp(name, "--make-missing")) {
+        d->make_missing = truth(name, value);
+    }
 }
 
 void args_parse(args_t *a, int argc, char **argv, int rank)
 {
     const tprog_cli cli = {.usage = usage, .preset = "small", .keys = cfg_keys(),
-                           .validate = validate};
+                           .validate = validate, .options = own_options, .option = take_option};
     memset(a, 0, sizeof *a);
+    a->data.data = "synthetic";
+    a->data.samples = 64;
+    a->data.val_samples = 16;
+    a->data.shard_samples = 16;
+    snprintf(a->data.feed.shuffle, sizeof a->data.feed.shuffle, "global");
+    a->data.feed.prefetch = 2;
+    a->quality.benchmark = "stemdl";
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
+    a->data.feed.mem_train = a->data.samples;
+    a->data.feed.mem_val = a->data.val_samples;
 }

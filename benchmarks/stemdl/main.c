@@ -11,7 +11,9 @@
 #include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/networks/fcdensenet/stemdl_network.h"
 #include "benchmarks/stemdl/srec.h"
+#include "benchmarks/stemdl/st_data.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/mllog.h"
 #include "benchmarks/train/tprog.h"
 #include "benchmarks/train/train.h"
 
@@ -28,9 +30,10 @@ static int describe(const args_t *a, const comm_t *comm)
 int main(int argc, char **argv)
 {
     check_set_program("stemdl");
+    mllog_program_start(argc, argv); /* MLLOG's init_start: before MPI starts */
     comm_t comm;
     /* answers that need no communication skip MPI's start-up (half a second) */
-    if (tprog_is_local(argc, argv, NULL))
+    if (tprog_is_local(argc, argv, "--make-data"))
         comm_init_self(&comm);
     else
         comm_init(&argc, &argv, &comm);
@@ -44,10 +47,16 @@ int main(int argc, char **argv)
         rc = describe(&a, &comm);
     } else if (a.t.sysinfo) {
         rc = tprog_print_sysinfo(&si, &a.cfg.run, &comm);
-    } else {
-        char err[512];
+    } else if (a.data.make_data) {
         plan_t p;
         plan_build(&p, &a.cfg);
+        rc = st_make_data(&p, &a.data, a.cfg.run.seed);
+        plan_free(&p);
+    } else {
+        char err[512];
+        /* the model is a st_model: the plan, and the data set's feed (st_data.h) */
+        st_model m = {.feed = NULL};
+        plan_build(&m.plan, &a.cfg);
         /* spatial parallelism: the ranks sharing each sample (fd_split.h) */
         fd_group grp = {.comm = MPI_COMM_NULL};
         if (fd_split_of(&a.cfg) > 1) {
@@ -55,12 +64,24 @@ int main(int argc, char **argv)
                 check_usage("--spatial %s needs MPI ranks to split samples over", a.cfg.spatial);
             if (fd_group_open(&grp, fd_split_of(&a.cfg), comm.world, err, sizeof err))
                 check_usage("%s", err);
-            p.group = &grp;
+            m.plan.group = &grp;
+        }
+        if (st_make_missing(&m.plan, &a.data, a.cfg.run.seed, &comm))
+            check_usage("--make-missing: could not write the set");
+        if (st_stage(&a.data, &comm, a.quality.mllog && comm.rank == 0))
+            check_usage("--stage %s: the set could not be copied", a.data.stage);
+        if (st_data_is(a.data.data)) {
+            int S = fd_split_of(&a.cfg) > 1 ? fd_split_of(&a.cfg) : 1;
+            if (st_data_open(&m, &a.data, a.cfg.run.seed, comm.size / S, comm.rank / S,
+                             a.cfg.run.batch, (int64_t)a.cfg.run.steps + a.cfg.run.warmup, err,
+                             sizeof err))
+                check_usage("--data %s: %s", a.data.data, err);
         }
         backend_t be;
         if (backend_open(&be, &a.cfg.run, &comm, &si, err, sizeof err)) check_usage("%s", err);
-        train_job job = {.net = &stemdl_network, .model = &p, .run = &a.cfg.run, .backend = &be,
-                         .comm = &comm, .quiet = a.t.quiet, .dump_weights = a.t.dump_weights};
+        train_job job = {.net = st_network(), .model = &m, .run = &a.cfg.run, .backend = &be,
+                         .comm = &comm, .quiet = a.t.quiet, .dump_weights = a.t.dump_weights,
+                         .quality = a.quality.eval_every > 0 || a.quality.mllog ? &a.quality : NULL};
         tprog_run run;
         tprog_run_init(&run, &si, argc, argv, started, a.t.record);
         srec_fill(&run, &a);
@@ -69,8 +90,9 @@ int main(int argc, char **argv)
                    be.library);
         rc = tprog_train(&job, &run);
         backend_close(&be);
+        shard_feed_close(m.feed);
         fd_group_close(&grp);
-        plan_free(&p);
+        plan_free(&m.plan);
     }
     if (comm.mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm.world));
     comm_finalize(&comm);

@@ -5,5 +5,5 @@ stemdl_src += $(filter-out benchmarks/stemdl/main.c,$(wildcard benchmarks/stemdl
 
 PROGRAMS      += stemdl
 stemdl_main   := benchmarks/stemdl/main.c
-stemdl_libs   := stemdl fcdensenet train comm common
+stemdl_libs   := stemdl fcdensenet train shard comm common
 stemdl_ldlibs  = $(TRAIN_LDLIBS)

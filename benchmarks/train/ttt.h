@@ -43,11 +43,13 @@ typedef struct {
     double epochs_to_target, time_to_train_s, init_s, eval_s;
 } ttt_result;
 
-/* init_start and the submission lines: call at the start of the run (before
- * the model's instance is made). */
+/* The submission lines (init_start, with the program's start time, unless
+ * printed already: mllog.h): call at the start of the run (before the
+ * model's instance is made).  init_s runs from the program's start. */
 void ttt_begin(ttt_result *t, const ttt_cfg *c, int print, int64_t global_batch,
                int64_t train_samples, int64_t eval_samples, const char *optimizer, double lr);
-/* init_stop, run_start: the clock of time-to-train starts. */
+/* init_stop, run_start (unless staging printed them first, mllog.h): the
+ * clock of the record's time to train starts. */
 void ttt_run_start(ttt_result *t);
 /* before step s (0-based): epoch lines when an epoch begins */
 void ttt_step(ttt_result *t, int s);

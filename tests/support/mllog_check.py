@@ -9,9 +9,22 @@ opt_base_learning_rate) present exactly once, those required at least once
 (cache_clear, init_start, epoch_start/stop, eval_start/stop,
 eval_accuracy, each with epoch_num where the rules say) present; init
 before run, run_stop last of the run's keys, time_ms never decreasing.
-Usage: mllog_check.py LOG.  Exit 0 and a summary line, or 1 naming the
-first problem."""
+Order (common.yaml's CHECKs): init_start neither after init_stop nor after
+run_start; init_stop after init_start, before run_start, less than 30
+minutes after the first init_start; staging_start after run_start (MLPerf
+HPC counts staging in the timed run), staging_stop after a staging_start,
+each staging_start closed before the next and before run_stop.
+Options:
+  --staging          the log must have staging_start and staging_stop (a
+                     launch that staged its data set)
+  --init-before RE   the first init_start comes before the first line of the
+                     log (MLLOG or not) that matches RE: a line the program
+                     prints after its MPI start, so init_start is the
+                     program's start, not the training's
+Usage: mllog_check.py [--staging] [--init-before RE] LOG.  Exit 0 and a
+summary line, or 1 naming the first problem."""
 import json
+import re
 import sys
 
 EXACTLY_ONE = ['submission_benchmark', 'submission_org', 'submission_platform',
@@ -30,9 +43,21 @@ def fail(msg):
 
 
 def main():
-    lines = []
-    with open(sys.argv[1], errors='replace') as f:
+    args, staging, init_before = sys.argv[1:], False, None
+    while args and args[0].startswith('--'):
+        if args[0] == '--staging':
+            staging, args = True, args[1:]
+        elif args[0] == '--init-before' and len(args) > 1:
+            init_before, args = re.compile(args[1]), args[2:]
+        else:
+            fail('unknown option %s' % args[0])
+    if len(args) != 1:
+        fail('usage: mllog_check.py [--staging] [--init-before RE] LOG')
+    lines, first_match = [], None
+    with open(args[0], errors='replace') as f:
         for no, text in enumerate(f, 1):
+            if init_before and first_match is None and init_before.search(text):
+                first_match = no
             if not text.startswith(':::MLLOG '):
                 continue
             try:
@@ -59,7 +84,16 @@ def main():
     for k in AT_LEAST_ONE:
         if count.get(k, 0) < 1:
             fail('%s missing' % k)
-    seen, last_t = {}, -1
+    if staging and (count.get('staging_start', 0) < 1 or count.get('staging_stop', 0) < 1):
+        fail('no staging_start/staging_stop: the launch staged its data set')
+    if init_before:
+        first_init = min(no for no, ev in lines if ev['key'] == 'init_start')
+        if first_match is None:
+            fail('no line matches %r (--init-before)' % init_before.pattern)
+        if first_init > first_match:
+            fail('line %d: init_start after line %d (%r): not at the program\'s start'
+                 % (first_init, first_match, init_before.pattern))
+    seen, last_t, first_init_t, staging_open = {}, -1, None, False
     for no, ev in lines:
         k, md = ev['key'], ev['metadata']
         if ev['time_ms'] < last_t:
@@ -71,8 +105,27 @@ def main():
             fail('line %d: division %r' % (no, ev['value']))
         if k == 'submission_status' and ev['value'] not in ('cloud', 'onprem', 'preview', 'research'):
             fail('line %d: status %r' % (no, ev['value']))
+        if k == 'init_start':
+            if 'init_stop' in seen or 'run_start' in seen:
+                fail('line %d: init_start after init_stop or run_start' % no)
+            if first_init_t is None:
+                first_init_t = ev['time_ms']
         if k == 'init_stop' and ('init_start' not in seen or 'run_start' in seen):
             fail('line %d: init_stop outside init' % no)
+        if k == 'init_stop' and ev['time_ms'] - first_init_t >= 30 * 60 * 1000:
+            fail('line %d: init_stop 30 minutes or more after init_start' % no)
+        if k == 'staging_start':
+            if 'run_start' not in seen:
+                fail('line %d: staging_start before run_start (MLPerf HPC times staging)' % no)
+            if staging_open:
+                fail('line %d: staging_start inside staging' % no)
+            staging_open = True
+        if k == 'staging_stop':
+            if not staging_open:
+                fail('line %d: staging_stop without staging_start' % no)
+            staging_open = False
+        if k == 'run_stop' and staging_open:
+            fail('line %d: run_stop inside staging' % no)
         if k == 'run_start' and 'init_stop' not in seen:
             fail('line %d: run_start before init_stop' % no)
         if k in ('epoch_start', 'eval_accuracy') and 'run_start' not in seen:
@@ -84,7 +137,11 @@ def main():
         if k == 'global_batch_size' and not ev['value'] > 0:
             fail('line %d: global_batch_size %r' % (no, ev['value']))
         seen[k] = no
-    print('%d lines, %d keys, %d evaluations' % (len(lines), len(count), count['eval_accuracy']))
+    if staging_open:
+        fail('staging_start never stopped')
+    print('%d lines, %d keys, %d evaluations, %d staging' % (len(lines), len(count),
+                                                           count['eval_accuracy'],
+                                                           count.get('staging_start', 0)))
 
 
 main()

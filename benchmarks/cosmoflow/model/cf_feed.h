@@ -1,7 +1,9 @@
 /* cf_feed: the samples of a CosmoFlow training from a data set
  * (docs/data.md): `--data files:DIR` reads the shards of DIR
  * (benchmarks/common/shard), `--data grf` makes the same GRF samples
- * (cf_grf.h) in memory, so that the two runs see equal samples.
+ * (cf_grf.h) in memory, so that the two runs see equal samples.  The reader,
+ * its thread and the shuffle are shard_feed.h's (STEMDL uses them too); this
+ * module gives it CosmoFlow's shape, a rank's sub-volume and the GRF set.
  *
  * Order: the training positions p = step * G * b + first + i of the job
  * (G groups of batch b) walk the train split epoch by epoch, e = p / N;
@@ -27,20 +29,12 @@
 #include <stdint.h>
 
 #include "benchmarks/common/record/record.h"
+#include "benchmarks/common/shard/shard_feed.h"
 #include "benchmarks/cosmoflow/model/cf_geom.h"
 
-typedef struct cf_feed cf_feed;
-
-typedef struct {
-    char shuffle[8];   /* global | local | none */
-    int prefetch;      /* steps read ahead by the reader thread; 0: none */
-    int no_verify;     /* --verify false: whole samples read without their CRC check */
-    int64_t grf_train, grf_val; /* --data grf: the split sizes (files: the manifest's) */
-    double made_s;     /* seconds this launch spent writing the set first (--make-missing) */
-    double staged_s;   /* --stage: the slowest node's copy to node-local storage */
-    int64_t staged_bytes;    /* copied, all nodes */
-    const char *staged_from; /* the --data it was copied from, or NULL */
-} cf_feed_opts;
+/* the feed is the shared one (shard_feed.h); these name it for CosmoFlow */
+typedef shard_feed cf_feed;
+typedef shard_feed_opts cf_feed_opts;   /* mem_train, mem_val: --data grf's split sizes */
 
 /* 1 when data names a data set (files:DIR or grf). */
 int cf_feed_is(const char *data);

@@ -40,7 +40,7 @@ typedef struct {
     cf_part part;
     cf_comm comm;         /* cart = MPI_COMM_NULL when the rank is alone with its samples */
     cf_data_file *file;
-    struct cf_feed *feed; /* --data files:DIR or grf (cf_feed.h); NULL otherwise */
+    struct shard_feed *feed; /* --data files:DIR or grf (cf_feed.h); NULL otherwise */
 } cf_model;
 
 typedef struct cf_net {

@@ -1,0 +1,44 @@
+/* mllog: the process's `:::MLLOG` clock (MLPerf's logging format,
+ * docs/data.md "Time to quality and MLLOG"): the events whose place MLPerf
+ * HPC's rules fix across a whole launch, not one training loop:
+ *   init_start  at program start, before MPI and the network are set up (the
+ *               time of mllog_program_start; printed then where the program
+ *               can tell that it logs and is rank 0, else with that time when
+ *               ttt_begin prints it);
+ *   init_stop, run_start   once, by whichever comes first: the training's
+ *               first step (ttt_run_start) or staging;
+ *   staging_start, staging_stop   around the copy of the data set to
+ *               node-local storage, after run_start: MLPerf HPC counts
+ *               staging in the timed run (hpc_1.0.0 common.yaml requires
+ *               run_start before staging_start).
+ * Only the process that prints (rank 0 with --mllog true) writes lines; the
+ * state is per process.
+ *
+ * defines: mllog_program_start, mllog_line, mllog_init_start, mllog_run_start,
+ *          mllog_run_started, mllog_staging */
+#ifndef EXADL_TRAIN_MLLOG_H
+#define EXADL_TRAIN_MLLOG_H
+
+/* The first call of main: the time of init_start.  When argv asks for
+ * `--mllog true` and the launcher's environment says rank 0
+ * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID; none: one
+ * process), init_start is printed now. */
+void mllog_program_start(int argc, char **argv);
+
+/* One :::MLLOG line: key, event type (POINT_IN_TIME, INTERVAL_START,
+ * INTERVAL_END), value as JSON text, metadata members as JSON text (may be
+ * NULL), the source file and line; time_ms < 0: now. */
+void mllog_line(const char *key, const char *event, const char *value, const char *meta,
+                const char *file, int line, long long time_ms);
+
+/* init_start, once (print: this process prints); the monotonic time of
+ * program start (now when mllog_program_start was not called). */
+double mllog_init_start(int print);
+/* init_stop and run_start, once. */
+void mllog_run_start(int print);
+int mllog_run_started(void);
+/* staging_start (start 1, after run_start: printed first if not yet) or
+ * staging_stop (start 0). */
+void mllog_staging(int print, int start);
+
+#endif
