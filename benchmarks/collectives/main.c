@@ -101,7 +101,7 @@ static void write_config(rec_t *r, const void *arg)
     rec_kv_str(r, "inplace", coll_inplace_names[cfg->inplace_mode]);
     rec_kv_str(r, "timing", coll_timing_names[cfg->per_call]);
     rec_kv_double(r, "batch_target_s", cfg->batch_target_s);
-    rec_key(r, "batch");
+    rec_key(r, "batch_calls"); /* --batch; null: from batch_target_s */
     if (cfg->batch_calls > 0) rec_int(r, cfg->batch_calls); else rec_null(r);
     rec_kv_int(r, "seed", (int64_t)cfg->seed);
     rec_map_end(r);

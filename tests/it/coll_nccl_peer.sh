@@ -99,12 +99,12 @@ fi
 $M -np 2 "$C" --backend mpi --op allreduce -b 1K -e 2K -n 100 --batch 20 -w 5 --inplace no \
     --record "$T/b.yaml" >"$T/b.out" 2>&1
 rc=$?
-# the rows (after results:) and the config (before it) both say batch: 20
+# the rows (after results:) say batch: 20, the config (before it) batch_calls: 20
 nb=$(awk '/^results:/ { r = 1 } r && /^  batch: 20$/ { n++ } END { print n + 0 }' "$T/b.yaml" 2>/dev/null)
 ns=$(awk '/^results:/ { r = 1 } r && /^  samples: 5$/ { n++ } END { print n + 0 }' "$T/b.yaml" 2>/dev/null)
-nc=$(awk '/^results:/ { exit } /^  batch: 20$/ { n++ } END { print n + 0 }' "$T/b.yaml" 2>/dev/null)
+nc=$(awk '/^results:/ { exit } /^  batch_calls: 20$/ { n++ } END { print n + 0 }' "$T/b.yaml" 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$nb" -eq 2 ] && [ "$ns" -eq 2 ] && [ "$nc" -eq 1 ]; then
-    echo "PASS: nccl peer: collectives -n 100 --batch 20 records batch 20 x 5 samples for each size (config batch: 20)"
+    echo "PASS: nccl peer: collectives -n 100 --batch 20 records batch 20 x 5 samples for each size (config batch_calls: 20)"
 else
     echo "FAIL: nccl peer: collectives --batch 20: exit $rc, $nb rows with batch 20, $ns with 5 samples: $(tail -n 2 "$T/b.out")"
 fi
