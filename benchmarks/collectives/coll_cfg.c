@@ -35,7 +35,7 @@ static void usage(void)
         "                       per-call: a barrier before each call (batched)\n"
         "  --batch-us T         batched: a batch lasts at least T microseconds (100)\n"
         "  --batch N            batched: N calls per batch whatever they take (nccl-tests'\n"
-        "                       method: its -n calls between two syncs); with -n, a divisor\n"
+        "                       method: its -n calls between two syncs); -n a multiple of N\n"
         "  -w, --warmup N       untimed iterations first (100 up to 8 KiB, 10 above)\n"
         "  --inplace yes|no|both  in-place, out-of-place or both variants (both)\n"
         "  --seed N             data pattern seed (1)\n"
