@@ -34,6 +34,8 @@ static void usage(void)
         "                       barrier only between batches (OSU/nccl-tests' quantity);\n"
         "                       per-call: a barrier before each call (batched)\n"
         "  --batch-us T         batched: a batch lasts at least T microseconds (100)\n"
+        "  --batch N            batched: N calls per batch whatever they take (nccl-tests'\n"
+        "                       method: its -n calls between two syncs); -n a multiple of N\n"
         "  -w, --warmup N       untimed iterations first (100 up to 8 KiB, 10 above)\n"
         "  --inplace yes|no|both  in-place, out-of-place or both variants (both)\n"
         "  --seed N             data pattern seed (1)\n"
@@ -118,6 +120,8 @@ void coll_cfg_parse(int argc, char **argv, coll_cfg_t *c)
             c->per_call = mpiopt_choice(a, VAL(), coll_timing_names);
         } else if (!strcmp(a, "--batch-us")) {
             c->batch_target_s = (double)mpiopt_int(a, VAL(), 1, 10000000) * 1e-6;
+        } else if (!strcmp(a, "--batch")) {
+            c->batch_calls = (int)mpiopt_int(a, VAL(), 1, 10000000);
         } else if (!strcmp(a, "--inplace")) {
             c->inplace_mode = mpiopt_choice(a, VAL(), coll_inplace_names);
         } else if (!strcmp(a, "--seed")) {
@@ -131,6 +135,12 @@ void coll_cfg_parse(int argc, char **argv, coll_cfg_t *c)
         }
 #undef VAL
     }
+    if (c->batch_calls > 0 && c->per_call)
+        mpiopt_usage_error("--batch %d: per-call timing has one call per sample (leave out --batch or "
+                           "--timing per-call)", c->batch_calls);
+    if (c->batch_calls > 0 && c->iters > 0 && c->iters % c->batch_calls)
+        mpiopt_usage_error("--batch %d: -n %d is not a multiple of it (the timed calls come in whole batches)",
+                           c->batch_calls, c->iters);
     if (c->min_bytes == 0) mpiopt_usage_error("-b: the smallest size must be at least 1 byte");
     if (c->min_bytes > c->max_bytes)
         mpiopt_usage_error("-b %zu is larger than -e %zu (MIN > MAX)", c->min_bytes, c->max_bytes);

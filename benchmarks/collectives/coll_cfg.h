@@ -23,6 +23,7 @@ typedef struct {
     int iters, warmup;      /* -1: adaptive */
     int per_call;           /* --timing per-call (0: batched, the default) */
     double batch_target_s;  /* --batch-us: the least duration of a batch */
+    int batch_calls;        /* --batch N: calls per batch (0: from --batch-us) */
     int inplace_mode;       /* 0 out-of-place, 1 in-place, 2 both */
     unsigned long long seed;
     const char *record;

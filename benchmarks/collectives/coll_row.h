@@ -41,6 +41,7 @@ typedef struct {
     int per_call;           /* in: 1 = a barrier before every call (--timing per-call) */
     double batch_target_s;  /* in: the least duration of a batch (batched timing) */
     int iters_given;        /* in: -n was given: iterations is the exact total */
+    int batch_given;        /* in: --batch N: calls per batch (0: from batch_target_s) */
     int batch;              /* out: calls per sample (1 with per-call timing) */
     int nsamples;           /* out: samples in time_s */
     double *time_s;         /* nsamples samples (s per call), each the maximum over ranks */

@@ -9,12 +9,18 @@
 
 #include "benchmarks/collectives/coll_gpu.h"
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/watchdog.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
 #endif
 
 #if EXADL_GPU
+/* ncclCommInitRank's deadline (EXADL_NCCL_INIT_TIMEOUT_S overrides): NCCL's
+ * set-up takes seconds on a node and can take a minute on thousands of
+ * ranks; five minutes is only ever a rank that is not coming */
+#define COLL_NCCL_INIT_TIMEOUT_S 300.0
+
 #define CHECK_CUDA(call)                                                                \
     do {                                                                                \
         cudaError_t e_ = (call);                                                        \
@@ -225,7 +231,15 @@ int coll_dev_open(coll_dev_t *d, coll_backend_t kind, const comm_t *c, sysinfo_t
         if (c->rank == 0) CHECK_NCCL(ncclGetUniqueId(&id));
         CHECK_MPI(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, c->world));
         ncclComm_t comm;
+        /* ncclCommInitRank waits for every rank with no limit of its own: a
+         * rank that never joins ends the run here, naming this one */
+        char what[128];
+        snprintf(what, sizeof what, "ncclCommInitRank (rank %d of %d)", c->rank, c->size);
+        wd_t *w = wd_arm(wd_timeout_s("EXADL_NCCL_INIT_TIMEOUT_S", COLL_NCCL_INIT_TIMEOUT_S, 0), what,
+                         "a rank did not join (it failed or hangs before this call, or the network "
+                         "between the nodes is blocked); EXADL_NCCL_INIT_TIMEOUT_S sets the limit");
         CHECK_NCCL(ncclCommInitRank(&comm, c->size, id, c->rank));
+        wd_disarm(w);
         d->nccl_comm = comm;
     }
     return 0;
@@ -308,7 +322,9 @@ void coll_dev_sync(coll_dev_t *d)
 #if EXADL_GPU
     if (!d->stream) return;
     /* polled, with NCCL's asynchronous error: a dead peer fails the run
-     * instead of hanging it in cudaStreamSynchronize */
+     * instead of hanging it in cudaStreamSynchronize.  A spin, no sleep:
+     * nccl-tests spins on cudaStreamQuery, and a sleep (its wake-up slack is
+     * tens of us) would be counted in every batch's time */
     for (;;) {
         cudaError_t e = cudaStreamQuery((cudaStream_t)d->stream);
         if (e == cudaSuccess) return;
@@ -325,8 +341,6 @@ void coll_dev_sync(coll_dev_t *d)
                            last);
             }
         }
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
     }
 #else
     (void)d;

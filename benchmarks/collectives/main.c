@@ -101,6 +101,8 @@ static void write_config(rec_t *r, const void *arg)
     rec_kv_str(r, "inplace", coll_inplace_names[cfg->inplace_mode]);
     rec_kv_str(r, "timing", coll_timing_names[cfg->per_call]);
     rec_kv_double(r, "batch_target_s", cfg->batch_target_s);
+    rec_key(r, "batch_calls"); /* --batch; null: from batch_target_s */
+    if (cfg->batch_calls > 0) rec_int(r, cfg->batch_calls); else rec_null(r);
     rec_kv_int(r, "seed", (int64_t)cfg->seed);
     rec_map_end(r);
 }
@@ -135,8 +137,11 @@ static int write_record(const coll_cfg_t *cfg, const comm_t *c, const sysinfo_t 
                                   ? "stream sync + MPI_Barrier before each call, stream sync after"
                                   : "MPI_Barrier before each call");
     } else {
-        rec_kv_str(r, "sample", "a batch of `batch` back-to-back calls: its time / batch, per rank "
-                                "(batch so that it lasts >= batch_target_s, from the warm-up's mean)");
+        rec_kv_str(r, "sample", cfg->batch_calls > 0
+                                    ? "a batch of `batch` back-to-back calls: its time / batch, per rank "
+                                      "(batch given: --batch, nccl-tests' -n)"
+                                    : "a batch of `batch` back-to-back calls: its time / batch, per rank "
+                                      "(batch so that it lasts >= batch_target_s, from the warm-up's mean)");
         rec_kv_str(r, "combine", "max over ranks of each batch's mean time per call");
         rec_kv_str(r, "sync", cfg->backend == BK_NCCL
                                   ? "stream sync + MPI_Barrier before each batch, stream sync after"
@@ -283,6 +288,10 @@ int main(int argc, char **argv)
         if (cfg.per_call)
             printf("# timing: per call: %s before each call; per-call times, max over ranks;\n",
                    cfg.backend == BK_NCCL ? "stream sync + MPI_Barrier" : "MPI_Barrier");
+        else if (cfg.batch_calls > 0)
+            printf("# timing: batched: a sample = time of B = %d back-to-back calls / B (--batch;\n"
+                   "#   %s between batches only), max over ranks per batch;\n",
+                   cfg.batch_calls, cfg.backend == BK_NCCL ? "stream sync + MPI_Barrier" : "MPI_Barrier");
         else
             printf("# timing: batched: a sample = time of B back-to-back calls / B (a batch lasts\n"
                    "#   >= %g us; %s between batches only), max over ranks per batch;\n",
@@ -358,6 +367,7 @@ int main(int argc, char **argv)
                         r->per_call = cfg.per_call;
                         r->batch_target_s = cfg.batch_target_s;
                         r->iters_given = cfg.iters >= 0;
+                        r->batch_given = cfg.batch_calls;
                         pair[ip] = r;
                         if (ip && !op->inplace_ok((coll_backend_t)cfg.backend)) {
                             r->na = 1;

@@ -30,6 +30,22 @@ int coll_batch_plan(double est_s, double target_s, int iters, int exact, int *ba
     return b;
 }
 
+int coll_batch_fixed(int batch, int iters, int exact, int *batches)
+{
+    if (iters < 1) iters = 1;
+    if (batch < 1) batch = 1;
+    if (exact) {
+        /* the total asked for, in whole batches (the parser refuses a -n that
+         * is not a multiple of --batch: nothing is dropped silently) */
+        if (batch > iters) batch = iters;
+        *batches = iters / batch;
+    } else {
+        int k = (iters + batch - 1) / batch;
+        *batches = k < COLL_MIN_BATCHES ? COLL_MIN_BATCHES : k;
+    }
+    return batch;
+}
+
 static void planted_wait(void)
 {
     if (coll_planted_delay_s <= 0) return;
@@ -68,7 +84,10 @@ static double *time_batched(const coll_bufs_t *b, coll_ctx_t *c, coll_row_t *row
     double est = loop_s(b, c, row, s, r, w > 1 ? w - w / 2 : 1), est_max;
     CHECK_MPI(MPI_Allreduce(&est, &est_max, 1, MPI_DOUBLE, MPI_MAX, b->comm->world));
     int k;
-    row->batch = coll_batch_plan(est_max, row->batch_target_s, row->iterations, row->iters_given, &k);
+    if (row->batch_given > 0) /* --batch: nccl-tests' -n calls per timed loop */
+        row->batch = coll_batch_fixed(row->batch_given, row->iterations, row->iters_given, &k);
+    else
+        row->batch = coll_batch_plan(est_max, row->batch_target_s, row->iterations, row->iters_given, &k);
     row->nsamples = k;
     row->iterations = row->batch * k;
     double *local = XCALLOC((size_t)k, sizeof *local, "timing samples");

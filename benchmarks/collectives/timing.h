@@ -5,7 +5,8 @@
  * only between batches; a sample is the batch's time / B on each rank, and
  * the ranks are combined per batch by the maximum.  Per-call: a barrier
  * before every call, one call per sample, max over ranks.
- * defines: coll_batch_plan, coll_time_row, coll_planted_delay_s */
+ * With --batch N the batch is N whatever the estimate (coll_batch_fixed).
+ * defines: coll_batch_plan, coll_batch_fixed, coll_time_row, coll_planted_delay_s */
 #ifndef EXADL_COLL_TIMING_H
 #define EXADL_COLL_TIMING_H
 
@@ -17,6 +18,13 @@
  * (batches = iters / batch, the batch lowered to divide it as evenly as the
  * target allows).  Returns the batch; *batches gets the count. */
 int coll_batch_plan(double est_s, double target_s, int iters, int exact, int *batches);
+
+/* Calls per batch and batches with the batch given (--batch N, nccl-tests'
+ * method: a timed loop of N back-to-back calls between two stream syncs):
+ * exact (-n given): iters / batch batches (the batch at most iters);
+ * otherwise ceil(iters / batch), at least COLL_MIN_BATCHES.  Returns the
+ * batch; *batches gets the count. */
+int coll_batch_fixed(int batch, int iters, int exact, int *batches);
 
 /* Warm up and time the row's calls (s, r: the buffers the calls see): fills
  * row->batch, nsamples, time_s (allocated; s per call, max over ranks) and

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/watchdog.h"
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 
 static void fast_close(void *ctx) { kern_fast_release(ctx); }
@@ -131,7 +132,17 @@ static int cuda_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *s
         char id[KCU_NCCL_ID_BYTES];
         if (comm->rank == 0) K->nccl_unique_id(id);
         CHECK_MPI(MPI_Bcast(id, KCU_NCCL_ID_BYTES, MPI_BYTE, 0, comm->world));
+        /* ncclCommInitRank waits for every rank with no limit of its own: a
+         * rank that never joins ends the run here, naming this one; the
+         * limit is at least --comm-timeout and five minutes (NCCL's set-up
+         * can take a minute on thousands of ranks) */
+        char what[128];
+        snprintf(what, sizeof what, "ncclCommInitRank (rank %d of %d)", comm->rank, comm->size);
+        wd_t *w = wd_arm(wd_timeout_s("EXADL_NCCL_INIT_TIMEOUT_S", 300, c->comm_timeout), what,
+                         "a rank did not join (it failed or hangs before this call, or the network "
+                         "between the nodes is blocked); EXADL_NCCL_INIT_TIMEOUT_S sets the limit");
         K->nccl_init(ctx, id, comm->size, comm->rank);
+        wd_disarm(w);
         sysinfo_set_version(si, "nccl", d.nccl);
         b->transport.name = "nccl";
         b->transport.thread_init = K->gs_thread_init;

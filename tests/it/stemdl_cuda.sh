@@ -122,29 +122,30 @@ else
 fi
 
 # ---- the Makefile finds cuDNN and NCCL in a Python-wheel layout -----------------------------
-cuda=${CUDA_HOME:-/usr/local/cuda}
-if [ -f "$cuda/include/cudnn.h" ] && [ -f "$cuda/include/nccl.h" ] && ls "$cuda"/lib64/libcudnn.so.9 >/dev/null 2>&1; then
-    W=$T/site-packages/nvidia
-    mkdir -p "$W/cudnn/include" "$W/cudnn/lib" "$W/nccl/include" "$W/nccl/lib"
-    ln -s "$cuda"/include/cudnn*.h "$W/cudnn/include/"
-    ln -s "$cuda/include/nccl.h" "$W/nccl/include/"
-    ln -s "$(readlink -f "$cuda/lib64/libcudnn.so.9")" "$W/cudnn/lib/libcudnn.so.9"
-    ln -s "$(readlink -f "$cuda/lib64/libnccl.so.2")" "$W/nccl/lib/libnccl.so.2"
-    make --no-print-directory -s BUILD="$T/wheel-build" CUDNN_HOME="$W/cudnn" NCCL_HOME="$W/nccl" info >"$T/info" 2>&1
-    if grep -q "GPU=1" "$T/info" && grep -q "$W/cudnn/lib/libcudnn.so.9" "$T/info" &&
-        grep -q "$W/nccl/lib/libnccl.so.2" "$T/info" && grep -q -- "-Wl,-rpath,$W/cudnn/lib" "$T/info"; then
-        echo "PASS: Makefile links libcudnn.so.9 and libnccl.so.2 from a wheel layout (CUDNN_HOME, NCCL_HOME)"
-    else
-        echo "FAIL: Makefile with a wheel layout: $(cat "$T/info")"
-    fi
-    make --no-print-directory -s BUILD="$T/wheel-build" GPU=0 CUDNN_HOME="$W/cudnn" NCCL_HOME="$W/nccl" info >"$T/info0" 2>&1
-    if grep -q "GPU=0" "$T/info0" && grep -q "GPU_LIBS=$" "$T/info0"; then
-        echo "PASS: make GPU=0 leaves the CUDA path out"
-    else
-        echo "FAIL: make GPU=0: $(cat "$T/info0")"
-    fi
+# A build-system check, not a GPU test: the layout is made up here (an nvcc
+# that only exists, headers and libraries that are empty files), so it runs
+# on every machine, with CUDA or without
+FC=$T/fake-cuda
+W=$T/site-packages/nvidia
+mkdir -p "$FC/bin" "$FC/include" "$FC/lib64" "$W/cudnn/include" "$W/cudnn/lib" "$W/nccl/include" "$W/nccl/lib"
+printf '#!/bin/sh\nexit 0\n' >"$FC/bin/nvcc"
+chmod +x "$FC/bin/nvcc"
+: >"$W/cudnn/include/cudnn.h"
+: >"$W/nccl/include/nccl.h"
+: >"$W/cudnn/lib/libcudnn.so.9"
+: >"$W/nccl/lib/libnccl.so.2"
+make --no-print-directory -s BUILD="$T/wheel-build" CUDA_HOME="$FC" CUDNN_HOME="$W/cudnn" NCCL_HOME="$W/nccl" info >"$T/info" 2>&1
+if grep -q "GPU=1" "$T/info" && grep -q "$W/cudnn/lib/libcudnn.so.9" "$T/info" &&
+    grep -q "$W/nccl/lib/libnccl.so.2" "$T/info" && grep -q -- "-Wl,-rpath,$W/cudnn/lib" "$T/info"; then
+    echo "PASS: Makefile links libcudnn.so.9 and libnccl.so.2 from a wheel layout (CUDNN_HOME, NCCL_HOME)"
 else
-    echo "SKIP: Makefile wheel layout: no cuDNN and NCCL under $cuda to imitate a wheel with"
+    echo "FAIL: Makefile with a wheel layout: $(cat "$T/info")"
+fi
+make --no-print-directory -s BUILD="$T/wheel-build" GPU=0 CUDA_HOME="$FC" CUDNN_HOME="$W/cudnn" NCCL_HOME="$W/nccl" info >"$T/info0" 2>&1
+if grep -q "GPU=0" "$T/info0" && grep -q "GPU_LIBS=$" "$T/info0"; then
+    echo "PASS: make GPU=0 leaves the CUDA path out"
+else
+    echo "FAIL: make GPU=0: $(cat "$T/info0")"
 fi
 
 # ---- bench_gpu.sh without a GPU ---------------------------------------------------------------

@@ -371,19 +371,10 @@ run_cosmoflow_tf32() { cosmoflow tf32; }
 run_cosmoflow_fp32() { cosmoflow fp32; }
 
 run_nccl() {
-    # nccl-tests links -lnccl: the wheels ship only libnccl.so.2, so where NCCL_HOME/lib has
-    # no libnccl.so it builds against a folder that names the wheel's library so
-    local nh=$NCCL_HOME
-    if [ ! -e "$NCCL_HOME/lib/libnccl.so" ] && [ ! -e "$NCCL_HOME/lib64/libnccl.so" ]; then
-        local so
-        so=$(ls "$NCCL_HOME"/lib/libnccl.so.[0-9]* "$NCCL_HOME"/lib64/libnccl.so.[0-9]* 2>/dev/null | head -n 1)
-        if [ -z "$so" ]; then say "gpu_session.sh: nccl: no libnccl.so* under $NCCL_HOME"; failed=1; return; fi
-        nh=$work/nccl-home
-        mkdir -p "$nh/lib"
-        ln -s "$NCCL_HOME/include" "$nh/include"
-        ln -s "$so" "$nh/lib/libnccl.so"
-    fi
-    step nccl-tests make -C "$nccl_tests" -j"$jobs" CUDA_HOME="$CUDA_HOME" NCCL_HOME="$nh" \
+    # nccl-tests links -lnccl and the wheels ship only libnccl.so.2: nccl_tests_build.sh
+    # builds it against a private NCCL_HOME that names the wheel's library so
+    step nccl-tests env CUDA_HOME="$CUDA_HOME" NCCL_HOME="$NCCL_HOME" \
+        benchmarks/collectives/tools/nccl_tests_build.sh "$nccl_tests" -j"$jobs" \
         NVCC_GENCODE="-gencode=arch=compute_$gpu_cc,code=sm_$gpu_cc" || return
     step bench_nccl env EXADL_BIN="$build/bin" benchmarks/collectives/tools/bench_nccl.sh "$nccl_tests/build/all_reduce_perf"
     sed -n '/^== bench_nccl: env/,/^== bench_nccl: exit/p' "$log" >"$res/bench_nccl.txt"

@@ -29,6 +29,7 @@ typedef struct {
     MPI_Comm comm;
     double t0;
     int nslots, ncalls, cap;
+    int64_t fusion_elems; /* gs_prepare's bound: a fused call above it aborts, as the real module refuses it */
     double *ready, *start, *end;
 } fake_t;
 
@@ -136,10 +137,11 @@ static void nccl_init(void *ctx, const char id[KCU_NCCL_ID_BYTES], int nranks, i
     if (MPI_Comm_dup(MPI_COMM_WORLD, &f->comm) != MPI_SUCCESS) abort();
 }
 
-static void gs_prepare(void *ctx, int nslots)
+static void gs_prepare(void *ctx, int nslots, int64_t fusion_elems)
 {
     fake_t *f = ctx;
     f->nslots = nslots;
+    f->fusion_elems = fusion_elems;
     f->ready = realloc(f->ready, (size_t)nslots * sizeof *f->ready);
     if (!f->ready) abort();
 }
@@ -171,6 +173,13 @@ static void gs_allreduce(void *ctx, float *const *bufs, const int64_t *counts, c
         if (!f->start || !f->end) abort();
     }
     f->start[f->ncalls] = now_s() - f->t0;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) total += counts[i];
+    if (n > 1 && total > f->fusion_elems) {
+        fprintf(stderr, "fake NCCL: a fused reduction of %lld floats, above the %lld gs_prepare sized\n",
+                (long long)total, (long long)f->fusion_elems);
+        abort();
+    }
     for (int i = 0; i < n; i++)
         if (MPI_Allreduce(MPI_IN_PLACE, bufs[i], (int)counts[i], MPI_FLOAT, MPI_SUM, f->comm) != MPI_SUCCESS)
             abort();

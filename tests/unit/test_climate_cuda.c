@@ -22,6 +22,7 @@
  * start where a driver is FAILs (as test_cosmo_cuda.c). */
 #include <stdio.h>
 
+#include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
 
 #if !EXADL_GPU
@@ -426,10 +427,8 @@ int main(void)
         ndev = K->device_count(why, sizeof why);
     } else {
         /* the module needs the CUDA libraries: without them there is no GPU
-         * to test, unless an NVIDIA driver says there is one */
-        FILE *drv = fopen("/proc/driver/nvidia/version", "r");
-        ndev = drv ? -1 : 0;
-        if (drv) fclose(drv);
+         * to test, unless nvidia-smi -L lists one (gpu_probe.h) */
+        ndev = gpu_probe_unloaded(why);
     }
     R = rng_stream(2026, 33, 1, 0);
     Rf = kern_ref_ops();

@@ -5,6 +5,7 @@
  * CUDA path one SKIP line says so. */
 #include <stdio.h>
 
+#include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
 
 #if !EXADL_GPU
@@ -111,10 +112,8 @@ int main(void)
         ndev = K->device_count(why, sizeof why);
     } else {
         /* the module needs the CUDA libraries: without them there is no GPU
-         * to test, unless an NVIDIA driver says there is one */
-        FILE *drv = fopen("/proc/driver/nvidia/version", "r");
-        ndev = drv ? -1 : 0;
-        if (drv) fclose(drv);
+         * to test, unless nvidia-smi -L lists one (gpu_probe.h) */
+        ndev = gpu_probe_unloaded(why);
     }
     REF = (kset_t){kern_ref_ops(), NULL, 0};
     tap_run_("cosmo_cuda_kernels_fp32", test_fp32);

@@ -17,6 +17,7 @@
 #include "benchmarks/train/kernels/flops.h"
 #include "benchmarks/train/kernels/kern.h"
 #include "tests/unit/cosmo_kcheck.h"
+#include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
 #if EXADL_GPU
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
@@ -195,10 +196,8 @@ int main(void)
     K = kcu_load(why, sizeof why);
     if (K) {
         ndev = K->device_count(why, sizeof why);
-    } else { /* no module: no GPU, unless a driver says there is one */
-        FILE *drv = fopen("/proc/driver/nvidia/version", "r");
-        ndev = drv ? -1 : 0;
-        if (drv) fclose(drv);
+    } else { /* no module: no GPU, unless nvidia-smi -L lists one (gpu_probe.h) */
+        ndev = gpu_probe_unloaded(why);
     }
     T_RUN(test_lc_cuda_fp32);
     T_RUN(test_lc_cuda_bf16);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tests/unit/stemdl_fixture.h"
+#include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
 
 #if !EXADL_GPU
@@ -726,7 +727,7 @@ static void test_gradient_ready_is_device_time(void)
     d.ops->sync(d.ctx);
     d.ops->timer_flush(d.ctx);
     ktab_reset(&t);
-    K->gs_prepare(d.ctx, 2);
+    K->gs_prepare(d.ctx, 2, 0);
     K->gs_begin(d.ctx);
     for (int i = 0; i < 20; i++) kc_conv_fwd(&kc, "c", &x->dv, wt->dp, 3, &y->dv);
     K->gs_mark(d.ctx, 1);
@@ -814,10 +815,8 @@ int main(void)
         ndev = K->device_count(nodev_why, sizeof nodev_why);
     } else {
         /* the module needs the CUDA libraries: without them there is no GPU
-         * to test, unless an NVIDIA driver says there is one */
-        FILE *drv = fopen("/proc/driver/nvidia/version", "r");
-        ndev = drv ? -1 : 0;
-        if (drv) fclose(drv);
+         * to test, unless nvidia-smi -L lists one (gpu_probe.h) */
+        ndev = gpu_probe_unloaded(nodev_why);
     }
     run("bad_settings_refused", test_bad_settings_refused);
     run("device_count_reason", test_device_count_reason);

@@ -187,9 +187,14 @@ typedef struct {
     MPI_Comm comm;
     int nslots, marked[2 * NLAYERS], ncalls, waits, begins;
     int call_slots[DEV_MAXCALLS][2 * NLAYERS], call_n[DEV_MAXCALLS];
+    int64_t fusion_elems, fused_max; /* prepare's bound; the largest call of several buffers */
 } devtr_t;
 
-static void dev_prepare(void *c, int nslots) { ((devtr_t *)c)->nslots = nslots; }
+static void dev_prepare(void *c, int nslots, int64_t fusion_elems)
+{
+    ((devtr_t *)c)->nslots = nslots;
+    ((devtr_t *)c)->fusion_elems = fusion_elems;
+}
 static void dev_begin(void *c)
 {
     devtr_t *d = c;
@@ -202,6 +207,9 @@ static void dev_allreduce(void *c, float *const *bufs, const int64_t *counts, co
 {
     devtr_t *d = c;
     if (d->ncalls >= DEV_MAXCALLS) abort();
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) total += counts[i];
+    if (n > 1 && total > d->fused_max) d->fused_max = total;
     for (int i = 0; i < n; i++) {
         CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, bufs[i], (int)counts[i], MPI_FLOAT, MPI_SUM, d->comm));
         d->call_slots[d->ncalls][i] = slots[i];
@@ -246,6 +254,11 @@ static void test_device_transport_times(void)
     gsync_t *g = gsync_create(&cfg, &comm, tr, t, nt, NLAYERS, grad, err, sizeof err);
     T_ASSERT(g, "%s", err);
     T_ASSERT(d.nslots == nt, "prepare saw %d slots of %d", d.nslots, nt);
+    /* the fusion buffer is sized once, here (issue 28 item 11): 4096 bytes
+     * = 1024 floats where there are reductions, none on one rank */
+    T_ASSERT(d.fusion_elems == (comm.size > 1 ? (total < 1024 ? total : 1024) : 0),
+             "prepare's fusion bound %lld floats (%d ranks, %lld in all)", (long long)d.fusion_elems, comm.size,
+             (long long)total);
     for (int step = 0; step < 2; step++) {
         for (int64_t i = 0; i < total; i++) grad[i] = value(comm.rank, i, step);
         gsync_begin(g);
@@ -294,6 +307,9 @@ static void test_device_transport_times(void)
         }
     }
     T_ASSERT(d.begins == 2, "begin called %d times in 2 steps", d.begins);
+    T_ASSERT(d.fused_max <= d.fusion_elems, "a fused call of %lld floats, above prepare's %lld",
+             (long long)d.fused_max, (long long)d.fusion_elems);
+    if (comm.size > 1) T_ASSERT(d.fused_max > 0, "no call fused several tensors: the bound was not exercised");
     gsync_free(g);
     MPI_Comm_free(&d.comm);
     free(grad);

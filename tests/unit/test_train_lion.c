@@ -25,6 +25,7 @@
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 #endif
 #include "tests/unit/train_fixture.h"
+#include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
 
 int64_t kern_ref_flops;
@@ -203,12 +204,11 @@ static void test_cuda(void)
 {
     char why[512];
     const kcu_api *K = kcu_load(why, sizeof why);
-    /* without the module's CUDA libraries there is no GPU to test, unless an
-     * NVIDIA driver says there is one: then the module must load */
+    /* without the module's CUDA libraries there is no GPU to test, unless
+     * nvidia-smi -L lists one (gpu_probe.h): then the module must load */
     if (!K) {
-        FILE *drv = fopen("/proc/driver/nvidia/version", "r");
-        if (drv) fclose(drv);
-        T_ASSERT(!drv, "an NVIDIA driver is present but the CUDA module does not load: %s", why);
+        T_ASSERT(gpu_probe_unloaded(why) == 0, "nvidia-smi -L lists a GPU but the CUDA module does not load: %s",
+                 why);
         T_SKIP("no CUDA GPU (%s)", why);
     }
     int ndev = K->device_count(why, sizeof why);

@@ -160,7 +160,8 @@ for prec in $precs; do
             echo "    torch: skipped (SKIP_TORCH=1)"
         else
             set +e
-            "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --bench --device cuda --preset "$preset" \
+            # the PyTorch peer with its own wheels' libraries, not ours (gpu_env.sh)
+            gpu_env_torch "$py" benchmarks/cosmoflow/tools/cosmoflow_torch.py --bench --device cuda --preset "$preset" \
                 --precision "$prec" --batch "$batch" --steps "$steps" --warmup "$warmup" \
                 --flops-per-sample "$exec_ps" >"$tmp/$tag-torch.out" 2>&1
             trc=$?

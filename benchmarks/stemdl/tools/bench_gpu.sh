@@ -95,7 +95,8 @@ if [ "${SKIP_TORCH:-0}" = 1 ]; then
     echo "torch: skipped (SKIP_TORCH=1)"
 else
     set +e
-    "$py" benchmarks/stemdl/tools/stemdl_torch.py --bench --preset "$preset" --precision "$prec" --batch "$batch" \
+    # the PyTorch peer with its own wheels' libraries, not ours (gpu_env.sh)
+    gpu_env_torch "$py" benchmarks/stemdl/tools/stemdl_torch.py --bench --preset "$preset" --precision "$prec" --batch "$batch" \
         --steps "$steps" --warmup "$((warmup + 1))" --flops-per-sample "$exec_ps" >"$tmp/torch.out" 2>&1
     trc=$?
     set -e

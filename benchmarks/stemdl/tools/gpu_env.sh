@@ -16,7 +16,38 @@
 #   EXADL_MAKEVARS (bash array): the make variables to add, e.g.
 #       make -j16 BUILD=build-gpu GPU=1 CUDA_HOME="$CUDA_HOME" CUDNN_HOME="$CUDNN_HOME" \
 #           NCCL_HOME="$NCCL_HOME" "${EXADL_MAKEVARS[@]}"
+#   EXADL_TORCH_LD_LIBRARY_PATH   the LD_LIBRARY_PATH the PyTorch peer gets:
+#               the one from before gpu_env.sh (nothing added).  PyTorch finds
+#               its own nvidia wheels (cuDNN, NCCL, cuBLAS) by its run paths;
+#               the toolkit's, the wheels' or Debian's directories ahead of
+#               them would give it other versions of those libraries.
+# and defines
+#   gpu_env_torch CMD...   runs CMD (the PyTorch peer) in that environment:
+#               LD_LIBRARY_PATH as it was (unset if it was), no OPAL_* of the
+#               unpacked Open MPI
+#   gpu_env_print          prints both environments' LD_LIBRARY_PATH (a
+#               dry check: tests/it/gpu_env.sh reads it)
 # Returns 1 with a message on stderr when nvcc, cuDNN or NCCL is not found.
+# sourced twice (bench_gpu.sh after gpu_session.sh): the first one's "before"
+if [ -z "${EXADL_TORCH_ENV_SAVED:-}" ]; then
+    EXADL_TORCH_ENV_SAVED=1
+    EXADL_TORCH_LD_SET=${LD_LIBRARY_PATH+1}
+    EXADL_TORCH_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+    export EXADL_TORCH_ENV_SAVED EXADL_TORCH_LD_SET EXADL_TORCH_LD_LIBRARY_PATH
+fi
+gpu_env_torch() {
+    if [ -n "$EXADL_TORCH_LD_SET" ]; then
+        env -u OPAL_PREFIX -u OPAL_LIBDIR -u OPAL_PKGLIBDIR -u OPAL_DATADIR -u OPAL_PKGDATADIR \
+            -u OPAL_SYSCONFDIR -u OPAL_BINDIR LD_LIBRARY_PATH="$EXADL_TORCH_LD_LIBRARY_PATH" "$@"
+    else
+        env -u OPAL_PREFIX -u OPAL_LIBDIR -u OPAL_PKGLIBDIR -u OPAL_DATADIR -u OPAL_PKGDATADIR \
+            -u OPAL_SYSCONFDIR -u OPAL_BINDIR -u LD_LIBRARY_PATH "$@"
+    fi
+}
+gpu_env_print() {
+    echo "exadl LD_LIBRARY_PATH=${LD_LIBRARY_PATH-(unset)}"
+    echo "torch LD_LIBRARY_PATH=$(gpu_env_torch sh -c 'echo "${LD_LIBRARY_PATH-(unset)}"')"
+}
 py=${PYTHON:-python3}
 EXADL_MAKEVARS=()
 EXADL_DEBS_ROOT=""

@@ -138,8 +138,16 @@ gsync_t *gsync_create(const gsync_cfg *cfg, comm_t *comm, gsync_transport tr,
     if (drop && sscanf(drop, "%d:%d", &drop_rank, &drop_l) == 2 && drop_rank == comm->rank)
         g->drop_layer = drop_l;
 
-    /* the transport's slots serve one rank too (device ready times) */
-    if (g->tr.prepare) g->tr.prepare(g->tr.ctx, g->T);
+    /* the transport's slots serve one rank too (device ready times); a call
+     * of several tensors holds at most fusion_bytes (the engine flushes
+     * before a tensor would pass it) and at most the whole gradient */
+    if (g->tr.prepare) {
+        int64_t all = 0;
+        for (int t = 0; t < g->T; t++) all += g->tensors[t].count;
+        int64_t fused = cfg->fusion_bytes / (int64_t)sizeof(float);
+        if (fused > all) fused = all;
+        g->tr.prepare(g->tr.ctx, g->T, comm->size > 1 && g->tr.allreduce ? fused : 0);
+    }
     g->rcomm = MPI_COMM_NULL;
     if (comm->size > 1) {
         int level;

@@ -47,8 +47,11 @@ typedef struct {
 typedef struct {
     const char *name; /* "mpi", "nccl" */
     /* once, from gsync_create, before the engine thread starts: there will be
-     * nslots gradient slots (tensor ids).  May be NULL. */
-    void (*prepare)(void *ctx, int nslots);
+     * nslots gradient slots (tensor ids), and no allreduce call of several
+     * buffers will hold more than fusion_elems floats in all (0 on one rank:
+     * no reductions), so that a fusion buffer is sized here, never in a
+     * step.  May be NULL. */
+    void (*prepare)(void *ctx, int nslots, int64_t fusion_elems);
     /* main thread, in gsync_begin: the step's time origin (GPU: an event on
      * the compute stream).  May be NULL. */
     void (*begin)(void *ctx);

@@ -80,7 +80,7 @@ void kcu_nccl_init(void *ctx, const char id[KCU_NCCL_ID_BYTES], int nranks, int 
  * settle (main thread, after the step) reads the events: device times.
  * Without NCCL (one rank) begin, mark and settle still give the gradients'
  * device ready times. */
-void kcu_gs_prepare(void *ctx, int nslots);
+void kcu_gs_prepare(void *ctx, int nslots, int64_t fusion_elems);
 void kcu_gs_begin(void *ctx);
 void kcu_gs_mark(void *ctx, int slot);
 void kcu_gs_thread_init(void *ctx);
@@ -134,7 +134,7 @@ typedef struct {
     double (*gemm_peak)(void *ctx, const char *dtype, int size, int warmup, int reps);
     void (*nccl_unique_id)(char id[KCU_NCCL_ID_BYTES]);
     void (*nccl_init)(void *ctx, const char id[KCU_NCCL_ID_BYTES], int nranks, int rank);
-    void (*gs_prepare)(void *ctx, int nslots);
+    void (*gs_prepare)(void *ctx, int nslots, int64_t fusion_elems);
     void (*gs_begin)(void *ctx);
     void (*gs_mark)(void *ctx, int slot);
     void (*gs_thread_init)(void *ctx);

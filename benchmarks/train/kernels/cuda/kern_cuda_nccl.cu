@@ -35,9 +35,18 @@ extern "C" void kcu_nccl_init(void *ctx, const char id[KCU_NCCL_ID_BYTES], int n
 
 /* ---- gsync's transport ------------------------------------------------------------------- */
 
-extern "C" void kcu_gs_prepare(void *ctx, int nslots)
+extern "C" void kcu_gs_prepare(void *ctx, int nslots, int64_t fusion_elems)
 {
     Ctx *C = ctx_of(ctx);
+    /* the fusion buffer, at its largest once: a cudaMalloc (and the
+     * cudaStreamSynchronize a larger one needed) inside a step would be
+     * counted in the step and stall the reductions queued before it */
+    if (fusion_elems > 0 && (size_t)fusion_elems > C->gs_fusion_elems) {
+        if (C->gs_fusion) CK_CUDA(cudaFree(C->gs_fusion));
+        C->gs_fusion = NULL;
+        CK_CUDA(cudaMalloc(&C->gs_fusion, (size_t)fusion_elems * sizeof(float)));
+        C->gs_fusion_elems = (size_t)fusion_elems;
+    }
     while ((int)C->gs_ev.size() < nslots) {
         cudaEvent_t e;
         CK_CUDA(cudaEventCreate(&e)); /* with timing: when the gradient was made */
@@ -95,15 +104,10 @@ extern "C" void kcu_gs_allreduce(void *ctx, float *const *bufs, const int64_t *c
     if (contiguous) {
         CK_NCCL(ncclAllReduce(sp[0].first, sp[0].first, (size_t)total, ncclFloat32, ncclSum, C->nccl, C->cs));
     } else {
-        if ((size_t)total > C->gs_fusion_elems) {
-            /* earlier reductions may still read the old buffer */
-            if (C->gs_fusion) {
-                CK_CUDA(cudaStreamSynchronize(C->cs));
-                CK_CUDA(cudaFree(C->gs_fusion));
-            }
-            CK_CUDA(cudaMalloc(&C->gs_fusion, (size_t)total * sizeof(float)));
-            C->gs_fusion_elems = (size_t)total;
-        }
+        /* sized by kcu_gs_prepare from the fusion threshold: never here */
+        CHECK((size_t)total <= C->gs_fusion_elems,
+              "a fused gradient reduction of %lld floats, above the %zu kcu_gs_prepare sized",
+              (long long)total, C->gs_fusion_elems);
         int64_t off = 0;
         for (auto &x : sp) {
             CK_CUDA(cudaMemcpyAsync(C->gs_fusion + off, x.first, (size_t)x.second * sizeof(float),
