@@ -108,7 +108,7 @@ static int cuda_open(backend_t *b, const runcfg_t *c, comm_t *comm, sysinfo_t *s
     b->threads = 1;
     /* cudnnFind chooses each convolution's algorithm at its first call: in a
      * pass of its own, before the gradient engine and its timeout start and
-     * while no reduction runs beside it (train.c) */
+     * while no reduction runs beside it (tsetup.c) */
     b->tune_pass = 1;
 
     snprintf(si->gpu_model, sizeof si->gpu_model, "%s", d.model);

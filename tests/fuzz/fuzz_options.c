@@ -44,7 +44,7 @@ static void model_args(int argc, char **argv)
     arena_t *a = ar_new();
     int *scales;
     size_t ns;
-    if (o.scales) (void)parse_scales(a, o.scales, &scales, &ns);
+    if (o.scales) (void)model_dp_parse_scales(a, o.scales, &scales, &ns);
     if (o.modes) {
         char *s = ar_strdup(a, o.modes), *save = NULL;
         for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
