@@ -12,7 +12,9 @@ static void usage(FILE *f)
             "2018 Gordon Bell climate segmentation, Kurth et al., SC18) on synthetic climate\n"
             "fields with cyclone and river masks, counting the FLOPs of every kernel, and\n"
             "writes a result record.  Runs as one process, or under mpirun with data\n"
-            "parallelism; batch norm uses each rank's own statistics.\n"
+            "parallelism; batch norm uses each rank's own statistics (--bn local, DeepCAM's\n"
+            "default) or those of a group of ranks (--bn sync [--bn-group G]: sums of x and\n"
+            "x^2, then of dy and dy xhat, allreduced in double; cpu backend).\n"
             "\n"
             "  --help                 this text\n"
             "  --describe             print the layer table and exact counts per sample;\n"
@@ -34,7 +36,8 @@ static void usage(FILE *f)
             "Examples:\n"
             "  climate --preset deepcam --describe\n"
             "  climate --preset small --steps 20 --record small.yaml\n"
-            "  mpirun -np 2 climate --preset small --batch 2\n");
+            "  mpirun -np 2 climate --preset small --batch 2\n"
+            "  mpirun -np 2 climate --preset small --batch 2 --bn sync   # = 1 rank of batch 4\n");
 }
 
 static int validate(const void *cfg, char *err, size_t errlen)

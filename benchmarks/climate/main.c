@@ -2,11 +2,13 @@
  * docs/climate.md). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchmarks/climate/clargs.h"
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
+#include "benchmarks/networks/deepcam/cl_bnsync.h"
 #include "benchmarks/networks/deepcam/cl_net.h"
 #include "benchmarks/networks/deepcam/cl_network.h"
 #include "benchmarks/networks/deepcam/cl_plan.h"
@@ -42,6 +44,12 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     char err[512];
     cl_plan p;
     cl_plan_build(&p, &a->cfg);
+    cl_bnsync bn = {.comm = MPI_COMM_NULL};
+    int sync = !strcmp(a->cfg.bn, "sync");
+    if (sync && cl_bnsync_open(&bn, a->cfg.bn_group, comm->mpi ? comm->world : MPI_COMM_NULL,
+                               comm->size, err, sizeof err))
+        check_usage("%s", err);
+    p.bn = sync ? &bn : NULL;
     backend_t be;
     if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
     train_job job = {.net = &climate_network, .model = &p, .run = &a->cfg.run, .backend = &be,
@@ -53,12 +61,14 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     run.meta.config_arg = &a->cfg;
     snprintf(run.title, sizeof run.title, "%s%s", a->cfg.preset[0] ? "preset " : "custom network",
              a->cfg.preset);
+    char bnl[64] = "per-rank statistics";
+    if (sync) snprintf(bnl, sizeof bnl, "statistics synchronised over groups of %d rank(s)", bn.ranks);
     if (comm->rank == 0 && !a->t.quiet)
-        printf("climate: %d rank(s), %d thread(s) per rank, kernels: %s; batch norm: per-rank "
-               "statistics\n",
-               comm->size, be.threads, be.library);
+        printf("climate: %d rank(s), %d thread(s) per rank, kernels: %s; batch norm: %s\n",
+               comm->size, be.threads, be.library, bnl);
     int rc = tprog_train(&job, &run);
     backend_close(&be);
+    if (sync) cl_bnsync_close(&bn);
     cl_plan_free(&p);
     return rc;
 }

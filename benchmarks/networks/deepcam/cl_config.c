@@ -6,6 +6,8 @@
 #define F(x) offsetof(cl_cfg, x)
 #define INT(name, lo, hi, text) \
     {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
+#define SZ(x) sizeof(((cl_cfg *)0)->x)
+static const char *const bn_modes[] = {"local", "sync", NULL};
 #define DBL(name, lo, hi, text) \
     {.key = #name, .type = KT_DOUBLE, .off = F(name), .min = lo, .max = hi, .help = text}
 /* the network's keys, in record order; the run keys follow (runcfg.h) */
@@ -19,6 +21,10 @@ static const kt_key keys[] = {
     DBL(w_cyclone, 1e-6, 1e6, "loss weight of class 1 (tropical cyclones)"),
     DBL(w_river, 1e-6, 1e6, "loss weight of class 2 (atmospheric rivers)"),
     DBL(bn_eps, 1e-12, 1, "batch norm epsilon"),
+    {.key = "bn", .type = KT_CHOICE, .off = F(bn), .aux = SZ(bn), .choices = bn_modes,
+     .help = "batch norm statistics: local (each rank's batch, DeepCAM's default) | sync "
+             "(allreduced over a group of ranks)"},
+    INT(bn_group, 0, 1 << 20, "--bn sync: ranks per statistics group (0: every rank)"),
     {.key = NULL},
 };
 
@@ -32,6 +38,9 @@ int cl_cfg_preset(cl_cfg *c, const char *name)
      * those frequencies, relative to the background */
     d.w_background = 1.0, d.w_cyclone = 5.5, d.w_river = 3.9;
     d.bn_eps = 1e-5;
+    /* DeepCAM's reference trains with --batchnorm_group_size 1 (each GPU's
+     * own statistics) unless told otherwise: local is the default here too */
+    snprintf(d.bn, sizeof d.bn, "local");
     d.width_div = 1, d.middle_blocks = 16, d.channels = 16;
     if (!strcmp(name, "deepcam") || !strcmp(name, "gb2018")) {
         /* MLPerf HPC DeepCAM's reference sizes; the SC18 run's fields have
@@ -107,6 +116,20 @@ int cl_cfg_validate(const cl_cfg *c, char *err, size_t errlen)
         snprintf(err, errlen,
                  "height %d and width %d must be multiples of 16 (the encoder's output stride)",
                  c->height, c->width);
+        return -1;
+    }
+    if (!strcmp(c->bn, "sync") && !strcmp(c->run.backend, "cuda")) {
+        snprintf(err, errlen, "--bn sync runs on the cpu backend only (its reductions are host "
+                              "loops: docs/climate.md \"Synchronised batch norm\")");
+        return -1;
+    }
+    if (!strcmp(c->bn, "sync") && c->run.trainers > 1) {
+        snprintf(err, errlen, "--bn sync with --trainers %d: synchronised statistics are for one "
+                              "trainer's ranks only", c->run.trainers);
+        return -1;
+    }
+    if (strcmp(c->bn, "sync") && c->bn_group != 0) {
+        snprintf(err, errlen, "--bn-group %d needs --bn sync", c->bn_group);
         return -1;
     }
     return runcfg_validate(&c->run, err, errlen);

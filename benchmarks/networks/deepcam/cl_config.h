@@ -33,6 +33,8 @@ typedef struct {
     int middle_blocks;           /* Xception middle-flow blocks (DeepCAM: 16) */
     double w_background, w_cyclone, w_river; /* the loss's class weights */
     double bn_eps;               /* batch norm epsilon */
+    char bn[8];                  /* local: each rank's statistics; sync: the group's (cl_bnsync.h) */
+    int bn_group;                /* sync: ranks per statistics group (0: every rank) */
     runcfg_t run;                /* batch, steps, seed, precision, kernels, backend, ... */
 } cl_cfg;
 

@@ -8,6 +8,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/count.h"
 #include "benchmarks/common/rng.h"
+#include "benchmarks/networks/deepcam/cl_bnsync.h"
 
 struct cl_net {
     const cl_plan *p;
@@ -153,6 +154,9 @@ static cl_net *make(const cl_plan *p, const kern_ops *ops, void *ctx, int batch,
 cl_net *cl_net_create(const cl_plan *p, const kern_ops *ops, void *ctx, int batch, int dry,
                       char *err, size_t errlen)
 {
+    /* cl_bnsync's loops read and write the views on the host, in fp32 */
+    CHECK(!p->bn || (ops->act_bytes == 4 && strcmp(ops->name, "cuda")),
+          "--bn sync needs a CPU kernel set with fp32 activations, not '%s'", ops->name);
     cl_net *n = make(p, ops, ctx, batch, dry);
     if (n->failed) {
         snprintf(err, errlen, "a buffer of %.3g GB could not be allocated",
@@ -267,11 +271,17 @@ static void op_fwd(cl_net *n, kc_t *kc, const cl_op *o)
     case CL_TCONV: /* the data gradient of the convolution from y's shape to x's */
         kc_dconv_bwd_data(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
         break;
-    case CL_BN:
-        kc_bn_fwd(kc, o->name, &x, wts(n, o, 0), wts(n, o, c), (float)n->p->cfg.bn_eps,
-                  n->mean ? n->mean + n->stat_off[o - n->p->op] : NULL,
-                  n->var ? n->var + n->stat_off[o - n->p->op] : NULL, &y);
+    case CL_BN: {
+        float *m = n->mean ? n->mean + n->stat_off[o - n->p->op] : NULL;
+        float *v = n->var ? n->var + n->stat_off[o - n->p->op] : NULL;
+        if (n->p->bn)
+            cl_bnsync_fwd(n->p->bn, kc, o->name, &x, wts(n, o, 0), wts(n, o, c),
+                          (float)n->p->cfg.bn_eps, m, v, &y);
+        else
+            kc_bn_fwd(kc, o->name, &x, wts(n, o, 0), wts(n, o, c), (float)n->p->cfg.bn_eps, m, v,
+                      &y);
         break;
+    }
     case CL_AFFINE: { /* a depthwise 1x1 convolution (gamma) and a bias (beta) */
         kern_dconv g = affine_geom(c);
         kc_dconv_fwd(kc, o->name, &x, wts(n, o, 0), &g, &y);
@@ -340,9 +350,14 @@ static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready,
     case CL_BN: {
         int64_t s = n->stat_off[o - n->p->op];
         tview d = gdst(n, o->in, &add);
-        kc_bn_bwd(kc, o->name, &x, &dy, wts(n, o, 0), n->mean ? n->mean + s : NULL,
-                  n->var ? n->var + s : NULL, (float)n->p->cfg.bn_eps, &d, grd(n, o, 0),
-                  grd(n, o, c));
+        if (n->p->bn)
+            cl_bnsync_bwd(n->p->bn, kc, o->name, &x, &dy, wts(n, o, 0),
+                          n->mean ? n->mean + s : NULL, n->var ? n->var + s : NULL,
+                          (float)n->p->cfg.bn_eps, &d, grd(n, o, 0), grd(n, o, c));
+        else
+            kc_bn_bwd(kc, o->name, &x, &dy, wts(n, o, 0), n->mean ? n->mean + s : NULL,
+                      n->var ? n->var + s : NULL, (float)n->p->cfg.bn_eps, &d, grd(n, o, 0),
+                      grd(n, o, c));
         if (ready) ready(user, o->layer, grd(n, o, 0), o->count);
         gdone(n, kc, o, o->in, add, &d);
         break;

@@ -8,8 +8,8 @@
  * operations send (a tensor read by several, or a ReLU's input: relu_bwd
  * adds) is zeroed when its first sender runs and each sender adds into it,
  * through a scratch buffer where its kernel overwrites.  Batch norm uses
- * the statistics of this rank's batch (per-rank, no reduction across
- * ranks).  Parameters: one flat fp32 array in forward layer order
+ * the statistics of this rank's batch (kern.h's bn_*), or with --bn sync
+ * those of its group of ranks (cl_bnsync.h, host loops: CPU sets only).  Parameters: one flat fp32 array in forward layer order
  * (cl_plan.h).
  *
  * defines: cl_net, cl_net_create, cl_net_free, cl_net_bytes, cl_net_bytes_needed,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/networks/deepcam/cl_bnsync.h"
 #include "benchmarks/networks/deepcam/cl_data.h"
 #include "benchmarks/networks/deepcam/cl_net.h"
 #include "benchmarks/networks/deepcam/cl_plan.h"
@@ -59,8 +60,14 @@ static void write_record(const void *model, rec_t *w)
     rec_kv_int(w, "convolutions", p->convs);
     rec_kv_int(w, "conv_weights", p->conv_weights);
     rec_kv_int(w, "parameters", p->params);
-    /* batch norm statistics are this rank's batch's (docs/climate.md) */
-    rec_kv_str(w, "batch_norm", "per-rank");
+    /* whose statistics batch norm uses (docs/climate.md "Synchronised batch
+     * norm"): this rank's batch's, or its group's (the reductions' payload
+     * per step and rank, counted from the plan) */
+    const cl_bnsync *bn = p->bn;
+    rec_kv_str(w, "batch_norm", bn ? "synchronised" : "per-rank");
+    rec_kv_int(w, "bn_group_ranks", bn ? bn->ranks : 1);
+    rec_kv_int(w, "bn_sync_reductions_per_step", bn ? cl_plan_bnsync_reductions(p) : 0);
+    rec_kv_int(w, "bn_sync_bytes_per_step", bn ? cl_plan_bnsync_bytes(p) : 0);
     rec_map_end(w);
 }
 

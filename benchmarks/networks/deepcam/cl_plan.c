@@ -299,3 +299,19 @@ void cl_plan_free(cl_plan *p)
     free(p->layer_op);
     memset(p, 0, sizeof *p);
 }
+
+int64_t cl_plan_bnsync_reductions(const cl_plan *p)
+{
+    int64_t k = 0;
+    for (int i = 0; i < p->nop; i++) k += p->op[i].kind == CL_BN;
+    return 2 * k;
+}
+
+int64_t cl_plan_bnsync_bytes(const cl_plan *p)
+{
+    int64_t b = 0;
+    for (int i = 0; i < p->nop; i++)
+        if (p->op[i].kind == CL_BN)
+            b += 2 * (2 * (int64_t)p->t[p->op[i].in].c + 1) * (int64_t)sizeof(double);
+    return b;
+}

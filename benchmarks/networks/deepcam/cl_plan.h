@@ -48,8 +48,11 @@ typedef struct {
     int64_t fwd_flops;  /* CL_CONV, CL_TCONV: forward FLOPs per sample */
 } cl_op;
 
+struct cl_bnsync;
+
 typedef struct {
     cl_cfg cfg;
+    struct cl_bnsync *bn;   /* --bn sync: the statistics group (cl_bnsync.h); NULL: local */
     cl_tensor *t;
     int nt, capt;
     cl_op *op;
@@ -65,6 +68,10 @@ typedef struct {
  * count.h: an overflow stops the program with a clear error). */
 void cl_plan_build(cl_plan *p, const cl_cfg *c);
 void cl_plan_free(cl_plan *p);
+/* --bn sync (cl_bnsync.h), per step and rank: the reductions (one forward,
+ * one backward per batch norm) and their payload, (2 c + 1) doubles each. */
+int64_t cl_plan_bnsync_reductions(const cl_plan *p);
+int64_t cl_plan_bnsync_bytes(const cl_plan *p);
 
 /* --describe: the layer table and the totals, "name  value" lines that
  * exadl check reads (forward_conv_flops_per_sample, parameters, ...);

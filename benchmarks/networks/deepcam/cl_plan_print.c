@@ -1,5 +1,6 @@
 /* cl_plan_print: --describe's layer table and totals (cl_plan.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "benchmarks/networks/deepcam/cl_plan.h"
 #include "benchmarks/train/trec.h"
@@ -49,6 +50,13 @@ void cl_plan_print(const cl_plan *p, FILE *f, int64_t executed_per_step, int bat
     fprintf(f, "forward_conv_flops_per_sample  %lld  (%sFLOP)\n", (long long)p->fwd_conv_flops, a);
     fprintf(f, "convention_flops_per_sample    %lld  (%sFLOP, 3 x forward)\n",
             (long long)(3 * p->fwd_conv_flops), b);
+    fprintf(f, "batch_norm                     %s\n",
+            strcmp(c->bn, "sync") ? "local  (each rank's statistics; --bn sync: its group's)"
+                                  : "sync  (statistics allreduced over a group of ranks)");
+    fprintf(f,
+            "bn_sync_bytes_per_step         %lld  (per rank with --bn sync: %lld allreduces of "
+            "2 c + 1 doubles, any batch)\n",
+            (long long)cl_plan_bnsync_bytes(p), (long long)cl_plan_bnsync_reductions(p));
     if (executed_per_step > 0 && batch > 0) {
         trec_si((double)executed_per_step / batch, e, sizeof e);
         fprintf(f,

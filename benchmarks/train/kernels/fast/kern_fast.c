@@ -108,8 +108,9 @@ void kern_fast_set_bf16(void *ctx, int on) { ((kf_ctx *)ctx)->bf16 = on != 0; }
 const char *kern_fast_kernel_dtype(const void *ctx, const char *kernel)
 {
     /* the kernels on oneDNN's convolutions and GEMMs (kern_fast_conv*.c,
-     * kern_fast_gemm.c, the dense layers); everything else runs in fp32 */
-    static const char *const matrix[] = {"conv_", "tconv_", "conv3d_", "dense_"};
+     * kern_fast_gemm.c, the dense layers, the segmentation set's dilated and
+     * grouped convolutions); everything else runs in fp32 */
+    static const char *const matrix[] = {"conv_", "tconv_", "conv3d_", "dense_", "dconv_"};
     if (!ctx || !((const kf_ctx *)ctx)->bf16) return "fp32";
     for (size_t i = 0; i < sizeof matrix / sizeof *matrix; i++)
         if (!strncmp(kernel, matrix[i], strlen(matrix[i]))) return "bf16";

@@ -15,9 +15,11 @@
  *          (plain NCHW, the sample stride of the view), which computes the
  *          batch statistics itself and returns mean and biased variance.
  *
- * Both run in fp32, also in bf16 mode (kern_fast_kernel_dtype says so: the
- * names do not start with "conv_").  Primitives are created once per shape
- * and kept in the context's cache (kf_ctx.cache_seg). */
+ * In bf16 mode (--precision bf16) the convolutions take bf16 inputs with
+ * fp32 accumulation and outputs, as kern_fast_conv.c's (conv_create below);
+ * batch norm stays fp32 (kern_fast_kernel_dtype says which).  Primitives
+ * are created once per shape and type and kept in the context's cache
+ * (kf_ctx.cache_seg). */
 #include "benchmarks/train/kernels/fast/kern_fast_seg.h"
 
 #include <stdint.h>
@@ -29,7 +31,7 @@
 #include "benchmarks/train/kernels/kern.h"
 
 enum { SEG_FWD = 1, SEG_BWDD = 2, SEG_BWDW = 3, SEG_BN_FWD = 4, SEG_BN_BWD = 5 };
-enum { SKEY = 15 };
+enum { SKEY = 16 };
 
 /* A cached primitive, key first (kf_prim_cache).  Convolutions: inputs a
  * and b and output o, each a user-side memory (view or plain weights) and a
@@ -57,18 +59,23 @@ static dnnl_memory_desc_t view_md(int64_t n, int64_t c, int64_t h, int64_t w, in
     return md;
 }
 
-static dnnl_memory_desc_t any_md(int64_t a, int64_t b, int64_t c, int64_t d)
+static dnnl_memory_desc_t any_md(int64_t a, int64_t b, int64_t c, int64_t d, dnnl_data_type_t t)
 {
     dnnl_memory_desc_t md;
     dnnl_dims_t dims = {a, b, c, d};
-    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&md, 4, dims, dnnl_f32, dnnl_format_tag_any));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&md, 4, dims, t, dnnl_format_tag_any));
     return md;
 }
 
 /* key: kind, n, ci, co, H, W, Ho, Wo, k, stride, pad, dil, input-side
- * sstride (x or dx), output-side sstride (y or dy), groups.  Grouped
+ * sstride (x or dx), output-side sstride (y or dy), groups, bf16.  Grouped
  * convolutions have 5-D weights (g, co/g, ci/g, k, k): the layout goihw is
- * kern.h's [co][ci/g][k][k]. */
+ * kern.h's [co][ci/g][k][k].
+ *
+ * bf16 mode (key[15], kf_ctx.bf16): as kern_fast_conv.c, the pass's two
+ * inputs are bf16 (x, w; dy, w; x, dy: the reorders into the blocked copies
+ * round them) and its output (y, dx, dw) fp32 with fp32 accumulation; a
+ * backward pass's forward hint takes bf16 everywhere (kf_dnnl.c says why). */
 static segprim *conv_create(kf_ctx *c, const int64_t *key)
 {
     int kind = (int)key[0];
@@ -80,16 +87,26 @@ static segprim *conv_create(kf_ctx *c, const int64_t *key)
     dnnl_memory_desc_t src_view = view_md(n, ci, H, W, key[12]);
     dnnl_memory_desc_t dst_view = view_md(n, co, Ho, Wo, key[13]);
     int64_t G = key[14];
-    dnnl_memory_desc_t wei_plain, wei, src = any_md(n, ci, H, W), dst = any_md(n, co, Ho, Wo);
+    dnnl_data_type_t in = key[15] ? dnnl_bf16 : dnnl_f32;
+    dnnl_data_type_t st = kind == SEG_BWDD ? dnnl_f32 : in, wt = kind == SEG_BWDW ? dnnl_f32 : in,
+                     dt = kind == SEG_FWD ? dnnl_f32 : in;
+    dnnl_memory_desc_t wei_plain, wei, hwei, src = any_md(n, ci, H, W, st),
+                                               dst = any_md(n, co, Ho, Wo, dt),
+                                               hsrc = any_md(n, ci, H, W, in);
     if (G > 1) {
         dnnl_dims_t wd = {G, co / G, ci / G, k, k};
         DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 5, wd, dnnl_f32, dnnl_goihw));
-        DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei, 5, wd, dnnl_f32, dnnl_format_tag_any));
+        DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei, 5, wd, wt, dnnl_format_tag_any));
+        DNNL_CHECK(dnnl_memory_desc_init_by_tag(&hwei, 5, wd, in, dnnl_format_tag_any));
     } else {
         dnnl_dims_t wd = {co, ci, k, k};
         DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_plain, 4, wd, dnnl_f32, dnnl_oihw));
-        wei = any_md(co, ci, k, k);
+        wei = any_md(co, ci, k, k, wt);
+        hwei = any_md(co, ci, k, k, in);
     }
+    /* the forward hint of a backward pass: bf16 inputs (fp32: all f32) */
+    const dnnl_memory_desc_t *fsrc = kind == SEG_FWD ? &src : &hsrc,
+                             *fwei = kind == SEG_FWD ? &wei : &hwei;
 
     /* the right padding that makes oneDNN's output extent ours */
     dnnl_dims_t strides = {s, s}, dil = {d - 1, d - 1}, pl = {p, p},
@@ -101,7 +118,7 @@ static segprim *conv_create(kf_ctx *c, const int64_t *key)
     dnnl_convolution_desc_t fd, bd;
     dnnl_primitive_desc_t fpd, pd;
     DNNL_CHECK(dnnl_dilated_convolution_forward_desc_init(&fd, dnnl_forward_training,
-                                                          dnnl_convolution_direct, &src, &wei, NULL,
+                                                          dnnl_convolution_direct, fsrc, fwei, NULL,
                                                           &dst, strides, dil, pl, pr));
     DNNL_CHECK(dnnl_primitive_desc_create(&fpd, &fd, attr, c->eng, NULL));
     pd = fpd;
@@ -198,7 +215,8 @@ static void conv_run(kf_ctx *c, int kind, const tview *in, const tview *out, con
 {
     int64_t key[SKEY] = {kind,   in->n,  in->c,       out->c,       in->h,
                          in->w,  out->h, out->w,      g->k,         g->stride,
-                         g->pad, g->dil, in->sstride, out->sstride, kern_dconv_groups(g)};
+                         g->pad, g->dil, in->sstride, out->sstride, kern_dconv_groups(g),
+                         c->bf16};
     kf_threads(c);
     segprim *e = prim_get(c, key);
     char *ws = kf_workspace(c, e->total);
