@@ -10,6 +10,69 @@ int fd_split_of(const cfg_t *c)
     return s[0];
 }
 
+static char plan_letter(const cfg_t *c, int level)
+{
+    size_t n = strlen(c->spatial_plan);
+    if (n == 0) return 'h';
+    return c->spatial_plan[(size_t)level < n ? (size_t)level : n - 1];
+}
+
+int fd_plan_level(const cfg_t *c)
+{
+    int L = c->levels;
+    if (fd_split_of(c) <= 1) return L + 1;
+    for (int l = 0; l <= L; l++)
+        if (plan_letter(c, l) == 's') return l;
+    return L + 1;
+}
+
+int fd_layer_level(const plan_t *p, int layer)
+{
+    const cfg_t *c = &p->cfg;
+    int L = c->levels;
+    if (layer == p->conv_init || layer == p->conv_fin) return 0;
+    if (layer >= p->bott_first && layer < p->bott_first + c->bottleneck) return L;
+    for (int i = 0; i < L; i++) {
+        if (layer == p->td[i] || (layer >= p->down_first[i] && layer < p->down_first[i] + c->down[i]))
+            return i;
+        if (layer == p->tu[i] || (layer >= p->up_first[i] && layer < p->up_first[i] + c->up[i]))
+            return L - 1 - i;
+    }
+    return 0;
+}
+
+/* The plan's letters: 0, or -1 with one line in err. */
+static int plan_check(const plan_t *p, int S, char *err, size_t errlen)
+{
+    const cfg_t *c = &p->cfg;
+    const char *t = c->spatial_plan;
+    int L = c->levels, n = (int)strlen(t);
+    if (n == 0 || strcmp(t, "h") == 0) return 0;
+    if (S <= 1)
+        return snprintf(err, errlen, "--spatial-plan %s needs --spatial N with N > 1 (there is "
+                        "nothing to decompose)", t), -1;
+    if (n > L + 1)
+        return snprintf(err, errlen, "--spatial-plan %s: %d letters for the %d levels of the "
+                        "network (0, the full size, to %d, the bottleneck)", t, n, L + 1, L), -1;
+    if (t[0] != 'h')
+        return snprintf(err, errlen, "--spatial-plan %s: level 0 must be h (whole samples at "
+                        "every level is data parallelism: --spatial 1)", t), -1;
+    for (int l = 1; l < n; l++)
+        if (t[l] == 'h' && t[l - 1] == 's')
+            return snprintf(err, errlen, "--spatial-plan %s: level %d is split along H after "
+                            "level %d's whole samples (a plan is H levels, then sample levels)",
+                            t, l, l - 1), -1;
+    int K = fd_plan_level(c);
+    if (K <= L && c->run.batch % S)
+        return snprintf(err, errlen, "--spatial-plan %s: --batch %d does not give the %d ranks "
+                        "of a group whole samples at level %d (a multiple of %d)",
+                        t, c->run.batch, S, K, S), -1;
+    if (K <= L && p->level_h[K] % S)
+        return snprintf(err, errlen, "--spatial-plan %s: level %d's height %d does not split "
+                        "into %d equal tiles for the shuffle", t, K, p->level_h[K], S), -1;
+    return 0;
+}
+
 int fd_split_check(const plan_t *p, char *err, size_t errlen)
 {
     const cfg_t *c = &p->cfg;
@@ -23,7 +86,9 @@ int fd_split_check(const plan_t *p, char *err, size_t errlen)
                         c->spatial, s[0] * s[1]),
                -1;
     int S = s[0];
+    if (plan_check(p, S, err, errlen)) return -1;
     if (S == 1) return 0;
+    int K = fd_plan_level(c);
     if (strcmp(c->run.exchange, "grad") != 0)
         return snprintf(err, errlen,
                         "--spatial %s with --exchange %s: the ranks of a group hold parts of one "
@@ -32,6 +97,7 @@ int fd_split_check(const plan_t *p, char *err, size_t errlen)
                -1;
     for (int i = 0; i < p->n; i++) {
         const plan_layer *l = &p->layers[i];
+        if (fd_layer_level(p, i) >= K) continue; /* whole samples: any height */
         int h = l->h_in % S ? l->h_in : l->h_out;
         if (l->h_in % S || l->h_out % S)
             return snprintf(err, errlen,
@@ -62,9 +128,11 @@ int64_t fd_split_halo_bytes(const plan_t *p, int elem_bytes)
     /* conv_init's input, forward only (no data gradient of the input) */
     total += 2LL * (c->k0 / 2) * c->width * c->c_in;
     int L = c->levels;
+    int K = fd_plan_level(c);
     for (int b = 0; b <= 2 * L; b++) {
         /* the blocks in forward order: down 0..L-1, the bottleneck, up 0..L-1 */
-        int c0, layers, w;
+        int c0, layers, w, level = b <= L ? b : 2 * L - b;
+        if (level >= K) continue; /* whole samples: no halos */
         if (b < L) c0 = p->down_c0[b], layers = c->down[b], w = p->level_w[b];
         else if (b == L) c0 = p->bott_c0, layers = c->bottleneck, w = p->level_w[L];
         else c0 = p->up_c0[b - L - 1], layers = c->up[b - L - 1], w = p->level_w[2 * L - b];
@@ -74,4 +142,38 @@ int64_t fd_split_halo_bytes(const plan_t *p, int elem_bytes)
         total += 2 * (2LL * hk * w * ch);
     }
     return total * elem_bytes;
+}
+
+int64_t fd_split_shuffle_bytes(const plan_t *p, int batch, int elem_bytes)
+{
+    const cfg_t *c = &p->cfg;
+    int S = fd_split_of(c), K = fd_plan_level(c), L = c->levels;
+    if (S <= 1 || K > L) return 0;
+    /* into level K: the pooled maps of transition down K-1; out of it: the
+     * new maps of its block (the bottleneck's, or up block L-1-K's), which
+     * transition up L-K reads */
+    int64_t ch = c->td[K - 1] + (int64_t)(K == L ? c->bottleneck : c->up[L - 1 - K]) * c->growth;
+    int64_t tile = (int64_t)(p->level_h[K] / S) * p->level_w[K];
+    /* each all-to-all: a rank keeps 1/S of its batch x tile, sends the rest;
+     * forward and backward: 2 of each */
+    return 2 * ch * tile * ((int64_t)batch / S) * (S - 1) * elem_bytes;
+}
+
+void fd_split_messages(const plan_t *p, int64_t *halo, int64_t *shuffle)
+{
+    const cfg_t *c = &p->cfg;
+    int S = fd_split_of(c), K = fd_plan_level(c), L = c->levels;
+    *halo = *shuffle = 0;
+    if (S <= 1) return;
+    /* forward: conv_init's input, then per block its input and every new
+     * layer's maps but the last's; backward the same but conv_init's */
+    int64_t x = (c->k0 / 2 > 0) ? 1 : 0;
+    for (int b = 0; b <= 2 * L; b++) {
+        int level = b <= L ? b : 2 * L - b;
+        if (level >= K || c->k / 2 == 0) continue;
+        int layers = b < L ? c->down[b] : b == L ? c->bottleneck : c->up[b - L - 1];
+        x += 2LL * layers;
+    }
+    *halo = 2 * x;
+    *shuffle = K <= L ? 4LL * (S - 1) : 0;
 }

@@ -13,7 +13,18 @@
  * than that would need rows of the neighbour's neighbour and are refused.
  * W splits are refused for now.
  *
- * defines: fd_split_of, fd_split_check, fd_split_halo_bytes */
+ * A per-level plan (`spatial_plan`, one letter per level from 0, the full
+ * size, to L, the bottleneck; the last letter repeats) splits levels
+ * [0, K) along H and gives levels [K, L] to the group's ranks as whole
+ * samples (batch / S each): after the transition down into level K an
+ * all-to-all shuffle turns the H tiles of the pooled maps into whole
+ * samples, and before the transition up out of level K the reverse shuffle
+ * turns the maps that transition reads back into tiles; backward the same
+ * two shuffles carry the data gradients the other way.  Sample levels need
+ * no halos and compute no padded rows.
+ *
+ * defines: fd_split_of, fd_split_check, fd_split_halo_bytes, fd_plan_level,
+ *          fd_layer_level, fd_split_shuffle_bytes, fd_split_messages */
 #ifndef EXADL_FCDENSENET_FD_SPLIT_H
 #define EXADL_FCDENSENET_FD_SPLIT_H
 
@@ -33,7 +44,26 @@ int fd_split_check(const plan_t *p, char *err, size_t errlen);
 /* Bytes one spatial rank in the middle of the group (two neighbours) sends
  * in the halo exchanges of one training step per sample, for elem_bytes per
  * element: forward, the input rows of every k x k convolution; backward, the
- * halo rows of its data gradients (conv_init needs none).  0 when S is 1. */
+ * halo rows of its data gradients (conv_init needs none); levels the plan
+ * gives whole samples exchange none.  0 when S is 1. */
 int64_t fd_split_halo_bytes(const plan_t *p, int elem_bytes);
+
+/* K: the first level the plan gives whole samples (L + 1: every level split
+ * along H, or no split). */
+int fd_plan_level(const cfg_t *c);
+
+/* The level a layer runs at: the k x k and 1x1 convolutions at their input's,
+ * a transition down at its input's (the pooling leaves it), a transition up at
+ * its output's (the shuffle before it). */
+int fd_layer_level(const plan_t *p, int layer);
+
+/* Bytes one rank sends to the other ranks of its group in the plan's
+ * shuffles of one training step of `batch` samples per group (forward and
+ * backward, 4 all-to-alls); 0 without a shuffle. */
+int64_t fd_split_shuffle_bytes(const plan_t *p, int batch, int elem_bytes);
+
+/* Messages one rank sends per step: halo (a rank with two neighbours; each
+ * exchange 2 messages) and shuffle (S - 1 per all-to-all). */
+void fd_split_messages(const plan_t *p, int64_t *halo, int64_t *shuffle);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/networks/fcdensenet/fd_shuffle.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 
 /* One activation buffer of the network: values, their ReLU twin (dense
@@ -24,6 +25,8 @@ typedef struct {
     void *x, *r, *dx, *dr;
     void *rp, *drp;
     int c, h, w, hp;
+    int n;                 /* samples: the batch, or batch / S at a plan's sample levels */
+    int sp;                /* split along H with halos (rp, drp in place of r, dr) */
 } nbuf;
 
 struct net {
@@ -51,6 +54,11 @@ struct net {
     float *host_tile;      /* the tile's rows of a batch, cropped on the host */
     fd_xchg hx;
     int hx_open;
+    /* a per-level plan (fd_split.h): levels [K, L] hold whole samples */
+    int K;
+    nbuf shin, shup;       /* tiles of the pooled maps into level K, of the maps out of it */
+    fd_shuf sh;
+    int sh_open;
 };
 
 typedef struct {
@@ -61,7 +69,9 @@ typedef struct {
 
 /* Count bytes and allocate them (nothing when dry or after a failure). */
 void *net_grab(alloc_t *a, size_t bytes);
-/* The arrays of a buffer; which: bit 1 = x, 2 = r, 4 = dx, 8 = dr. */
+/* The arrays of a buffer of `samples`; which: bit 1 = x, 2 = r, 4 = dx, 8 = dr. */
+void net_buf_alloc_n(alloc_t *a, nbuf *b, int samples, int c, int h, int w, int which);
+/* The same for the whole batch. */
 void net_buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which);
 
 /* Channels [ch0, ch0 + nch) of one of a buffer's four arrays. */
@@ -69,7 +79,8 @@ static inline tview net_view(const net_t *n, const nbuf *b, void *base, int ch0,
 {
     tview t;
     t.p = base ? (char *)base + (size_t)ch0 * b->h * b->w * n->ops->act_bytes : NULL;
-    t.n = n->batch;
+    (void)n;
+    t.n = b->n;
     t.c = nch;
     t.h = b->h;
     t.w = b->w;

@@ -20,7 +20,8 @@ static void buf_alloc_pad(alloc_t *a, nbuf *b, int halo)
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Elements per sample of the widest halo region of a dense block. */
+/* Elements per sample of the widest halo region of a dense block split
+ * along H. */
 static int64_t split_face(const net_t *n)
 {
     const nbuf *blocks[2 * CFG_MAX_LEVELS + 1];
@@ -28,8 +29,36 @@ static int64_t split_face(const net_t *n)
     for (int i = 0; i < n->plan->cfg.levels; i++) blocks[nb++] = &n->down[i], blocks[nb++] = &n->up[i];
     blocks[nb++] = &n->bott;
     int64_t face = 0;
-    for (int i = 0; i < nb; i++) face = max64(face, (int64_t)blocks[i]->c * n->hk * blocks[i]->w);
+    for (int i = 0; i < nb; i++)
+        if (blocks[i]->sp) face = max64(face, (int64_t)blocks[i]->c * n->hk * blocks[i]->w);
     return face;
+}
+
+/* The plan's shuffle buffers (tiles at level K) and staging. */
+static void alloc_shuffle(alloc_t *a)
+{
+    net_t *n = a->n;
+    const plan_t *p = n->plan;
+    const cfg_t *c = &p->cfg;
+    int L = c->levels, K = n->K;
+    if (K > L) return;
+    int h = p->level_h[K] / n->S, w = p->level_w[K];
+    int out = (K == L ? c->bottleneck : c->up[L - 1 - K]) * c->growth;
+    net_buf_alloc(a, &n->shin, c->td[K - 1], h, w, 1 | 4);
+    net_buf_alloc(a, &n->shup, out, h, w, 1 | 4);
+    int64_t widest = c->td[K - 1] > out ? c->td[K - 1] : out;
+    int64_t elems = COUNT_PROD("shuffle elements", n->batch, widest, h, w);
+    int64_t t;
+    /* 2 staging buffers in the set's memory (fd_shuffle.c) */
+    CHECK(count_add((int64_t)n->bytes, 2 * elems * (int64_t)n->ops->act_bytes, &t) == 0,
+          "the network's bytes overflow");
+    n->bytes = (size_t)t;
+}
+
+static int64_t shuffle_elems(const net_t *n)
+{
+    const nbuf *a = &n->shin, *b = &n->shup;
+    return (int64_t)n->batch * (a->c > b->c ? a->c : b->c) * a->h * a->w;
 }
 
 /* A split's extra buffers: padded twins, conv_init's padded input, the
@@ -41,15 +70,17 @@ void nsp_alloc(alloc_t *a)
     const cfg_t *c = &p->cfg;
     int L = c->levels, g = c->growth;
     int64_t esz = (int64_t)n->ops->act_bytes, scratch = 0, face = 0;
-    for (int i = 0; i < L; i++) buf_alloc_pad(a, &n->down[i], n->hk);
-    buf_alloc_pad(a, &n->bott, n->hk);
-    for (int j = 0; j < L; j++) buf_alloc_pad(a, &n->up[j], n->hk);
+    for (int i = 0; i < L; i++)
+        if (n->down[i].sp) buf_alloc_pad(a, &n->down[i], n->hk);
+    if (n->bott.sp) buf_alloc_pad(a, &n->bott, n->hk);
+    for (int j = 0; j < L; j++)
+        if (n->up[j].sp) buf_alloc_pad(a, &n->up[j], n->hk);
     int h0 = n->in.h, w0 = n->in.w;
     n->inp = net_grab(a, (size_t)COUNT_PROD("a buffer's bytes", n->batch, c->c_in, h0 + 2 * n->hk0, w0,
                                         esz));
     scratch = (int64_t)c->f0 * (h0 + 2 * n->hk0) * w0;
     face = (int64_t)c->c_in * n->hk0 * w0;
-    for (int l = 0; l <= L; l++) {
+    for (int l = 0; l <= L && l < n->K; l++) {
         int64_t rows = p->level_h[l] / n->S + 2 * n->hk, w = p->level_w[l];
         scratch = max64(scratch, g * rows * w);
     }
@@ -62,10 +93,11 @@ void nsp_alloc(alloc_t *a)
     for (int i = 0; i < L; i++) {
         const nbuf *d = &n->down[i], *u = &n->up[i];
         int64_t cd = p->down_c0[i] > g ? p->down_c0[i] : g, cu = p->up_c0[i] > g ? p->up_c0[i] : g;
-        rsz = max64(rsz, max64(cd * d->h * d->w, cu * u->h * u->w));
+        if (d->sp) rsz = max64(rsz, cd * d->h * d->w);
+        if (u->sp) rsz = max64(rsz, cu * u->h * u->w);
     }
     int64_t cb = p->bott_c0 > g ? p->bott_c0 : g;
-    rsz = max64(rsz, cb * n->bott.h * n->bott.w);
+    if (n->bott.sp) rsz = max64(rsz, cb * n->bott.h * n->bott.w);
     size_t rb = (size_t)COUNT_PROD("scratch bytes", n->batch, rsz, esz);
     n->rs = net_grab(a, rb);
     n->drs = net_grab(a, rb);
@@ -78,6 +110,7 @@ void nsp_alloc(alloc_t *a)
     int64_t t;
     CHECK(count_add((int64_t)n->bytes, 4 * fe * esz, &t) == 0, "the network's bytes overflow");
     n->bytes = (size_t)t;
+    alloc_shuffle(a);
 }
 
 /* The split of a plan: S, the halos, this rank's tile. */
@@ -88,6 +121,7 @@ void nsp_setup(net_t *n)
     n->srank = n->plan->group ? n->plan->group->rank : 0;
     n->hk = c->k / 2;
     n->hk0 = c->k0 / 2;
+    n->K = fd_plan_level(c);
 }
 
 /* The split's state beyond buffers: the loss scale's weights, the host
@@ -100,6 +134,12 @@ int nsp_open(net_t *n, char *err, size_t errlen)
                      errlen))
         return -1;
     n->hx_open = 1;
+    if (n->K <= c->levels) {
+        if (fd_shuf_init(&n->sh, n->plan->group, n->S, n->ops, n->ctx, n->dry, shuffle_elems(n), err,
+                         errlen))
+            return -1;
+        n->sh_open = 1;
+    }
     if (n->dry) return 0;
     int64_t cc = (int64_t)c->c_out * c->c_out;
     float *diag = XCALLOC((size_t)cc, sizeof *diag, "loss scale");
@@ -199,11 +239,14 @@ void nsp_release(net_t *n)
 {
     if (n->hx_open) fd_xchg_free(&n->hx);
     n->hx_open = 0;
+    if (n->sh_open) fd_shuf_free(&n->sh);
+    n->sh_open = 0;
     free(n->host_tile);
     n->host_tile = NULL;
     if (n->dry) return;
     void *bufs[] = {n->inp, n->yp, n->dyp, n->rs, n->drs, n->scale_master,
-                    n->scale_w != n->scale_master ? n->scale_w : NULL, n->lossg.x};
+                    n->scale_w != n->scale_master ? n->scale_w : NULL, n->lossg.x,
+                    n->shin.x, n->shin.dx, n->shup.x, n->shup.dx};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         if (bufs[i]) n->ops->release(n->ctx, bufs[i]);
     nbuf *blocks[2 * CFG_MAX_LEVELS + 1];
