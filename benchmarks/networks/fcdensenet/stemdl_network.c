@@ -2,9 +2,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/networks/fcdensenet/data.h"
+#include "benchmarks/networks/fcdensenet/fd_model.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
@@ -71,6 +73,12 @@ static void describe(const void *model, FILE *f, int64_t executed_per_step, int 
             mine, a, batch, b, all ? (double)mine / (double)all : 0.0);
     fprintf(f, "halo_bytes_per_sample_step     %lld  (a rank with two neighbours, fp32)\n",
             (long long)fd_split_halo_bytes(p, 4));
+    fprintf(f, "spatial_plan                   %s  (levels 0..%d split along H, %s; shuffle bytes "
+            "%lld per rank and step)\n",
+            p->cfg.spatial_plan, fd_plan_level(&p->cfg) - 1,
+            fd_plan_level(&p->cfg) > p->cfg.levels ? "no whole-sample levels" : "then whole samples",
+            (long long)fd_split_shuffle_bytes(p, batch, 4));
+    fdm_print(p, batch, f);
 }
 
 static void write_record(const void *model, rec_t *w)
@@ -82,6 +90,23 @@ static void write_record(const void *model, rec_t *w)
     rec_kv_int(w, "conv_weights", p->weights);
     rec_kv_int(w, "biases", p->biases);
     rec_kv_int(w, "parameters", p->params);
+    int S = fd_split_of(&p->cfg);
+    if (S > 1) {
+        /* the split's plan and what it sends per step (fd_split.h), counted
+         * from the geometry; the kernel table holds the measured times */
+        int esz = strcmp(p->cfg.run.precision, "fp32") == 0 ? 4 : 2, b = p->cfg.run.batch;
+        int64_t hm, sm;
+        fd_split_messages(p, &hm, &sm);
+        rec_kv_int(w, "spatial_ranks", S);
+        rec_kv_str(w, "spatial_plan", p->cfg.spatial_plan);
+        rec_kv_int(w, "spatial_shuffle_level", fd_plan_level(&p->cfg));
+        /* the busiest rank's: two neighbours, one when S is 2 */
+        int nbr = S > 2 ? 2 : 1;
+        rec_kv_int(w, "halo_bytes_per_step", fd_split_halo_bytes(p, esz) * b * nbr / 2);
+        rec_kv_int(w, "halo_messages_per_step", hm * nbr / 2);
+        rec_kv_int(w, "shuffle_bytes_per_step", fd_split_shuffle_bytes(p, b, esz));
+        rec_kv_int(w, "shuffle_messages_per_step", sm);
+    }
     rec_map_end(w);
 }
 

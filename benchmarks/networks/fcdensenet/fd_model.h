@@ -1,0 +1,60 @@
+/* fd_model: the plan model of the FC-DenseNet's spatial split (docs/spatial.md
+ * "The plan model"), after Dryden et al. (IPDPS 2019): for a group of S ranks
+ * and a batch of b samples per group it enumerates the candidate plans
+ *
+ *   data      every rank b/S whole samples, no split (--spatial 1 on the
+ *             same ranks);
+ *   h         every level split along H;
+ *   h..hs     levels [0, K) split along H, [K, L] whole samples, K = 1..L
+ *             (an all-to-all shuffle into level K and one out of it);
+ *
+ * counts for each what one rank does in one training step (executed FLOPs
+ * from a dry step, halo and shuffle bytes and messages from fd_split.h,
+ * network bytes from a dry allocation) and, given a machine (one rank's
+ * sustained FLOP/s, a link's latency and bandwidth), predicts its step:
+ *
+ *   T = flops / F + (halo + shuffle + allreduce messages) alpha
+ *       + (halo + shuffle + allreduce bytes) / B
+ *
+ * with the gradient allreduce a ring over the S ranks (2 (S-1) messages,
+ * 2 (S-1)/S of the gradient's bytes; the same for every plan).  The chosen
+ * plan is the fastest that fits (ties: the first).  Halo counts are those of
+ * the busiest rank (two neighbours when S > 2, one when S == 2).
+ *
+ * defines: fdm_plan, fdm_machine, fdm_enumerate, fdm_print */
+#ifndef EXADL_FCDENSENET_FD_MODEL_H
+#define EXADL_FCDENSENET_FD_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "benchmarks/networks/fcdensenet/plan.h"
+
+#define FDM_MAX (CFG_MAX_LEVELS + 3)
+
+typedef struct {
+    char name[24];        /* data, h, hs, hhs, ... (the --spatial-plan; data: --spatial 1) */
+    int ok;               /* 0: the configuration refuses it (why) */
+    char why[200];
+    int64_t flops;        /* executed per rank per step */
+    int64_t halo_bytes, halo_msgs, shuffle_bytes, shuffle_msgs, allreduce_bytes, allreduce_msgs;
+    int64_t mem_bytes;    /* network buffers per rank */
+    double step_s;        /* predicted; -1 without a machine */
+} fdm_plan;
+
+typedef struct {
+    double flops, latency_s, bytes_per_s; /* one rank; 0: not given */
+} fdm_machine;
+
+/* The candidates for p's split and batch; returns how many (0 when p is
+ * not split).  elem_bytes: bytes per activation element on the wire. */
+int fdm_enumerate(const plan_t *p, int batch, int elem_bytes, const fdm_machine *m, fdm_plan *out);
+
+/* The index of the fastest candidate that fits, -1 when none or no machine. */
+int fdm_choose(const fdm_plan *c, int n);
+
+/* The candidates' table and the choice (--describe). */
+void fdm_print(const plan_t *p, int batch, FILE *f);
+
+#endif
