@@ -13,6 +13,7 @@
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/networks/fcdensenet/stemdl_network.h"
 #include "benchmarks/networks/fcdensenet/validate.h"
 #include "tests/unit/tap.h"
 
@@ -171,7 +172,7 @@ static void test_model(void)
     plan_build(&p, &c);
     fdm_plan cand[FDM_MAX];
     fdm_machine m = {1e9, 1e-5, 1e9};
-    int n = fdm_enumerate(&p, 4, 4, &m, cand);
+    int n = fdm_enumerate(&stemdl_network, &p, 4, 4, &m, cand);
     const char *names[] = {"data", "h", "hs", "hhs"};
     T_ASSERT(n == 4, "%d candidates, not 4", n);
     for (int i = 0; i < n; i++) {
@@ -195,13 +196,13 @@ static void test_model(void)
     T_ASSERT(fdm_choose(cand, n) == 0, "chose %d, not data (fewest FLOPs, no halos)",
              fdm_choose(cand, n));
     fdm_machine none = {0, 0, 0};
-    n = fdm_enumerate(&p, 4, 4, &none, cand);
+    n = fdm_enumerate(&stemdl_network, &p, 4, 4, &none, cand);
     T_ASSERT(fdm_choose(cand, n) == -1, "a choice without a machine");
     plan_free(&p);
     /* batch 2 over 4 ranks: no whole samples to hand out, only h is left */
     c = tiny("4", "h", "2");
     plan_build(&p, &c);
-    n = fdm_enumerate(&p, 2, 4, &m, cand);
+    n = fdm_enumerate(&stemdl_network, &p, 2, 4, &m, cand);
     T_ASSERT(n == 4 && !cand[0].ok && cand[1].ok && !cand[2].ok && !cand[3].ok,
              "batch 2 over 4 ranks: %d candidates, ok %d %d %d %d", n, cand[0].ok, cand[1].ok,
              cand[2].ok, cand[3].ok);

@@ -4,12 +4,12 @@
 
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
-#include "benchmarks/networks/fcdensenet/stemdl_network.h"
 #include "benchmarks/networks/fcdensenet/validate.h"
 #include "benchmarks/train/train.h"
 
 /* One candidate: the configuration with its plan (or unsplit at batch b/S). */
-static void count(const plan_t *p, int batch, int elem_bytes, const char *name, fdm_plan *o)
+static void count(const network_t *net, const plan_t *p, int batch, int elem_bytes,
+                  const char *name, fdm_plan *o)
 {
     int S = fd_split_of(&p->cfg);
     cfg_t c = p->cfg;
@@ -32,7 +32,7 @@ static void count(const plan_t *p, int batch, int elem_bytes, const char *name, 
     if (plan_build_checked(&q, &c, o->why, sizeof o->why)) return;
     if (fd_split_check(&q, o->why, sizeof o->why) == 0) {
         o->ok = 1;
-        o->flops = train_dry_flops(&stemdl_network, &q, b, NULL);
+        o->flops = train_dry_flops(net, &q, b, NULL);
         o->mem_bytes = (int64_t)net_bytes_needed(&q, kern_ref_ops(), b);
         /* the halo of the busiest rank: two neighbours, one when S == 2 */
         int nbr = S > 2 ? 2 : 1;
@@ -49,18 +49,19 @@ static void count(const plan_t *p, int batch, int elem_bytes, const char *name, 
     plan_free(&q);
 }
 
-int fdm_enumerate(const plan_t *p, int batch, int elem_bytes, const fdm_machine *m, fdm_plan *out)
+int fdm_enumerate(const network_t *net, const plan_t *p, int batch, int elem_bytes,
+                  const fdm_machine *m, fdm_plan *out)
 {
     int S = fd_split_of(&p->cfg), L = p->cfg.levels, n = 0;
     if (S <= 1) return 0;
-    count(p, batch, elem_bytes, "data", &out[n++]);
+    count(net, p, batch, elem_bytes, "data", &out[n++]);
     char name[24] = "h";
-    count(p, batch, elem_bytes, name, &out[n++]);
+    count(net, p, batch, elem_bytes, name, &out[n++]);
     for (int k = 1; k <= L; k++) {
         for (int i = 0; i < k; i++) name[i] = 'h';
         name[k] = 's';
         name[k + 1] = 0;
-        count(p, batch, elem_bytes, name, &out[n++]);
+        count(net, p, batch, elem_bytes, name, &out[n++]);
     }
     if (m && m->flops > 0 && m->bytes_per_s > 0)
         for (int i = 0; i < n; i++) {
@@ -81,13 +82,13 @@ int fdm_choose(const fdm_plan *c, int n)
     return best;
 }
 
-void fdm_print(const plan_t *p, int batch, FILE *f)
+void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
 {
     const cfg_t *c = &p->cfg;
     fdm_plan cand[FDM_MAX];
     fdm_machine m = {c->model_flops, c->model_latency_s, c->model_Bps};
     int esz = strcmp(c->run.precision, "fp32") == 0 ? 4 : 2;
-    int n = fdm_enumerate(p, batch, esz, &m, cand);
+    int n = fdm_enumerate(net, p, batch, esz, &m, cand);
     if (n == 0) return;
     fprintf(f, "spatial_plans                  %d ranks per sample, batch %d per group, per rank and "
             "step (docs/spatial.md \"The plan model\"):\n", fd_split_of(c), batch);

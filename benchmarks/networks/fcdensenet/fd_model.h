@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "benchmarks/networks/fcdensenet/plan.h"
+#include "benchmarks/train/network.h"
 
 #define FDM_MAX (CFG_MAX_LEVELS + 3)
 
@@ -48,13 +49,15 @@ typedef struct {
 } fdm_machine;
 
 /* The candidates for p's split and batch; returns how many (0 when p is
- * not split).  elem_bytes: bytes per activation element on the wire. */
-int fdm_enumerate(const plan_t *p, int batch, int elem_bytes, const fdm_machine *m, fdm_plan *out);
+ * not split).  net: the FC-DenseNet as the runtime's network (its dry steps
+ * count the FLOPs); elem_bytes: bytes per activation element on the wire. */
+int fdm_enumerate(const network_t *net, const plan_t *p, int batch, int elem_bytes,
+                  const fdm_machine *m, fdm_plan *out);
 
 /* The index of the fastest candidate that fits, -1 when none or no machine. */
 int fdm_choose(const fdm_plan *c, int n);
 
 /* The candidates' table and the choice (--describe). */
-void fdm_print(const plan_t *p, int batch, FILE *f);
+void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f);
 
 #endif

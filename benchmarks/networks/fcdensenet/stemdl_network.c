@@ -78,7 +78,7 @@ static void describe(const void *model, FILE *f, int64_t executed_per_step, int 
             p->cfg.spatial_plan, fd_plan_level(&p->cfg) - 1,
             fd_plan_level(&p->cfg) > p->cfg.levels ? "no whole-sample levels" : "then whole samples",
             (long long)fd_split_shuffle_bytes(p, batch, 4));
-    fdm_print(p, batch, f);
+    fdm_print(&stemdl_network, p, batch, f);
 }
 
 static void write_record(const void *model, rec_t *w)
