@@ -8,7 +8,7 @@
 #   weight of the 1-rank run's (Adam's step is about lr whatever the size of
 #   a gradient, so the rounding of near-zero gradients, summed in another
 #   order, shows in the weights far more than in the loss);
-# - splits that do not divide a layer's height, W splits, tiles thinner than
+# - splits that do not divide a layer's height or width, tiles thinner than
 #   the halo, ranks that do not form whole groups, Lion's compressed exchange
 #   (a vote on signs of partial gradients): refused in one line;
 # - --describe prints the memory per rank, which falls with the split.
@@ -87,7 +87,8 @@ refuse() { # what expect-regex args...
 refuse "3x1 (16 rows)" "spatial 3x1: layer conv_init's height 16 does not split into 3" --spatial 3x1
 refuse "8x1 (4 rows after 2 poolings)" "spatial 8x1: layer bottleneck.l0's height 4 does not split into 8" \
     --spatial 8x1
-refuse "a W split" "spatial 2x2: splitting W is not implemented" --spatial 2x2
+refuse "a W split that does not divide a width" "spatial 1x3: layer conv_init's width 16 does not split into 3" \
+    --spatial 1x3
 refuse "tiles thinner than the halo" "spatial 4: layer bottleneck.l0's tiles of 1 rows are thinner than its halo of 2" \
     --spatial 4 --k 5
 refuse "a split of 0" "spatial.*'0' is not N or HxW" --spatial 0

@@ -3,7 +3,8 @@
 # (docs/spatial.md "Per-level plans"): levels split along H, then an
 # all-to-all shuffle to whole samples for the low-resolution levels and back.
 # - the tiny preset at batch 4 on 1 rank, then --spatial 2 with plans hs and
-#   hhs on 2 ranks and --spatial 4 with hs on 4 ranks: every step's loss within
+#   hhs on 2 ranks and --spatial 4 with hs on 4 ranks, and W splits: 1x2 on 2
+#   ranks, 2x2 (the corners) with plans h and hs on 4: every step's loss within
 #   1e-5 relative, the ranks' weights identical and within 1e-4 of the largest
 #   1-rank weight; the kernel table's shuffle rows (2 per step and shuffle
 #   layer); the record's plan and its shuffle bytes, counted by hand;
@@ -19,7 +20,7 @@ CMP=$EXADL_ROOT/tests/support/stemdl_compare.py
 
 "$S" "${O[@]}" --record "$T/r1.yaml" --dump-weights "$T/w1" >"$T/o1" 2>&1 ||
     echo "FAIL: spatial_plan the 1-rank run failed: $(tail -n 3 "$T/o1")"
-for r in "2 2 hs" "2 2 hhs" "4 4 hs"; do
+for r in "2 2 hs" "2 2 hhs" "4 4 hs" "2 1x2 h" "4 2x2 h" "4 2x2 hs"; do
     # shellcheck disable=SC2086
     set -- $r
     np=$1 sp=$2 plan=$3 tag="np$1-$3"

@@ -76,8 +76,11 @@ static void test_shuffle_bytes(void)
         cfg_t c = tiny(want[i].s, want[i].plan, "4");
         plan_t p;
         plan_build(&p, &c);
-        int64_t hm, sm, b = fd_split_shuffle_bytes(&p, 4, 4);
-        fd_split_messages(&p, &hm, &sm);
+        int64_t b = fd_split_shuffle_bytes(&p, 4, 4);
+        fd_rank_counts rc;
+        fd_split_rank_counts(&p, 4, 4, 0, &rc);
+        int64_t hm = rc.halo_msgs, sm = rc.shuffle_msgs;
+        T_ASSERT(rc.shuffle_bytes == b, "rank counts' shuffle bytes %lld", (long long)rc.shuffle_bytes);
         T_ASSERT(b == want[i].bytes, "%s %s: %lld shuffle bytes, not %lld", want[i].s, want[i].plan,
                  (long long)b, (long long)want[i].bytes);
         /* halo exchanges of a middle rank: conv_init, then per split block
@@ -95,6 +98,23 @@ static void test_shuffle_bytes(void)
     plan_t p;
     plan_build(&p, &c);
     T_ASSERT(fd_split_halo_bytes(&p, 1) == 192 + 512 + 1216, "hs halo bytes %lld",
+             (long long)fd_split_halo_bytes(&p, 1));
+    plan_free(&p);
+    /* 2x2, a middle rank: per channel rows over the padded width (tile + 2)
+     * to 2 neighbours, columns over the own rows to 2; level 0 tiles 8 x 8:
+     * 2 x 10 + 2 x 8 = 36; level 1 (4 x 4): 12 + 8 = 20; level 2 (2 x 2): 8 + 4
+     * = 12.  conv_init 36 x 6 = 216 (forward only); down0 2 x 36 x 8 = 576;
+     * down1 2 x 20 x 14 = 560; bottleneck 2 x 12 x 17 = 408; up0 2 x 20 x 31 =
+     * 1240; up1 2 x 36 x 19 = 1368 */
+    c = tiny("2x2", "h", "4");
+    plan_build(&p, &c);
+    T_ASSERT(fd_split_halo_bytes(&p, 1) == 216 + 576 + 560 + 408 + 1240 + 1368,
+             "2x2 halo bytes %lld, not 4368", (long long)fd_split_halo_bytes(&p, 1));
+    /* 1x2 is 2x1 turned: the tiny images are square */
+    plan_free(&p);
+    c = tiny("1x2", "h", "4");
+    plan_build(&p, &c);
+    T_ASSERT(fd_split_halo_bytes(&p, 1) == 3632, "1x2 halo bytes %lld, not 3632",
              (long long)fd_split_halo_bytes(&p, 1));
     plan_free(&p);
 }
@@ -151,9 +171,10 @@ static size_t measured(const char *s, const char *plan, size_t *predicted)
 
 static void test_memory(void)
 {
-    const char *cases[][2] = {{"1", "h"}, {"2", "h"}, {"2", "hs"}, {"2", "hhs"}, {"4", "h"}, {"4", "hs"}};
-    size_t m[6];
-    for (int i = 0; i < 6; i++) {
+    const char *cases[][2] = {{"1", "h"}, {"2", "h"},   {"2", "hs"},
+                              {"2", "hhs"}, {"4", "h"}, {"4", "hs"}, {"2x2", "h"}, {"2x2", "hs"}};
+    size_t m[8];
+    for (int i = 0; i < 8; i++) {
         size_t pred;
         m[i] = measured(cases[i][0], cases[i][1], &pred);
         T_ASSERT(m[i] == pred, "--spatial %s --spatial-plan %s: %zu bytes allocated, %zu predicted",
@@ -163,6 +184,8 @@ static void test_memory(void)
     }
     T_ASSERT(m[4] < m[1] && m[1] < m[0], "plan h does not fall: %zu %zu %zu", m[0], m[1], m[4]);
     T_ASSERT(m[5] < m[2] && m[2] < m[0], "plan hs does not fall: %zu %zu %zu", m[0], m[2], m[5]);
+    T_ASSERT(m[6] < m[1] && m[7] < m[2], "2x2 holds no less than 2x1: %zu %zu, %zu %zu", m[6], m[1],
+             m[7], m[2]);
 }
 
 static void test_model(void)

@@ -34,14 +34,13 @@ static void count(const network_t *net, const plan_t *p, int batch, int elem_byt
         o->ok = 1;
         o->flops = train_dry_flops(net, &q, b, NULL);
         o->mem_bytes = (int64_t)net_bytes_needed(&q, kern_ref_ops(), b);
-        /* the halo of the busiest rank: two neighbours, one when S == 2 */
-        int nbr = S > 2 ? 2 : 1;
-        int64_t hm, sm;
-        fd_split_messages(&q, &hm, &sm);
-        o->halo_bytes = fd_split_halo_bytes(&q, elem_bytes) * b * nbr / 2;
-        o->halo_msgs = hm * nbr / 2;
-        o->shuffle_bytes = fd_split_shuffle_bytes(&q, b, elem_bytes);
-        o->shuffle_msgs = sm;
+        /* the halo of the busiest rank: one neighbour along an axis of 2 tiles */
+        fd_rank_counts rc;
+        fd_split_rank_counts(&q, b, elem_bytes, 1, &rc);
+        o->halo_bytes = rc.halo_bytes;
+        o->halo_msgs = rc.halo_msgs;
+        o->shuffle_bytes = rc.shuffle_bytes;
+        o->shuffle_msgs = rc.shuffle_msgs;
         /* a ring allreduce of the fp32 gradient over the group's ranks */
         o->allreduce_bytes = S > 1 ? 2 * (int64_t)(S - 1) * (q.params * 4 / S) : 0;
         o->allreduce_msgs = 2LL * (S - 1);

@@ -7,11 +7,12 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 
-int fd_shuf_init(fd_shuf *x, const fd_group *g, int S, const kern_ops *ops, void *ctx, int dry,
-                 int64_t max_elems, char *err, size_t errlen)
+int fd_shuf_init(fd_shuf *x, const fd_group *g, int sh, int sw, const kern_ops *ops, void *ctx,
+                 int dry, int64_t max_elems, char *err, size_t errlen)
 {
-    *x = (fd_shuf){.g = g, .ops = ops, .ctx = ctx, .dry = dry, .S = g ? g->size : S,
-                   .rank = g ? g->rank : 0};
+    *x = (fd_shuf){.g = g, .ops = ops, .ctx = ctx, .dry = dry, .sh = g ? g->sh : sh,
+                   .sw = g ? g->sw : sw, .rank = g ? g->rank : 0};
+    x->S = x->sh * x->sw;
     x->cap = (size_t)max_elems * ops->act_bytes;
     if (dry) return 0;
     x->stage[0] = ops->alloc(ctx, x->cap);
@@ -47,12 +48,13 @@ static t3view tile_block(const fd_shuf *x, const tview *t, int nb, int blk)
     return v;
 }
 
-/* Block t of a whole-sample view: rows [t th, (t+1) th) of every sample. */
-static t3view whole_block(const fd_shuf *x, const tview *w, int th, int blk)
+/* Block t of a whole-sample view: tile (t / sw, t % sw) of every sample. */
+static t3view whole_block(const fd_shuf *x, const tview *w, int th, int tw, int blk)
 {
     int64_t plane = (int64_t)w->h * w->w;
-    t3view v = {NULL, w->n, w->c, 1, th, w->w, w->sstride, plane, plane, w->w, 1};
-    if (w->p) v.p = (char *)w->p + (int64_t)blk * th * w->w * (int64_t)x->ops->act_bytes;
+    t3view v = {NULL, w->n, w->c, 1, th, tw, w->sstride, plane, plane, w->w, 1};
+    int64_t at = (int64_t)(blk / x->sw) * th * w->w + (int64_t)(blk % x->sw) * tw;
+    if (w->p) v.p = (char *)w->p + at * (int64_t)x->ops->act_bytes;
     return v;
 }
 
@@ -66,18 +68,19 @@ static t3view staged(char *base, int nb, int c, int th, int w)
 void fd_shuffle(fd_shuf *x, kc_t *kc, const char *layer, const tview *tile, const tview *whole,
                 int to_whole)
 {
-    int S = x->S, nb = whole->n, th = tile->h;
-    CHECK(tile->n == nb * S && whole->h == th * S && tile->c == whole->c && tile->w == whole->w,
+    int S = x->S, nb = whole->n, th = tile->h, tw = tile->w;
+    CHECK(tile->n == nb * S && whole->h == th * x->sh && whole->w == tw * x->sw &&
+              tile->c == whole->c,
           "shuffle of %s: tiles %dx%dx%dx%d and whole samples %dx%dx%dx%d do not match over %d "
           "ranks", layer, tile->n, tile->c, tile->h, tile->w, whole->n, whole->c, whole->h,
           whole->w, S);
-    int64_t elems = (int64_t)nb * tile->c * th * tile->w;
+    int64_t elems = (int64_t)nb * tile->c * th * tw;
     size_t esz = x->ops->act_bytes, bytes = (size_t)elems * esz;
     CHECK(bytes * (size_t)S <= x->cap, "shuffle of %zu bytes over its staging of %zu",
           bytes * (size_t)S, x->cap);
     CHECK(bytes <= INT_MAX, "a shuffle block of %zu bytes: over MPI's int count", bytes);
     for (int t = 0; t < S; t++) {
-        t3view src = to_whole ? tile_block(x, tile, nb, t) : whole_block(x, whole, th, t);
+        t3view src = to_whole ? tile_block(x, tile, nb, t) : whole_block(x, whole, th, tw, t);
         char *at = x->stage[0] ? (char *)x->stage[0] + (size_t)t * bytes : NULL;
         t3view dst = staged(at, nb, tile->c, th, tile->w);
         kc_copy3d(kc, "shuffle_pack", layer, &src, &dst);
@@ -97,7 +100,7 @@ void fd_shuffle(fd_shuf *x, kc_t *kc, const char *layer, const tview *tile, cons
     for (int u = 0; u < S; u++) {
         char *at = x->stage[1] ? (char *)x->stage[1] + (size_t)u * bytes : NULL;
         t3view src = staged(at, nb, tile->c, th, tile->w);
-        t3view dst = to_whole ? whole_block(x, whole, th, u) : tile_block(x, tile, nb, u);
+        t3view dst = to_whole ? whole_block(x, whole, th, tw, u) : tile_block(x, tile, nb, u);
         kc_copy3d(kc, "shuffle_unpack", layer, &src, &dst);
     }
 }

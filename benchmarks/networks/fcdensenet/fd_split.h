@@ -11,7 +11,8 @@
  * windows), and make the mean of the tiles' losses the sample's loss.  A k x k
  * convolution needs k/2 rows of each neighbour (its halo); tiles thinner
  * than that would need rows of the neighbour's neighbour and are refused.
- * W splits are refused for now.
+ * W splits work the same way (an H x W grid of tiles, rank r of a group
+ * holding tile (r / sw, r % sw)); an axis that is not split needs no halo.
  *
  * A per-level plan (`spatial_plan`, one letter per level from 0, the full
  * size, to L, the bottleneck; the last letter repeats) splits levels
@@ -23,8 +24,9 @@
  * two shuffles carry the data gradients the other way.  Sample levels need
  * no halos and compute no padded rows.
  *
- * defines: fd_split_of, fd_split_check, fd_split_halo_bytes, fd_plan_level,
- *          fd_layer_level, fd_split_shuffle_bytes, fd_split_messages */
+ * defines: fd_split_of, fd_split_hw, fd_split_check, fd_split_halo_bytes,
+ *          fd_plan_level, fd_layer_level, fd_split_shuffle_bytes,
+ *          fd_rank_counts, fd_split_rank_counts */
 #ifndef EXADL_FCDENSENET_FD_SPLIT_H
 #define EXADL_FCDENSENET_FD_SPLIT_H
 
@@ -33,19 +35,21 @@
 
 #include "benchmarks/networks/fcdensenet/plan.h"
 
-/* S, the ranks per sample along H of the plan's `spatial` (1: none; a value
- * that does not parse counts as 1: cfg_validate refuses it). */
+/* S = sh x sw, the ranks per sample of the plan's `spatial` (1: none; a
+ * value that does not parse counts as 1: cfg_validate refuses it). */
 int fd_split_of(const cfg_t *c);
 
 /* 0 when the plan splits S ways; else -1 and one line in err naming
  * --spatial, the first layer that cannot be split and why. */
 int fd_split_check(const plan_t *p, char *err, size_t errlen);
 
-/* Bytes one spatial rank in the middle of the group (two neighbours) sends
+/* Bytes one spatial rank in the middle of the group (every neighbour) sends
  * in the halo exchanges of one training step per sample, for elem_bytes per
- * element: forward, the input rows of every k x k convolution; backward, the
- * halo rows of its data gradients (conv_init needs none); levels the plan
- * gives whole samples exchange none.  0 when S is 1. */
+ * element: forward, the input rows (and columns) of every k x k
+ * convolution; backward, the halos of its data gradients (conv_init needs
+ * none); levels the plan gives whole samples exchange none.  Along H a
+ * message is halo rows over the padded width (the corners), along W halo
+ * columns over the own rows.  0 when S is 1. */
 int64_t fd_split_halo_bytes(const plan_t *p, int elem_bytes);
 
 /* K: the first level the plan gives whole samples (L + 1: every level split
@@ -62,8 +66,17 @@ int fd_layer_level(const plan_t *p, int layer);
  * backward, 4 all-to-alls); 0 without a shuffle. */
 int64_t fd_split_shuffle_bytes(const plan_t *p, int batch, int elem_bytes);
 
-/* Messages one rank sends per step: halo (a rank with two neighbours; each
- * exchange 2 messages) and shuffle (S - 1 per all-to-all). */
-void fd_split_messages(const plan_t *p, int64_t *halo, int64_t *shuffle);
+/* sh and sw of the plan's `spatial` (1 x 1 when it does not parse). */
+void fd_split_hw(const cfg_t *c, int s[2]);
+
+/* What one rank sends in one training step of `batch` samples per group:
+ * halo bytes and messages (forward and backward; a rank in the middle of the
+ * grid, or with busiest set the busiest rank: one neighbour along an axis of
+ * 2 tiles), shuffle bytes and messages (S - 1 per all-to-all). */
+typedef struct {
+    int64_t halo_bytes, halo_msgs, shuffle_bytes, shuffle_msgs;
+} fd_rank_counts;
+void fd_split_rank_counts(const plan_t *p, int batch, int elem_bytes, int busiest,
+                          fd_rank_counts *r);
 
 #endif

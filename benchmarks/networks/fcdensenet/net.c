@@ -38,6 +38,7 @@ void net_buf_alloc_n(alloc_t *a, nbuf *b, int samples, int c, int h, int w, int 
     if (which & 4) b->dx = net_grab(a, bytes);
     if (which & 8) b->dr = net_grab(a, bytes);
     b->hp = h;
+    b->wp = w;
 }
 
 void net_buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
@@ -52,7 +53,7 @@ static void level_alloc(alloc_t *a, nbuf *b, int l, int c, int which_split, int 
     net_t *n = a->n;
     const plan_t *p = n->plan;
     if (l < n->K) {
-        net_buf_alloc(a, b, c, p->level_h[l] / n->S, p->level_w[l], which_split);
+        net_buf_alloc(a, b, c, p->level_h[l] / n->Sh, p->level_w[l] / n->Sw, which_split);
         b->sp = n->S > 1 && which_split != which_whole;
     } else {
         net_buf_alloc_n(a, b, n->batch / n->S, c, p->level_h[l], p->level_w[l], which_whole);
@@ -73,7 +74,8 @@ static void alloc_all(alloc_t *a)
     const cfg_t *c = &p->cfg;
     int L = c->levels, g = c->growth;
     int S = n->S, blk = S > 1 ? 5 : 15; /* a split's blocks: r and dr padded (nsp_alloc) */
-    net_buf_alloc(a, &n->in, c->c_in, c->height / S, c->width, 1);
+    int th = c->height / n->Sh, tw = c->width / n->Sw;
+    net_buf_alloc(a, &n->in, c->c_in, th, tw, 1);
     for (int i = 0; i < L; i++) {
         level_alloc(a, &n->down[i], i, p->down_c0[i] + c->down[i] * g, blk, 15);
         level_alloc(a, &n->tdpre[i], i, c->td[i], 5, 5);
@@ -81,9 +83,9 @@ static void alloc_all(alloc_t *a)
     level_alloc(a, &n->bott, L, p->bott_c0 + c->bottleneck * g, blk, 15);
     for (int j = 0; j < L; j++)
         level_alloc(a, &n->up[j], L - 1 - j, p->up_c0[j] + c->up[j] * g, blk, 15);
-    net_buf_alloc(a, &n->out, c->c_out, c->height / S, c->width, 5);
-    net_buf_alloc(a, &n->target, c->c_out, c->height / S, c->width, 1);
-    net_buf_alloc(a, &n->dinit, c->f0, c->height / S, c->width, 4);
+    net_buf_alloc(a, &n->out, c->c_out, th, tw, 5);
+    net_buf_alloc(a, &n->target, c->c_out, th, tw, 1);
+    net_buf_alloc(a, &n->dinit, c->f0, th, tw, 4);
     size_t pb = (size_t)COUNT_PROD("parameter bytes", p->params, (int64_t)sizeof(float));
     n->params = net_grab(a, pb);
     n->grads = net_grab(a, pb);

@@ -20,11 +20,12 @@
  * blocks only) and the gradients of both.  h is this rank's rows (the tile
  * of a spatial split, fd_split.h); in a split, the dense blocks keep r and
  * dr as halo-padded twins rp and drp instead (hp = h + 2 halo rows), which
- * their k x k convolutions read and write. */
+ * their k x k convolutions read and write (wp = w + 2 halo columns when W
+ * is split too). */
 typedef struct {
     void *x, *r, *dx, *dr;
     void *rp, *drp;
-    int c, h, w, hp;
+    int c, h, w, hp, wp;
     int n;                 /* samples: the batch, or batch / S at a plan's sample levels */
     int sp;                /* split along H with halos (rp, drp in place of r, dr) */
 } nbuf;
@@ -41,8 +42,10 @@ struct net {
     void *wc;              /* weights in the compute type (== params when that is fp32) */
     float *grads;          /* fp32 gradients, same layout as params */
     /* spatial split (fd_split.h, docs/spatial.md); S == 1: none, nothing below */
-    int S, srank;          /* ranks per sample along H; this rank's tile (0: top) */
-    int hk, hk0;           /* halo rows of the dense layers' and of conv_init's kernel */
+    int S, srank;          /* ranks per sample; this rank's tile (0: top left, row-major) */
+    int Sh, Sw, srh, srw;  /* tiles along H and W; this rank's tile row and column */
+    int hk, hk0;           /* half the dense layers' and conv_init's kernels */
+    int ph, pw, ph0, pw0;  /* their halo rows and columns (0 along an axis not split) */
     void *inp;             /* conv_init's padded input [batch][c_in][h + 2 hk0][w] */
     void *yp, *dyp;        /* padded scratch: a k x k conv's output, its output gradient */
     void *rs, *drs;        /* unpadded scratch of a block's ReLU maps and their gradient on
@@ -103,7 +106,8 @@ void nsp_load(net_t *n, const float *input, const float *target);
 
 tview nsp_pview(const net_t *n, const nbuf *b, void *base, int ch0, int nch);
 tview nsp_sview(const net_t *n, const nbuf *b, void *base, int nch);
-t3view nsp_prows(const net_t *n, void *base, int C, int hp, int w, int ch0, int nch, int r0, int nr);
+t3view nsp_pbox(const net_t *n, void *base, int C, int hp, int wp, int ch0, int nch, int r0, int nr,
+                int c0, int ncol);
 t3view nsp_as3(const tview *t);
 void nsp_pad_fill(net_t *n, kc_t *kc, const char *name, nbuf *b, const tview *src, int ch0, int nch);
 void nsp_fold_dr(net_t *n, kc_t *kc, const char *name, nbuf *b, int ch0, int nch, const tview *dst);
