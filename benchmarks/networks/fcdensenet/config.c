@@ -67,12 +67,12 @@ static const kt_key keys[] = {
     INT(c_out, 1, CH, "output maps"),
     {.key = "spatial", .type = KT_WORD, .off = F(spatial), .aux = sizeof(((cfg_t *)0)->spatial),
      .valid = spatial_valid, .what = "N or HxW (positive splits of H and W)",
-     .help = "spatial ranks per sample: HxW tiles (only Nx1, H splits, so far); N = Nx1"},
+     .help = "spatial ranks per sample: an HxW grid of tiles; N = Nx1"},
     {.key = "spatial_plan", .type = KT_WORD, .off = F(spatial_plan),
      .aux = sizeof(((cfg_t *)0)->spatial_plan), .valid = cfg_plan_letters,
-     .what = "a spatial plan (a letter per level: h split along H, s whole samples)",
+     .what = "a spatial plan (a letter per level: h tiles, s whole samples)",
      .help = "per-level decomposition of a --spatial run, levels 0 (full size) to the "
-             "bottleneck: h (H tiles) or s (whole samples, after an all-to-all shuffle); "
+             "bottleneck: h (the grid's tiles) or s (whole samples, after an all-to-all shuffle); "
              "the last letter repeats; h = every level split (docs/spatial.md)"},
     {.key = "model_flops", .type = KT_DOUBLE, .off = F(model_flops), .min = 0, .max = 1e21,
      .help = "plan model (--describe): sustained FLOP/s of one rank; 0: no predictions"},
