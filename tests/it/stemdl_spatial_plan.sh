@@ -86,7 +86,7 @@ refuse "a letter not h or s" "spatial.plan: 'hx' is not a spatial plan" --spatia
 D=$("$S" --preset tiny --batch 4 --spatial 2 --describe --model-flops 1e9 --model-latency-s 1e-5 \
     --model-bytes-per-s 1e9)
 names=$(echo "$D" | awk '/^spatial_plans/ { on = 1; getline; next } on && /^  / { printf "%s ", $1 } !/^  / { on = 0 }')
-if [ "$names" = "data h hs hhs " ]; then
+if [ "$names" = "data 2x1:h 2x1:hs 2x1:hhs 1x2:h 1x2:hs 1x2:hhs " ]; then
     echo "PASS: spatial_plan --describe enumerates the candidates: $names"
 else
     echo "FAIL: spatial_plan --describe candidates: '$names'"
@@ -95,11 +95,26 @@ fi
 # 14528 per sample (the unit test counts those) x 4 samples = 29056; shuffles
 # as above; hhs: 22 maps at tiles of 2 x 4: 2 x 22 x 8 x 2 x 4 = 2816
 row() { echo "$D" | awk -v p="$1" '$1 == p { print $3, $4, $5, $6 }'; }
-if [ "$(row h)" = "29056 17 0 0" ] && [ "$(row hs | cut -d' ' -f3-)" = "9728 4" ] &&
-    [ "$(row hhs | cut -d' ' -f3-)" = "2816 4" ] && [ "$(row data)" = "0 0 0 0" ]; then
+if [ "$(row 2x1:h)" = "29056 17 0 0" ] && [ "$(row 2x1:hs | cut -d' ' -f3-)" = "9728 4" ] &&
+    [ "$(row 2x1:hhs | cut -d' ' -f3-)" = "2816 4" ] && [ "$(row data)" = "0 0 0 0" ] &&
+    [ "$(row 1x2:h)" = "29056 17 0 0" ]; then
     echo "PASS: spatial_plan the candidates' halo and shuffle bytes and messages"
 else
-    echo "FAIL: spatial_plan candidates' bytes: h '$(row h)', hs '$(row hs)', hhs '$(row hhs)', data '$(row data)'"
+    echo "FAIL: spatial_plan candidates' bytes: 2x1:h '$(row 2x1:h)', 2x1:hs '$(row 2x1:hs)'," \
+        "2x1:hhs '$(row 2x1:hhs)', data '$(row data)', 1x2:h '$(row 1x2:h)'"
+fi
+# 4 ranks at batch 2: no whole samples to hand out; 2x2's halo (4368 per
+# sample for a middle rank, the unit test's count) halved for 2 tiles per
+# axis, x 2 samples x 4 bytes = 17472; the model picks a grid and says how
+D4=$("$S" --preset tiny --batch 2 --spatial 4 --describe --model-flops 1e9 --model-latency-s 1e-5 \
+    --model-bytes-per-s 1e9)
+if echo "$D4" | grep -Eq '^  data +refused: --batch 2 does not give 4 ranks whole samples' &&
+    echo "$D4" | grep -Eq '^  2x2:hs +refused: .*--batch 2 does not give the 4 ranks' &&
+    [ "$(echo "$D4" | awk '$1 == "2x2:h" { print $3, $4 }')" = "17472 34" ] &&
+    echo "$D4" | grep -Eq '^spatial_plan_chosen +[0-9]+x[0-9]+:h .*run it with --spatial [0-9]+x[0-9]+ --spatial-plan h\)'; then
+    echo "PASS: spatial_plan 4 ranks at batch 2: refusals, 2x2's halo, $(echo "$D4" | grep '^spatial_plan_chosen' | cut -c 1-60)"
+else
+    echo "FAIL: spatial_plan 4 ranks at batch 2: $(echo "$D4" | tail -n 12)"
 fi
 if echo "$D" | grep -Eq "^spatial_plan_chosen +[a-z]+  \(predicted [0-9.e+-]+ s per step"; then
     echo "PASS: spatial_plan the model says its choice: $(echo "$D" | grep '^spatial_plan_chosen')"

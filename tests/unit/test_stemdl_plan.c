@@ -196,8 +196,8 @@ static void test_model(void)
     fdm_plan cand[FDM_MAX];
     fdm_machine m = {1e9, 1e-5, 1e9};
     int n = fdm_enumerate(&stemdl_network, &p, 4, 4, &m, cand);
-    const char *names[] = {"data", "h", "hs", "hhs"};
-    T_ASSERT(n == 4, "%d candidates, not 4", n);
+    const char *names[] = {"data", "2x1:h", "2x1:hs", "2x1:hhs", "1x2:h", "1x2:hs", "1x2:hhs"};
+    T_ASSERT(n == 7, "%d candidates, not 7", n);
     for (int i = 0; i < n; i++) {
         T_ASSERT(!strcmp(cand[i].name, names[i]) && cand[i].ok, "candidate %d: %s (%s)", i,
                  cand[i].name, cand[i].why);
@@ -222,15 +222,24 @@ static void test_model(void)
     n = fdm_enumerate(&stemdl_network, &p, 4, 4, &none, cand);
     T_ASSERT(fdm_choose(cand, n) == -1, "a choice without a machine");
     plan_free(&p);
-    /* batch 2 over 4 ranks: no whole samples to hand out, only h is left */
+    /* 1x2 is 2x1 turned (square images) */
+    T_ASSERT(cand[4].flops == cand[1].flops && cand[4].halo_bytes == cand[1].halo_bytes,
+             "1x2 and 2x1 differ");
+    plan_free(&p);
+    /* batch 2 over 4 ranks: no whole samples to hand out; grids 4x1, 2x2,
+     * 1x4 with plan h are left, 2x2 computes more padded rows and columns */
     c = tiny("4", "h", "2");
     plan_build(&p, &c);
     n = fdm_enumerate(&stemdl_network, &p, 2, 4, &m, cand);
-    T_ASSERT(n == 4 && !cand[0].ok && cand[1].ok && !cand[2].ok && !cand[3].ok,
-             "batch 2 over 4 ranks: %d candidates, ok %d %d %d %d", n, cand[0].ok, cand[1].ok,
-             cand[2].ok, cand[3].ok);
+    T_ASSERT(n == 10, "batch 2 over 4 ranks: %d candidates, not 10", n);
+    for (int i = 0; i < n; i++) {
+        int want = i == 1 || i == 4 || i == 7;
+        T_ASSERT(cand[i].ok == want, "%s: ok %d (%s)", cand[i].name, cand[i].ok, cand[i].why);
+    }
+    T_ASSERT(!strcmp(cand[4].name, "2x2:h") && cand[4].flops > cand[1].flops, "2x2:h %s %lld",
+             cand[4].name, (long long)cand[4].flops);
     T_ASSERT(strstr(cand[2].why, "--batch 2 does not give the 4 ranks"), "hs: %s", cand[2].why);
-    T_ASSERT(fdm_choose(cand, n) == 1, "chose %d, not h", fdm_choose(cand, n));
+    T_ASSERT(fdm_choose(cand, n) == 1, "chose %d, not 4x1:h", fdm_choose(cand, n));
     plan_free(&p);
 }
 

@@ -21,11 +21,15 @@ static void count(const network_t *net, const plan_t *p, int batch, int elem_byt
         snprintf(c.spatial, sizeof c.spatial, "1x1");
         snprintf(c.spatial_plan, sizeof c.spatial_plan, "h");
         if (batch % S) {
-            snprintf(o->why, sizeof o->why, "--batch %d does not give %d ranks whole samples", batch, S);
+            snprintf(o->why, sizeof o->why, "--batch %d does not give %d ranks whole samples",
+                     batch, S);
             return;
         }
     } else {
-        snprintf(c.spatial_plan, sizeof c.spatial_plan, "%s", name);
+        /* "GRID:PLAN" */
+        const char *colon = strchr(name, ':');
+        snprintf(c.spatial, sizeof c.spatial, "%.*s", (int)(colon - name), name);
+        snprintf(c.spatial_plan, sizeof c.spatial_plan, "%s", colon + 1);
     }
     c.run.batch = b;
     plan_t q;
@@ -54,13 +58,19 @@ int fdm_enumerate(const network_t *net, const plan_t *p, int batch, int elem_byt
     int S = fd_split_of(&p->cfg), L = p->cfg.levels, n = 0;
     if (S <= 1) return 0;
     count(net, p, batch, elem_bytes, "data", &out[n++]);
-    char name[24] = "h";
-    count(net, p, batch, elem_bytes, name, &out[n++]);
-    for (int k = 1; k <= L; k++) {
-        for (int i = 0; i < k; i++) name[i] = 'h';
-        name[k] = 's';
-        name[k + 1] = 0;
+    /* every grid of S tiles, H splits first, each with every plan */
+    for (int sh = S; sh >= 1; sh--) {
+        if (S % sh || n + L + 1 > FDM_MAX) continue;
+        char name[24];
+        int at = snprintf(name, sizeof name, "%dx%d:", sh, S / sh);
+        snprintf(name + at, sizeof name - (size_t)at, "h");
         count(net, p, batch, elem_bytes, name, &out[n++]);
+        for (int k = 1; k <= L; k++) {
+            for (int i = 0; i < k; i++) name[at + i] = 'h';
+            name[at + k] = 's';
+            name[at + k + 1] = 0;
+            count(net, p, batch, elem_bytes, name, &out[n++]);
+        }
     }
     if (m && m->flops > 0 && m->bytes_per_s > 0)
         for (int i = 0; i < n; i++) {
@@ -91,17 +101,17 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
     if (n == 0) return;
     fprintf(f, "spatial_plans                  %d ranks per sample, batch %d per group, per rank and "
             "step (docs/spatial.md \"The plan model\"):\n", fd_split_of(c), batch);
-    fprintf(f, "  %-8s %16s %12s %6s %12s %6s %12s %6s %14s %12s\n", "plan", "flops", "halo_bytes",
+    fprintf(f, "  %-10s %16s %12s %6s %12s %6s %12s %6s %14s %12s\n", "plan", "flops", "halo_bytes",
             "msgs", "shuffle_bytes", "msgs", "allred_bytes", "msgs", "memory_bytes", "predicted_s");
     for (int i = 0; i < n; i++) {
         const fdm_plan *q = &cand[i];
         if (!q->ok) {
-            fprintf(f, "  %-8s refused: %s\n", q->name, q->why);
+            fprintf(f, "  %-10s refused: %s\n", q->name, q->why);
             continue;
         }
         char pred[32] = "-";
         if (q->step_s >= 0) snprintf(pred, sizeof pred, "%.4g", q->step_s);
-        fprintf(f, "  %-8s %16lld %12lld %6lld %12lld %6lld %12lld %6lld %14lld %12s\n", q->name,
+        fprintf(f, "  %-10s %16lld %12lld %6lld %12lld %6lld %12lld %6lld %14lld %12s\n", q->name,
                 (long long)q->flops, (long long)q->halo_bytes, (long long)q->halo_msgs,
                 (long long)q->shuffle_bytes, (long long)q->shuffle_msgs,
                 (long long)q->allreduce_bytes, (long long)q->allreduce_msgs,
@@ -113,8 +123,12 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
                 "--model-latency-s and --model-bytes-per-s)\n");
         return;
     }
+    char how[64] = "--spatial 1";
+    const char *colon = strchr(cand[best].name, ':');
+    if (colon)
+        snprintf(how, sizeof how, "--spatial %.*s --spatial-plan %s",
+                 (int)(colon - cand[best].name), cand[best].name, colon + 1);
     fprintf(f, "spatial_plan_chosen            %s  (predicted %.4g s per step at %.3g FLOP/s per "
-            "rank, links %.3g s + bytes / %.3g B/s%s)\n",
-            cand[best].name, cand[best].step_s, m.flops, m.latency_s, m.bytes_per_s,
-            strcmp(cand[best].name, "data") == 0 ? "; run it with --spatial 1" : "");
+            "rank, links %.3g s + bytes / %.3g B/s; run it with %s)\n",
+            cand[best].name, cand[best].step_s, m.flops, m.latency_s, m.bytes_per_s, how);
 }

@@ -2,11 +2,12 @@
  * "The plan model"), after Dryden et al. (IPDPS 2019): for a group of S ranks
  * and a batch of b samples per group it enumerates the candidate plans
  *
- *   data      every rank b/S whole samples, no split (--spatial 1 on the
- *             same ranks);
- *   h         every level split along H;
- *   h..hs     levels [0, K) split along H, [K, L] whole samples, K = 1..L
- *             (an all-to-all shuffle into level K and one out of it);
+ *   data          every rank b/S whole samples, no split (--spatial 1 on
+ *                 the same ranks);
+ *   GxH:h         every level split into a grid of G x H tiles (G H = S:
+ *                 every grid, H splits first);
+ *   GxH:h..hs     levels [0, K) split, [K, L] whole samples, K = 1..L (an
+ *                 all-to-all shuffle into level K and one out of it);
  *
  * counts for each what one rank does in one training step (executed FLOPs
  * from a dry step, halo and shuffle bytes and messages from fd_split.h,
@@ -32,10 +33,10 @@
 #include "benchmarks/networks/fcdensenet/plan.h"
 #include "benchmarks/train/network.h"
 
-#define FDM_MAX (CFG_MAX_LEVELS + 3)
+#define FDM_MAX 64
 
 typedef struct {
-    char name[24];        /* data, h, hs, hhs, ... (the --spatial-plan; data: --spatial 1) */
+    char name[24];        /* data, 2x1:h, 2x1:hs, 1x2:h, ... (--spatial:--spatial-plan) */
     int ok;               /* 0: the configuration refuses it (why) */
     char why[200];
     int64_t flops;        /* executed per rank per step */
