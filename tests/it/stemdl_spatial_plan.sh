@@ -121,6 +121,10 @@ if echo "$D" | grep -Eq "^spatial_plan_chosen +[a-z]+  \(predicted [0-9.e+-]+ s 
 else
     echo "FAIL: spatial_plan no choice: $(echo "$D" | tail -n 2)"
 fi
+"$S" --preset tiny --batch 4 --spatial 2 --describe --model-flops 1e9 --model-bytes-per-s 1e9 \
+    --model-memory-bytes 7e5 | grep -Eq "^  2x1:h +refused: does not fit: 799908 bytes" &&
+    echo "PASS: spatial_plan a plan over --model-memory-bytes does not fit" ||
+    echo "FAIL: spatial_plan --model-memory-bytes 7e5 kept 2x1:h"
 "$S" --preset tiny --batch 4 --spatial 2 --describe | grep -q "^spatial_plan_chosen  *none: no machine" &&
     echo "PASS: spatial_plan without a machine the model predicts nothing" ||
     echo "FAIL: spatial_plan predicted without a machine"

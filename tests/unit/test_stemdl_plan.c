@@ -194,7 +194,7 @@ static void test_model(void)
     plan_t p;
     plan_build(&p, &c);
     fdm_plan cand[FDM_MAX];
-    fdm_machine m = {1e9, 1e-5, 1e9};
+    fdm_machine m = {1e9, 1e-5, 1e9, 0};
     int n = fdm_enumerate(&stemdl_network, &p, 4, 4, &m, cand);
     const char *names[] = {"data", "2x1:h", "2x1:hs", "2x1:hhs", "1x2:h", "1x2:hs", "1x2:hhs"};
     T_ASSERT(n == 7, "%d candidates, not 7", n);
@@ -218,7 +218,17 @@ static void test_model(void)
              (long long)cand[1].allreduce_bytes);
     T_ASSERT(fdm_choose(cand, n) == 0, "chose %d, not data (fewest FLOPs, no halos)",
              fdm_choose(cand, n));
-    fdm_machine none = {0, 0, 0};
+    /* a rank of 700000 bytes: data (567456 bytes per rank) and every split
+     * plan of 2 ranks (795812 to 802980) against it: data alone fits */
+    fdm_machine small = {1e9, 1e-5, 1e9, 7e5};
+    n = fdm_enumerate(&stemdl_network, &p, 4, 4, &small, cand);
+    T_ASSERT(cand[0].ok && !cand[1].ok && strstr(cand[1].why, "does not fit: 799908 bytes"),
+             "memory limit: data ok %d, 2x1:h ok %d (%s)", cand[0].ok, cand[1].ok, cand[1].why);
+    T_ASSERT(fdm_choose(cand, n) == 0, "chose %d under the memory limit", fdm_choose(cand, n));
+    small.memory_bytes = 5e5;
+    n = fdm_enumerate(&stemdl_network, &p, 4, 4, &small, cand);
+    T_ASSERT(fdm_choose(cand, n) == -1, "chose %d though nothing fits", fdm_choose(cand, n));
+    fdm_machine none = {0, 0, 0, 0};
     n = fdm_enumerate(&stemdl_network, &p, 4, 4, &none, cand);
     T_ASSERT(fdm_choose(cand, n) == -1, "a choice without a machine");
     plan_free(&p);

@@ -80,6 +80,9 @@ static const kt_key keys[] = {
      .help = "plan model: seconds per message between two ranks"},
     {.key = "model_bytes_per_s", .type = KT_DOUBLE, .off = F(model_Bps), .min = 0, .max = 1e15,
      .help = "plan model: bytes per second of a link between two ranks; 0: no predictions"},
+    {.key = "model_memory_bytes", .type = KT_DOUBLE, .off = F(model_memory_bytes), .min = 0,
+     .max = 1e18, .help = "plan model: network bytes one rank may hold (plans above it do not "
+                          "fit); 0: no limit"},
     {.key = NULL},
 };
 

@@ -43,6 +43,7 @@ typedef struct {
     /* the plan model's machine (fd_model.h): sustained FLOP/s of one rank,
      * seconds per message and bytes per second of a link; 0: not given */
     double model_flops, model_latency_s, model_Bps;
+    double model_memory_bytes; /* the memory one rank may hold; 0: no limit */
     runcfg_t run;              /* batch, steps, seed, precision, kernels, backend, ... */
 } cfg_t;
 

@@ -72,6 +72,13 @@ int fdm_enumerate(const network_t *net, const plan_t *p, int batch, int elem_byt
             count(net, p, batch, elem_bytes, name, &out[n++]);
         }
     }
+    for (int i = 0; m && m->memory_bytes > 0 && i < n; i++)
+        if (out[i].ok && (double)out[i].mem_bytes > m->memory_bytes) {
+            out[i].ok = 0;
+            snprintf(out[i].why, sizeof out[i].why,
+                     "does not fit: %lld bytes of network buffers per rank over %.4g",
+                     (long long)out[i].mem_bytes, m->memory_bytes);
+        }
     if (m && m->flops > 0 && m->bytes_per_s > 0)
         for (int i = 0; i < n; i++) {
             fdm_plan *c = &out[i];
@@ -95,7 +102,7 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
 {
     const cfg_t *c = &p->cfg;
     fdm_plan cand[FDM_MAX];
-    fdm_machine m = {c->model_flops, c->model_latency_s, c->model_Bps};
+    fdm_machine m = {c->model_flops, c->model_latency_s, c->model_Bps, c->model_memory_bytes};
     int esz = strcmp(c->run.precision, "fp32") == 0 ? 4 : 2;
     int n = fdm_enumerate(net, p, batch, esz, &m, cand);
     if (n == 0) return;
@@ -119,8 +126,11 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
     }
     int best = fdm_choose(cand, n);
     if (best < 0) {
-        fprintf(f, "spatial_plan_chosen            none: no machine (give --model-flops, "
-                "--model-latency-s and --model-bytes-per-s)\n");
+        if (m.flops > 0 && m.bytes_per_s > 0)
+            fprintf(f, "spatial_plan_chosen            none: no candidate is allowed and fits\n");
+        else
+            fprintf(f, "spatial_plan_chosen            none: no machine (give --model-flops, "
+                    "--model-latency-s and --model-bytes-per-s)\n");
         return;
     }
     char how[64] = "--spatial 1";

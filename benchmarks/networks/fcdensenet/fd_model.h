@@ -19,7 +19,8 @@
  *
  * with the gradient allreduce a ring over the S ranks (2 (S-1) messages,
  * 2 (S-1)/S of the gradient's bytes; the same for every plan).  The chosen
- * plan is the fastest that fits (ties: the first).  Halo counts are those of
+ * plan is the fastest that fits: whose network bytes per rank are within
+ * the machine's memory when one is given (ties: the first).  Halo counts are those of
  * the busiest rank (two neighbours when S > 2, one when S == 2).
  *
  * defines: fdm_plan, fdm_machine, fdm_enumerate, fdm_print */
@@ -37,7 +38,7 @@
 
 typedef struct {
     char name[24];        /* data, 2x1:h, 2x1:hs, 1x2:h, ... (--spatial:--spatial-plan) */
-    int ok;               /* 0: the configuration refuses it (why) */
+    int ok;               /* 0: the configuration refuses it, or it does not fit (why) */
     char why[200];
     int64_t flops;        /* executed per rank per step */
     int64_t halo_bytes, halo_msgs, shuffle_bytes, shuffle_msgs, allreduce_bytes, allreduce_msgs;
@@ -47,6 +48,7 @@ typedef struct {
 
 typedef struct {
     double flops, latency_s, bytes_per_s; /* one rank; 0: not given */
+    double memory_bytes;                  /* one rank's; 0: no limit */
 } fdm_machine;
 
 /* The candidates for p's split and batch; returns how many (0 when p is
