@@ -62,7 +62,9 @@ int main(int argc, char **argv)
         if (fd_split_of(&a.cfg) > 1) {
             if (!comm.mpi)
                 check_usage("--spatial %s needs MPI ranks to split samples over", a.cfg.spatial);
-            if (fd_group_open(&grp, fd_split_of(&a.cfg), comm.world, err, sizeof err))
+            int hw[2];
+            fd_split_hw(&a.cfg, hw);
+            if (fd_group_open(&grp, hw[0], hw[1], comm.world, err, sizeof err))
                 check_usage("%s", err);
             m.plan.group = &grp;
         }

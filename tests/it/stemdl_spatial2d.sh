@@ -8,7 +8,7 @@
 #   weight of the 1-rank run's (Adam's step is about lr whatever the size of
 #   a gradient, so the rounding of near-zero gradients, summed in another
 #   order, shows in the weights far more than in the loss);
-# - splits that do not divide a layer's height, W splits, tiles thinner than
+# - splits that do not divide a layer's height or width, tiles thinner than
 #   the halo, ranks that do not form whole groups, Lion's compressed exchange
 #   (a vote on signs of partial gradients): refused in one line;
 # - --describe prints the memory per rank, which falls with the split.
@@ -30,36 +30,8 @@ for r in "${runs[@]}"; do
         echo "FAIL: spatial2d $np ranks --spatial $sp failed: $(tail -n 3 "$T/o$tag")"
         continue
     fi
-    verdict=$(python3 - "$T/r1.yaml" "$T/r$tag.yaml" "$T/w1.0" "$T/w$tag" "$np" <<'EOF'
-import array, sys
-def losses(path):
-    # the record's loss block: "loss:", "  warmup: [...]", "  steps: [...]" (flow list)
-    text = open(path).read()
-    start = text.index("\nloss:\n")
-    steps = text.index("  steps: [", start) + len("  steps: [")
-    return [float(v) for v in text[steps:text.index("]", steps)].split(",")]
-def weights(path):
-    a = array.array("f")
-    with open(path, "rb") as f:
-        a.frombytes(f.read())
-    return a
-one, split = losses(sys.argv[1]), losses(sys.argv[2])
-w1 = weights(sys.argv[3])
-ranks = [open(f"{sys.argv[4]}.{r}", "rb").read() for r in range(int(sys.argv[5]))]
-if len(one) != len(split) or not one:
-    print(f"bad steps {len(one)} vs {len(split)}")
-    sys.exit()
-loss_rel = max(abs(a - b) / abs(a) for a, b in zip(one, split))
-same = all(r == ranks[0] for r in ranks)
-ws = array.array("f")
-ws.frombytes(ranks[0])
-big = max(abs(v) for v in w1)
-wdiff = max(abs(a - b) for a, b in zip(w1, ws)) if len(ws) == len(w1) else float("inf")
-ok = loss_rel <= 1e-5 and same and wdiff <= 1e-4 * big
-print(f"{'ok' if ok else 'bad'} {len(one)} steps, loss within {loss_rel:.2g} relative, ranks "
-      f"{'identical' if same else 'DIFFER'}, weights within {wdiff / big:.2g} of the largest")
-EOF
-)
+    verdict=$(python3 "$EXADL_ROOT/tests/support/stemdl_compare.py" "$T/r1.yaml" "$T/r$tag.yaml" \
+        "$T/w1.0" "$T/w$tag" "$np")
     case $verdict in
     ok*) echo "PASS: spatial2d $np ranks --spatial $sp --batch $b matches 1 rank at batch 2: ${verdict#ok }" ;;
     *) echo "FAIL: spatial2d $np ranks --spatial $sp --batch $b vs 1 rank: $verdict" ;;
@@ -87,7 +59,8 @@ refuse() { # what expect-regex args...
 refuse "3x1 (16 rows)" "spatial 3x1: layer conv_init's height 16 does not split into 3" --spatial 3x1
 refuse "8x1 (4 rows after 2 poolings)" "spatial 8x1: layer bottleneck.l0's height 4 does not split into 8" \
     --spatial 8x1
-refuse "a W split" "spatial 2x2: splitting W is not implemented" --spatial 2x2
+refuse "a W split that does not divide a width" "spatial 1x3: layer conv_init's width 16 does not split into 3" \
+    --spatial 1x3
 refuse "tiles thinner than the halo" "spatial 4: layer bottleneck.l0's tiles of 1 rows are thinner than its halo of 2" \
     --spatial 4 --k 5
 refuse "a split of 0" "spatial.*'0' is not N or HxW" --spatial 0

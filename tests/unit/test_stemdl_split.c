@@ -46,7 +46,7 @@ static void expect_refused(const char *spatial, const char *k, const char *want)
 
 static void test_check(void)
 {
-    const char *good[] = {"1", "2", "2x1", "4x1"};
+    const char *good[] = {"1", "2", "2x1", "4x1", "1x2", "2x2", "1x4"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         cfg_t c = tiny(good[i]);
         T_ASSERT(cfg_validate(&c, err, sizeof err) == 0, "--spatial %s: %s", good[i], err);
@@ -55,7 +55,8 @@ static void test_check(void)
     expect_refused("3", NULL, "layer conv_init's height 16 does not split into 3 equal tiles");
     expect_refused("8", NULL, "layer bottleneck.l0's height 4 does not split into 8 equal tiles");
     expect_refused("16", NULL, "layer down1.l0's height 8 does not split into 16 equal tiles");
-    expect_refused("1x2", NULL, "splitting W is not implemented yet");
+    expect_refused("1x3", NULL, "layer conv_init's width 16 does not split into 3 equal tiles");
+    expect_refused("1x8", NULL, "layer bottleneck.l0's width 4 does not split into 8 equal tiles");
     /* 5x5 kernels: a halo of 2 rows, tiles of 1 row at the bottleneck */
     expect_refused("4", "5", "layer bottleneck.l0's tiles of 1 rows are thinner than its halo of 2");
     /* Lion's compressed exchange votes on each rank's signs: a split rank's

@@ -43,6 +43,13 @@ static int spatial_valid(const char *text)
     return cfg_parse_spatial(text, s) == 0;
 }
 
+int cfg_plan_letters(const char *text)
+{
+    size_t n = strlen(text);
+    if (n < 1 || n > 16) return 0;
+    return strspn(text, "hs") == n;
+}
+
 /* the FC-DenseNet's keys, in record order; the run keys follow (runcfg.h) */
 static const kt_key keys[] = {
     INT(c_in, 1, CH, "input channels (CBED patterns stacked)"),
@@ -60,7 +67,22 @@ static const kt_key keys[] = {
     INT(c_out, 1, CH, "output maps"),
     {.key = "spatial", .type = KT_WORD, .off = F(spatial), .aux = sizeof(((cfg_t *)0)->spatial),
      .valid = spatial_valid, .what = "N or HxW (positive splits of H and W)",
-     .help = "spatial ranks per sample: HxW tiles (only Nx1, H splits, so far); N = Nx1"},
+     .help = "spatial ranks per sample: an HxW grid of tiles; N = Nx1"},
+    {.key = "spatial_plan", .type = KT_WORD, .off = F(spatial_plan),
+     .aux = sizeof(((cfg_t *)0)->spatial_plan), .valid = cfg_plan_letters,
+     .what = "a spatial plan (a letter per level: h tiles, s whole samples)",
+     .help = "per-level decomposition of a --spatial run, levels 0 (full size) to the "
+             "bottleneck: h (the grid's tiles) or s (whole samples, after an all-to-all shuffle); "
+             "the last letter repeats; h = every level split (docs/spatial.md)"},
+    {.key = "model_flops", .type = KT_DOUBLE, .off = F(model_flops), .min = 0, .max = 1e21,
+     .help = "plan model (--describe): sustained FLOP/s of one rank; 0: no predictions"},
+    {.key = "model_latency_s", .type = KT_DOUBLE, .off = F(model_latency_s), .min = 0, .max = 1,
+     .help = "plan model: seconds per message between two ranks"},
+    {.key = "model_bytes_per_s", .type = KT_DOUBLE, .off = F(model_Bps), .min = 0, .max = 1e15,
+     .help = "plan model: bytes per second of a link between two ranks; 0: no predictions"},
+    {.key = "model_memory_bytes", .type = KT_DOUBLE, .off = F(model_memory_bytes), .min = 0,
+     .max = 1e18, .help = "plan model: network bytes one rank may hold (plans above it do not "
+                          "fit); 0: no limit"},
     {.key = NULL},
 };
 
@@ -79,6 +101,7 @@ int cfg_preset(cfg_t *c, const char *name)
     memset(&d, 0, sizeof d);
     d.c_out = 1;
     snprintf(d.spatial, sizeof d.spatial, "1x1");
+    snprintf(d.spatial_plan, sizeof d.spatial_plan, "h");
     runcfg_default(&d.run);
     if (!strcmp(name, "gb2019") || !strcmp(name, "bench256")) {
         /* the 2019 Gordon Bell network (Laanait et al., arXiv 1909.11150) */

@@ -39,6 +39,11 @@ typedef struct {
     int ndown, nup, ntd, ntu;  /* list lengths as given, checked to agree */
     int bottleneck, c_out;
     char spatial[16];          /* "HxW" or "N" (= Nx1): ranks splitting each sample (fd_split.h) */
+    char spatial_plan[24];     /* per level: h (split along H) or s (whole samples); fd_split.h */
+    /* the plan model's machine (fd_model.h): sustained FLOP/s of one rank,
+     * seconds per message and bytes per second of a link; 0: not given */
+    double model_flops, model_latency_s, model_Bps;
+    double model_memory_bytes; /* the memory one rank may hold; 0: no limit */
     runcfg_t run;              /* batch, steps, seed, precision, kernels, backend, ... */
 } cfg_t;
 
@@ -68,6 +73,8 @@ void cfg_write(const cfg_t *c, rec_t *r);
 /* The spatial value "N" or "HxW" (positive parts) into s[0] = H, s[1] = W;
  * 0, or -1 when it is neither. */
 int cfg_parse_spatial(const char *text, int s[2]);
+/* 1 when text is a spatial plan's letters (h and s only, 1 to 16 of them). */
+int cfg_plan_letters(const char *text);
 
 /* One line per key for --help. */
 void cfg_print_help(FILE *f);

@@ -28,16 +28,36 @@ void *net_grab(alloc_t *a, size_t bytes)
 }
 
 /* which: bit 1 = x, 2 = r, 4 = dx, 8 = dr */
-void net_buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
+void net_buf_alloc_n(alloc_t *a, nbuf *b, int samples, int c, int h, int w, int which)
 {
-    size_t bytes = (size_t)COUNT_PROD("a buffer's bytes", a->n->batch, c, h, w,
+    size_t bytes = (size_t)COUNT_PROD("a buffer's bytes", samples, c, h, w,
                                       (int64_t)a->n->ops->act_bytes);
-    b->c = c, b->h = h, b->w = w;
+    b->c = c, b->h = h, b->w = w, b->n = samples;
     if (which & 1) b->x = net_grab(a, bytes);
     if (which & 2) b->r = net_grab(a, bytes);
     if (which & 4) b->dx = net_grab(a, bytes);
     if (which & 8) b->dr = net_grab(a, bytes);
     b->hp = h;
+    b->wp = w;
+}
+
+void net_buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which)
+{
+    net_buf_alloc_n(a, b, a->n->batch, c, h, w, which);
+}
+
+/* Level l's buffers of a split: H tiles of the batch below the plan's K,
+ * whole samples (batch / S each) from K on. */
+static void level_alloc(alloc_t *a, nbuf *b, int l, int c, int which_split, int which_whole)
+{
+    net_t *n = a->n;
+    const plan_t *p = n->plan;
+    if (l < n->K) {
+        net_buf_alloc(a, b, c, p->level_h[l] / n->Sh, p->level_w[l] / n->Sw, which_split);
+        b->sp = n->S > 1 && which_split != which_whole;
+    } else {
+        net_buf_alloc_n(a, b, n->batch / n->S, c, p->level_h[l], p->level_w[l], which_whole);
+    }
 }
 
 static void buf_release(net_t *n, nbuf *b)
@@ -53,20 +73,19 @@ static void alloc_all(alloc_t *a)
     const plan_t *p = n->plan;
     const cfg_t *c = &p->cfg;
     int L = c->levels, g = c->growth;
-    int S = n->S, blk = S > 1 ? 5 : 15; /* a split's blocks: r and dr padded (alloc_split) */
-    net_buf_alloc(a, &n->in, c->c_in, c->height / S, c->width, 1);
+    int S = n->S, blk = S > 1 ? 5 : 15; /* a split's blocks: r and dr padded (nsp_alloc) */
+    int th = c->height / n->Sh, tw = c->width / n->Sw;
+    net_buf_alloc(a, &n->in, c->c_in, th, tw, 1);
     for (int i = 0; i < L; i++) {
-        int h = p->level_h[i] / S, w = p->level_w[i];
-        net_buf_alloc(a, &n->down[i], p->down_c0[i] + c->down[i] * g, h, w, blk);
-        net_buf_alloc(a, &n->tdpre[i], c->td[i], h, w, 5);
+        level_alloc(a, &n->down[i], i, p->down_c0[i] + c->down[i] * g, blk, 15);
+        level_alloc(a, &n->tdpre[i], i, c->td[i], 5, 5);
     }
-    net_buf_alloc(a, &n->bott, p->bott_c0 + c->bottleneck * g, p->level_h[L] / S, p->level_w[L], blk);
+    level_alloc(a, &n->bott, L, p->bott_c0 + c->bottleneck * g, blk, 15);
     for (int j = 0; j < L; j++)
-        net_buf_alloc(a, &n->up[j], p->up_c0[j] + c->up[j] * g, p->level_h[L - 1 - j] / S,
-                  p->level_w[L - 1 - j], blk);
-    net_buf_alloc(a, &n->out, c->c_out, c->height / S, c->width, 5);
-    net_buf_alloc(a, &n->target, c->c_out, c->height / S, c->width, 1);
-    net_buf_alloc(a, &n->dinit, c->f0, c->height / S, c->width, 4);
+        level_alloc(a, &n->up[j], L - 1 - j, p->up_c0[j] + c->up[j] * g, blk, 15);
+    net_buf_alloc(a, &n->out, c->c_out, th, tw, 5);
+    net_buf_alloc(a, &n->target, c->c_out, th, tw, 1);
+    net_buf_alloc(a, &n->dinit, c->f0, th, tw, 4);
     size_t pb = (size_t)COUNT_PROD("parameter bytes", p->params, (int64_t)sizeof(float));
     n->params = net_grab(a, pb);
     n->grads = net_grab(a, pb);
@@ -157,13 +176,13 @@ static void dense_fwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
 {
     int g = n->plan->cfg.growth, k = n->plan->cfg.k;
     tview xin = net_view(n, b, b->x, 0, c0);
-    tview rin = n->S > 1 ? nsp_sview(n, b, n->rs, c0) : net_view(n, b, b->r, 0, c0);
+    tview rin = b->sp ? nsp_sview(n, b, n->rs, c0) : net_view(n, b, b->r, 0, c0);
     kc_relu_fwd(kc, layer(n, first)->name, &xin, &rin);
-    if (n->S > 1) nsp_pad_fill(n, kc, layer(n, first)->name, b, &rin, 0, c0);
+    if (b->sp) nsp_pad_fill(n, kc, layer(n, first)->name, b, &rin, 0, c0);
     for (int l = 0; l < layers; l++) {
         int c = c0 + l * g;
         tview y = net_view(n, b, b->x, c, g);
-        if (n->S > 1) {
+        if (b->sp) {
             tview rp = nsp_pview(n, b, b->rp, 0, c);
             nsp_conv_fwd(n, kc, layer(n, first + l)->name, &rp, weights(n, first + l), k, &y);
         } else {
@@ -172,9 +191,9 @@ static void dense_fwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
         }
         if (l + 1 < layers) {
             /* the next layer reads these maps through its ReLU */
-            tview ry = n->S > 1 ? nsp_sview(n, b, n->rs, g) : net_view(n, b, b->r, c, g);
+            tview ry = b->sp ? nsp_sview(n, b, n->rs, g) : net_view(n, b, b->r, c, g);
             kc_relu_fwd(kc, layer(n, first + l + 1)->name, &y, &ry);
-            if (n->S > 1) nsp_pad_fill(n, kc, layer(n, first + l + 1)->name, b, &ry, c, g);
+            if (b->sp) nsp_pad_fill(n, kc, layer(n, first + l + 1)->name, b, &ry, c, g);
         }
     }
 }
@@ -236,7 +255,14 @@ double net_forward(net_t *n, kc_t *kc, const float *input, const float *target)
         kc_conv_fwd(kc, name, &x, weights(n, p->td[i]), 1, &t);
         nbuf *next = i + 1 < L ? &n->down[i + 1] : &n->bott;
         tview pooled = net_view(n, next, next->x, 0, c->td[i]);
-        kc_pool_fwd(kc, name, &t, &pooled);
+        if (i + 1 == n->K) {
+            /* the plan's shuffle: the pooled tiles become whole samples */
+            tview tiles = net_view(n, &n->shin, n->shin.x, 0, c->td[i]);
+            kc_pool_fwd(kc, name, &t, &tiles);
+            fd_shuffle(&n->sh, kc, name, &tiles, &pooled, 1);
+        } else {
+            kc_pool_fwd(kc, name, &t, &pooled);
+        }
     }
     dense_fwd(n, kc, &n->bott, p->bott_c0, c->bottleneck, p->bott_first);
 
@@ -245,6 +271,12 @@ double net_forward(net_t *n, kc_t *kc, const float *input, const float *target)
         nbuf *src = prev_block(n, j, &ch0, &nch), *b = &n->up[j];
         const char *name = layer(n, p->tu[j])->name;
         tview s = net_view(n, src, src->x, ch0, nch), y = net_view(n, b, b->x, 0, c->tu[j]);
+        if (L - j == n->K) {
+            /* the plan's shuffle back: the maps the transition reads, as tiles */
+            tview tiles = net_view(n, &n->shup, n->shup.x, 0, nch);
+            fd_shuffle(&n->sh, kc, name, &tiles, &s, 0);
+            s = tiles;
+        }
         kc_tconv_fwd(kc, name, &s, weights(n, p->tu[j]), &y);
         /* concatenation: the skip connection is copied next to the upsampled maps */
         nbuf *skip = &n->down[L - 1 - j];
@@ -283,14 +315,14 @@ static void dense_bwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
         if (l + 1 < layers) {
             /* what later layers sent through these maps' ReLU */
             tview x = net_view(n, b, b->x, c, g), dr = net_view(n, b, b->dr, c, g);
-            if (n->S > 1) {
+            if (b->sp) {
                 dr = nsp_sview(n, b, n->drs, g);
                 nsp_fold_dr(n, kc, layer(n, first + l + 1)->name, b, c, g, &dr);
             }
             kc_relu_bwd(kc, layer(n, first + l + 1)->name, &x, &dr, &dy);
         }
         tview r = net_view(n, b, b->r, 0, c), dr_in = net_view(n, b, b->dr, 0, c), dyc = dy;
-        if (n->S > 1) {
+        if (b->sp) {
             r = nsp_pview(n, b, b->rp, 0, c);
             dr_in = nsp_pview(n, b, b->drp, 0, c);
             dyc = nsp_pad_dy(n, kc, name, &dy, n->hk);
@@ -300,7 +332,7 @@ static void dense_bwd(net_t *n, kc_t *kc, nbuf *b, int c0, int layers, int first
         kc_conv_bwd_data(kc, name, &dyc, weights(n, first + l), k, &dr_in);
     }
     tview x = net_view(n, b, b->x, 0, c0), dr = net_view(n, b, b->dr, 0, c0), dx = net_view(n, b, b->dx, 0, c0);
-    if (n->S > 1) {
+    if (b->sp) {
         dr = nsp_sview(n, b, n->drs, c0);
         nsp_fold_dr(n, kc, layer(n, first)->name, b, 0, c0, &dr);
     }
@@ -314,7 +346,7 @@ static void zero_grads(net_t *n, kc_t *kc, nbuf *b, int with_relu_twin)
     kc_zero(kc, "grad_zero", &t);
     if (with_relu_twin) {
         /* a split accumulates into the padded twin (dr is not allocated) */
-        tview tr = n->S > 1 ? nsp_pview(n, b, b->drp, 0, b->c) : net_view(n, b, b->dr, 0, b->c);
+        tview tr = b->sp ? nsp_pview(n, b, b->drp, 0, b->c) : net_view(n, b, b->dr, 0, b->c);
         kc_zero(kc, "grad_zero", &tr);
     }
 }
@@ -361,9 +393,20 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
         nbuf *src = prev_block(n, j, &ch0, &nch);
         tview s = net_view(n, src, src->x, ch0, nch), ds = net_view(n, src, src->dx, ch0, nch);
         tview dy = net_view(n, b, b->dx, 0, c->tu[j]);
+        int shuffled = L - j == n->K;
+        tview ds_whole = ds;
+        if (shuffled) {
+            /* on the tiles the forward shuffle made; the data gradient goes
+             * back to whole samples (the transition is the maps' only reader
+             * outside their block, so it may overwrite) */
+            s = net_view(n, &n->shup, n->shup.x, 0, nch);
+            ds = net_view(n, &n->shup, n->shup.dx, 0, nch);
+            kc_zero(kc, "grad_zero", &ds);
+        }
         kc_tconv_bwd_weights(kc, name, &s, &dy, gw(n, p->tu[j]));
         notify(n, ready, user, p->tu[j]);
         kc_tconv_bwd_data(kc, name, &dy, weights(n, p->tu[j]), &ds);
+        if (shuffled) fd_shuffle(&n->sh, kc, name, &ds, &ds_whole, 1);
     }
     dense_bwd(n, kc, &n->bott, p->bott_c0, c->bottleneck, p->bott_first, ready, user);
 
@@ -371,6 +414,12 @@ void net_backward(net_t *n, kc_t *kc, net_grad_ready_fn ready, void *user)
         nbuf *b = &n->down[i], *next = i + 1 < L ? &n->down[i + 1] : &n->bott;
         const char *name = layer(n, p->td[i])->name;
         tview dpooled = net_view(n, next, next->dx, 0, c->td[i]);
+        if (i + 1 == n->K) {
+            /* the shuffle back: the whole samples' gradient as the pooled tiles' */
+            tview tiles = net_view(n, &n->shin, n->shin.dx, 0, c->td[i]);
+            fd_shuffle(&n->sh, kc, name, &tiles, &dpooled, 0);
+            dpooled = tiles;
+        }
         tview dt = net_view(n, &n->tdpre[i], n->tdpre[i].dx, 0, c->td[i]);
         kc_pool_bwd(kc, name, &dpooled, &dt);
         tview bx = net_view(n, b, b->x, 0, b->c), bdx = net_view(n, b, b->dx, 0, b->c);

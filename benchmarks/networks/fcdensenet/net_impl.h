@@ -13,17 +13,21 @@
 #include <stdint.h>
 
 #include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/networks/fcdensenet/fd_shuffle.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 
 /* One activation buffer of the network: values, their ReLU twin (dense
  * blocks only) and the gradients of both.  h is this rank's rows (the tile
  * of a spatial split, fd_split.h); in a split, the dense blocks keep r and
  * dr as halo-padded twins rp and drp instead (hp = h + 2 halo rows), which
- * their k x k convolutions read and write. */
+ * their k x k convolutions read and write (wp = w + 2 halo columns when W
+ * is split too). */
 typedef struct {
     void *x, *r, *dx, *dr;
     void *rp, *drp;
-    int c, h, w, hp;
+    int c, h, w, hp, wp;
+    int n;                 /* samples: the batch, or batch / S at a plan's sample levels */
+    int sp;                /* split along H with halos (rp, drp in place of r, dr) */
 } nbuf;
 
 struct net {
@@ -38,8 +42,10 @@ struct net {
     void *wc;              /* weights in the compute type (== params when that is fp32) */
     float *grads;          /* fp32 gradients, same layout as params */
     /* spatial split (fd_split.h, docs/spatial.md); S == 1: none, nothing below */
-    int S, srank;          /* ranks per sample along H; this rank's tile (0: top) */
-    int hk, hk0;           /* halo rows of the dense layers' and of conv_init's kernel */
+    int S, srank;          /* ranks per sample; this rank's tile (0: top left, row-major) */
+    int Sh, Sw, srh, srw;  /* tiles along H and W; this rank's tile row and column */
+    int hk, hk0;           /* half the dense layers' and conv_init's kernels */
+    int ph, pw, ph0, pw0;  /* their halo rows and columns (0 along an axis not split) */
     void *inp;             /* conv_init's padded input [batch][c_in][h + 2 hk0][w] */
     void *yp, *dyp;        /* padded scratch: a k x k conv's output, its output gradient */
     void *rs, *drs;        /* unpadded scratch of a block's ReLU maps and their gradient on
@@ -51,6 +57,11 @@ struct net {
     float *host_tile;      /* the tile's rows of a batch, cropped on the host */
     fd_xchg hx;
     int hx_open;
+    /* a per-level plan (fd_split.h): levels [K, L] hold whole samples */
+    int K;
+    nbuf shin, shup;       /* tiles of the pooled maps into level K, of the maps out of it */
+    fd_shuf sh;
+    int sh_open;
 };
 
 typedef struct {
@@ -61,7 +72,9 @@ typedef struct {
 
 /* Count bytes and allocate them (nothing when dry or after a failure). */
 void *net_grab(alloc_t *a, size_t bytes);
-/* The arrays of a buffer; which: bit 1 = x, 2 = r, 4 = dx, 8 = dr. */
+/* The arrays of a buffer of `samples`; which: bit 1 = x, 2 = r, 4 = dx, 8 = dr. */
+void net_buf_alloc_n(alloc_t *a, nbuf *b, int samples, int c, int h, int w, int which);
+/* The same for the whole batch. */
 void net_buf_alloc(alloc_t *a, nbuf *b, int c, int h, int w, int which);
 
 /* Channels [ch0, ch0 + nch) of one of a buffer's four arrays. */
@@ -69,7 +82,8 @@ static inline tview net_view(const net_t *n, const nbuf *b, void *base, int ch0,
 {
     tview t;
     t.p = base ? (char *)base + (size_t)ch0 * b->h * b->w * n->ops->act_bytes : NULL;
-    t.n = n->batch;
+    (void)n;
+    t.n = b->n;
     t.c = nch;
     t.h = b->h;
     t.w = b->w;
@@ -92,7 +106,8 @@ void nsp_load(net_t *n, const float *input, const float *target);
 
 tview nsp_pview(const net_t *n, const nbuf *b, void *base, int ch0, int nch);
 tview nsp_sview(const net_t *n, const nbuf *b, void *base, int nch);
-t3view nsp_prows(const net_t *n, void *base, int C, int hp, int w, int ch0, int nch, int r0, int nr);
+t3view nsp_pbox(const net_t *n, void *base, int C, int hp, int wp, int ch0, int nch, int r0, int nr,
+                int c0, int ncol);
 t3view nsp_as3(const tview *t);
 void nsp_pad_fill(net_t *n, kc_t *kc, const char *name, nbuf *b, const tview *src, int ch0, int nch);
 void nsp_fold_dr(net_t *n, kc_t *kc, const char *name, nbuf *b, int ch0, int nch, const tview *dst);

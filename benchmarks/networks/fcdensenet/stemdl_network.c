@@ -2,9 +2,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/networks/fcdensenet/data.h"
+#include "benchmarks/networks/fcdensenet/fd_model.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
@@ -63,14 +65,28 @@ static void describe(const void *model, FILE *f, int64_t executed_per_step, int 
     char a[32], b[32];
     trec_si((double)mine, a, sizeof a);
     trec_si((double)all, b, sizeof b);
-    fprintf(f, "spatial                        %s: %d ranks per sample along H, tiles of %d of %d "
-            "rows (docs/spatial.md)\n",
-            p->cfg.spatial, S, p->cfg.height / S, p->cfg.height);
+    int hw[2];
+    fd_split_hw(&p->cfg, hw);
+    if (hw[1] == 1)
+        fprintf(f, "spatial                        %s: %d ranks per sample along H, tiles of %d of %d "
+                "rows (docs/spatial.md)\n",
+                p->cfg.spatial, S, p->cfg.height / S, p->cfg.height);
+    else
+        fprintf(f, "spatial                        %s: %d ranks per sample, %d along H and %d along W, "
+                "tiles of %d x %d of %d x %d (docs/spatial.md)\n",
+                p->cfg.spatial, S, hw[0], hw[1], p->cfg.height / hw[0], p->cfg.width / hw[1],
+                p->cfg.height, p->cfg.width);
     fprintf(f, "memory_per_rank_bytes          %zu  (%sB of network buffers at batch %d, fp32; "
             "unsplit %sB, %.2fx)\n",
             mine, a, batch, b, all ? (double)mine / (double)all : 0.0);
-    fprintf(f, "halo_bytes_per_sample_step     %lld  (a rank with two neighbours, fp32)\n",
+    fprintf(f, "halo_bytes_per_sample_step     %lld  (a rank with every neighbour, fp32)\n",
             (long long)fd_split_halo_bytes(p, 4));
+    fprintf(f, "spatial_plan                   %s  (levels 0..%d split along H, %s; shuffle bytes "
+            "%lld per rank and step)\n",
+            p->cfg.spatial_plan, fd_plan_level(&p->cfg) - 1,
+            fd_plan_level(&p->cfg) > p->cfg.levels ? "no whole-sample levels" : "then whole samples",
+            (long long)fd_split_shuffle_bytes(p, batch, 4));
+    fdm_print(&stemdl_network, p, batch, f);
 }
 
 static void write_record(const void *model, rec_t *w)
@@ -82,6 +98,22 @@ static void write_record(const void *model, rec_t *w)
     rec_kv_int(w, "conv_weights", p->weights);
     rec_kv_int(w, "biases", p->biases);
     rec_kv_int(w, "parameters", p->params);
+    int S = fd_split_of(&p->cfg);
+    if (S > 1) {
+        /* the split's plan and what it sends per step (fd_split.h), counted
+         * from the geometry; the kernel table holds the measured times */
+        int esz = strcmp(p->cfg.run.precision, "fp32") == 0 ? 4 : 2;
+        fd_rank_counts rc;
+        /* the busiest rank's: one neighbour along an axis of 2 tiles */
+        fd_split_rank_counts(p, p->cfg.run.batch, esz, 1, &rc);
+        rec_kv_int(w, "spatial_ranks", S);
+        rec_kv_str(w, "spatial_plan", p->cfg.spatial_plan);
+        rec_kv_int(w, "spatial_shuffle_level", fd_plan_level(&p->cfg));
+        rec_kv_int(w, "halo_bytes_per_step", rc.halo_bytes);
+        rec_kv_int(w, "halo_messages_per_step", rc.halo_msgs);
+        rec_kv_int(w, "shuffle_bytes_per_step", rc.shuffle_bytes);
+        rec_kv_int(w, "shuffle_messages_per_step", rc.shuffle_msgs);
+    }
     rec_map_end(w);
 }
 
