@@ -58,7 +58,9 @@ ok*) echo "PASS: climate small bf16 follows fp32: ${v#ok } (bounds 1e-6 < first 
 *) echo "FAIL: climate small bf16 against fp32: $v" ;;
 esac
 
-rows() { grep -o "kernel: $1, [^}]*" "$T/b.yaml" | grep -o 'dtype: [a-z0-9]*' | sort -u | tr '\n' ' '; }
+# a flow-mapping row may wrap onto the next line (its time_s's digits vary from run to run):
+# rows are read from the record with its lines joined
+rows() { tr '\n' ' ' <"$T/b.yaml" | grep -o "kernel: $1, [^}]*" | grep -o 'dtype: [a-z0-9]*' | sort -u | tr '\n' ' '; }
 bad=""
 for k in dconv_fwd dconv_bwd_data dconv_bwd_weights; do
     [ "$(rows "$k")" = "dtype: bf16 " ] || bad="$bad $k:'$(rows "$k")'"
