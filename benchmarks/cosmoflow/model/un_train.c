@@ -44,10 +44,45 @@ static un_t slice(const un_t *t, int first, int c)
     return v;
 }
 
+/* A view of c channels, d planes of e^2 at the start of a shared buffer */
+static un_t shared_d(float *base, int batch, int d, int e, int c)
+{
+    un_t t = {.p = base, .n = batch, .d = d, .e = e, .c = c, .ld = c};
+    return t;
+}
+
+/* Gradients share buffers by lifetime: backward at a conv + BN + ReLU
+ * layer reads its output's gradient da, writes dz, then the input's
+ * gradient dx, which is the previous layer's da (or a pooling's dy); so
+ * every da, dx and dpool of the chain is one buffer, GA, and every dz
+ * another, GZ, each as large as the largest layer's.  Only the
+ * concatenations' gradients (their skip halves live from the decoder's
+ * backward to the encoder's) keep buffers of their own, and split on the
+ * host loops one padded data gradient serves every layer.  Floats of GA
+ * (= GZ) and of the padded one. */
+static void shared_sizes(const un_plan *p, int S, int64_t *g, int64_t *dxp)
+{
+    *g = *dxp = 0;
+    for (int l = 0; l < p->nlayers; l++) {
+        const un_layer *ly = &p->layers[l];
+        int64_t e = ly->ext, v = p->cfg.batch * (e / S) * e * e;
+        if (ly->kind == UN_TCONV) continue;
+        if (v * ly->co > *g) *g = v * ly->co;
+        int64_t d = p->cfg.batch * (e / S + 2) * e * e * ly->ci;
+        if (ly->k == 3 && d > *dxp) *dxp = d;
+    }
+}
+
 static void build(un_net *n, const un_plan *p, int dry)
 {
     int b = p->cfg.batch;
     n->p = p;
+    int64_t gfl, dxpfl;
+    shared_sizes(p, n->S, &gfl, &dxpfl);
+    if (!(n->S > 1 && !n->ops)) dxpfl = 0;
+    float *GA = NULL, *GZ = NULL, *GD = NULL;
+    if (dry) n->bytes += (2 * gfl + dxpfl) * (int64_t)sizeof(float);
+    else GA = get(n, gfl), GZ = get(n, gfl), GD = dxpfl ? get(n, dxpfl) : NULL;
     if (dry) n->bytes += 3 * p->params * (int64_t)sizeof(float);
     else n->params = get(n, p->params), n->grads = get(n, p->params), n->mom = get(n, p->params);
     n->in = dense(n, dry, b, p->cfg.size, p->cfg.channels);
@@ -70,10 +105,11 @@ static void build(un_net *n, const un_plan *p, int dry)
             cur = cat[i], dcur = dcat[i];
             continue;
         }
-        B->z = dense(n, dry, b, ly->ext, ly->co), B->dz = dense(n, dry, b, ly->ext, ly->co);
+        int ld = ly->ext / n->S;  /* this rank's planes */
+        B->z = dense(n, dry, b, ly->ext, ly->co), B->dz = shared_d(GZ, b, ld, ly->ext, ly->co);
         if (n->S > 1 && ly->k == 3 && !n->ops) {
-            B->xp = dense_d(n, dry, b, ly->ext / n->S + 2, ly->ext, ly->ci);
-            B->dxp = dense_d(n, dry, b, ly->ext / n->S + 2, ly->ext, ly->ci);
+            B->xp = dense_d(n, dry, b, ld + 2, ly->ext, ly->ci);
+            B->dxp = shared_d(GD, b, ld + 2, ly->ext, ly->ci);
         }
         if (ly->kind == UN_LAST) {
             B->a = B->z, B->da = B->dz;
@@ -85,10 +121,10 @@ static void build(un_net *n, const un_plan *p, int dry)
             int t = cat[lev].c - ly->co;
             B->a = slice(&cat[lev], t, ly->co), B->da = slice(&dcat[lev], t, ly->co);
             n->pool[lev] = dense(n, dry, b, ly->ext / 2, ly->co);
-            n->dpool[lev] = dense(n, dry, b, ly->ext / 2, ly->co);
+            n->dpool[lev] = shared_d(GA, b, ld / 2, ly->ext / 2, ly->co);
             cur = n->pool[lev], dcur = n->dpool[lev];
         } else {
-            B->a = dense(n, dry, b, ly->ext, ly->co), B->da = dense(n, dry, b, ly->ext, ly->co);
+            B->a = dense(n, dry, b, ly->ext, ly->co), B->da = shared_d(GA, b, ld, ly->ext, ly->co);
             cur = B->a, dcur = B->da;
         }
     }
@@ -294,13 +330,9 @@ static void backward(un_net *n, int64_t *fl)
 {
     const un_plan *p = n->p;
     int64_t f = 0;
-    /* backward: the host loops accumulate every gradient, so all start at
-     * zero (the sets' kernels overwrite, but for the pooling's add) */
+    /* the host loops add into the parameters' gradients (and into each
+     * data gradient, zeroed just before: the buffers are shared, build) */
     memset(n->grads, 0, sizeof(float) * (size_t)p->params);
-    if (!n->ops) {
-        for (int l = 0; l < p->nlayers - 1; l++) zero(&n->L[l].da), zero(&n->L[l].dx);
-        zero(&n->L[p->nlayers - 1].dx);
-    }
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const un_layer *ly = &p->layers[l];
         un_lbuf *B = &n->L[l];
@@ -310,6 +342,7 @@ static void backward(un_net *n, int64_t *fl)
                 uk_tconv_bwd(n, l);
             } else {
                 f += un_tconv(UN_BWD_WEIGHTS, &B->x, dw, &B->da);
+                zero(&B->dx);  /* a shared buffer (build): the loops add */
                 f += un_tconv(UN_BWD_DATA, &B->dx, w, &B->da);
             }
             continue;
@@ -329,6 +362,7 @@ static void backward(un_net *n, int64_t *fl)
         }
         f += un_conv(UN_BWD_WEIGHTS, B->xp.p ? &B->xp : &B->x, dw, ly->k, &B->dz);
         if (l == 0) continue;
+        zero(&B->dx);  /* a shared buffer, or a concatenation's gradient: the loops add */
         if (B->xp.p) {
             zero(&B->dxp);
             f += un_conv(UN_BWD_DATA, &B->dxp, w, ly->k, &B->dz);
