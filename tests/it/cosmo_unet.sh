@@ -108,6 +108,17 @@ refuse "--lr" --network unet3d --lr abc
 refuse "--backend cuda: the 3D U-Net runs on the cpu backend only" --network unet3d --backend cuda
 refuse "--kernels bogus: unknown" --network unet3d --kernels bogus
 
+refuse "over the limit of 8589934592 (split D over more ranks)" --network unet3d --preset unet128 --steps 1
+# unet128's buffers: over the 8 GiB guard on 1 rank, under it on 2 (the
+# gradients share buffers by lifetime, docs/cosmoflow.md)
+"$C" --network unet3d --preset unet128 --spatial 2 --describe >"$T/u2.describe" 2>&1
+b1=$(value "$T/unet128.describe" training_bytes)
+b2=$(value "$T/u2.describe" training_bytes)
+if [ -n "$b1" ] && [ -n "$b2" ] && [ "$b1" -gt 8589934592 ] && [ "$b2" -le 8589934592 ]; then
+    echo "PASS: unet128 needs $b1 bytes on 1 rank (refused), $b2 per rank on 2 spatial ranks (accepted)"
+else
+    echo "FAIL: unet128 training bytes ${b1:-none} on 1 rank, ${b2:-none} on 2"
+fi
 if "$C" --network unet3d --preset unet128 --check-config >"$T/cc.out" 2>&1 &&
     grep -q "configuration is valid" "$T/cc.out"; then
     echo "PASS: unet3d --check-config"
