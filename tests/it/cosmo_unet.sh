@@ -108,7 +108,7 @@ refuse "--lr" --network unet3d --lr abc
 refuse "--backend cuda: the 3D U-Net runs on the cpu backend only" --network unet3d --backend cuda
 refuse "--kernels bogus: unknown" --network unet3d --kernels bogus
 
-refuse "over the limit of 8589934592 (split D over more ranks)" --network unet3d --preset unet128 --steps 1
+refuse "over the limit of 8589934592 (split D over more ranks, or raise --max-bytes)" --network unet3d --preset unet128 --steps 1
 # unet128's buffers: over the 8 GiB guard on 1 rank, under it on 2 (the
 # gradients share buffers by lifetime, docs/cosmoflow.md)
 "$C" --network unet3d --preset unet128 --spatial 2 --describe >"$T/u2.describe" 2>&1
