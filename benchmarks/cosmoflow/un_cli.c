@@ -10,9 +10,12 @@
 #include "benchmarks/common/opt.h"
 #include "benchmarks/cosmoflow/model/un_plan.h"
 #include "benchmarks/cosmoflow/model/un_train.h"
+#include "benchmarks/train/counted.h"
+#include "benchmarks/train/kernels/kern.h"
 
-/* the host loops' buffers are refused above this (unet128 is for --describe
- * and the spatial model until the network runs on the kernel sets) */
+/* buffers are refused above this per rank unless --max-bytes says more
+ * (the machines the tests share have 24 GiB; docs/cosmoflow.md "3D U-Net":
+ * unet128's needs) */
 #define UN_MAX_BYTES (8LL << 30)
 
 static void usage(FILE *f)
@@ -22,8 +25,8 @@ static void usage(FILE *f)
             "\n"
             "Trains LBANN's 3D U-Net (encoder, stride-2 transposed convolutions, skip\n"
             "concatenations, softmax cross-entropy per voxel) on synthetic volumes on one\n"
-            "rank or --spatial N ranks splitting D, with reference loops, and prints\n"
-            "each step's loss (rank 0).\n"
+            "rank or --spatial N ranks splitting D, on a kernel set of the training runtime\n"
+            "(or the host loops), and prints each step's loss (rank 0).\n"
             "\n"
             "  --help             this text\n"
             "  --network NAME     cosmoflow (the default program) or unet3d\n"
@@ -40,8 +43,15 @@ static void usage(FILE *f)
             "  --lr X             SGD learning rate, momentum 0.9 (default 0.05)\n"
             "  --spatial N        ranks splitting each sample along D (N or Nx1x1; the job\n"
             "                     has exactly N ranks); D / 8 divisible by N\n"
-            "  --backend cpu      the only backend (cuda is refused: no U-Net kernels there)\n"
-            "  --kernels reference  the only kernel set (fast is refused)\n"
+            "  --backend cpu      the only backend (cuda is refused: batch norm and the loss\n"
+            "                     are host loops, docs/cosmoflow.md)\n"
+            "  --kernels SET      fast (oneDNN, the default), reference (the runtime's loops)\n"
+            "                     or host (un_host.c's loops, the first implementation)\n"
+            "  --threads N        fast set: threads per rank (0: oneDNN's default; default 1)\n"
+            "  --max-bytes N      refuse more than N bytes of buffers per rank (default\n"
+            "                     8589934592, 8 GiB; --describe prints training_bytes)\n"
+            "  --table            after the run, rank 0's kernel table (kernel, layer,\n"
+            "                     calls, FLOPs, seconds) over every step\n"
             "  --quiet            only the final line\n"
             "\n"
             "Exit status: 0 done, 1 a run failed, 2 bad input.\n"
@@ -49,6 +59,21 @@ static void usage(FILE *f)
             "  cosmoflow --network unet3d --preset unet128 --describe\n"
             "  cosmoflow --network unet3d --preset unet-tiny --steps 10\n",
             un_preset_list());
+}
+
+/* Rank 0's kernel table: one row per (kernel, layer), then the totals. */
+static void print_table(const ktab_t *t, int steps, int64_t halo_bytes)
+{
+    if (!t) {
+        printf("# no kernel table: the host loops count FLOPs only\n");
+        return;
+    }
+    printf("%-16s %-10s %8s %18s %12s\n", "kernel", "layer", "calls", "flops", "time_s");
+    for (int i = 0; i < t->n; i++)
+        printf("%-16s %-10s %8lld %18lld %12.6f\n", t->rows[i].kernel, t->rows[i].layer,
+               (long long)t->rows[i].calls, (long long)t->rows[i].flops, t->rows[i].time_s);
+    printf("total_flops %lld  total_time_s %.6f  steps %d  halo_bytes_last_step %lld\n",
+           (long long)ktab_total_flops(t), ktab_total_time(t), steps, (long long)halo_bytes);
 }
 
 int un_cli_wanted(int argc, char **argv)
@@ -71,7 +96,9 @@ int un_cli_main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--preset")) preset = argv[i + 1];
     if (un_preset(&c, preset)) check_usage("--preset '%s': unknown (choose %s)", preset, un_preset_list());
-    int describe = 0, quiet = 0;
+    int describe = 0, quiet = 0, table = 0, threads = 1;
+    long long max_bytes = UN_MAX_BYTES;
+    const char *kernels = "fast";
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--help")) {
@@ -80,18 +107,25 @@ int un_cli_main(int argc, char **argv)
         }
         if (!strcmp(o, "--describe")) { describe = 1; continue; }
         if (!strcmp(o, "--quiet")) { quiet = 1; continue; }
+        if (!strcmp(o, "--table")) { table = 1; continue; }
         if (i + 1 >= argc) check_usage("%s: unknown option, or its value is missing (see --help)", o);
         const char *v = argv[++i];
         if (!strcmp(o, "--network")) {
             if (strcmp(v, "unet3d")) check_usage("--network '%s': unknown (choose cosmoflow or unet3d)", v);
         } else if (!strcmp(o, "--preset")) {
-        } else if (!strcmp(o, "--backend") || !strcmp(o, "--kernels")) {
-            /* the U-Net is not on the kernel sets yet: one line, not a silent CPU run */
-            if (strcmp(v, !strcmp(o, "--backend") ? "cpu" : "reference"))
-                check_usage("%s %s: the 3D U-Net runs on the host reference loops only "
-                            "(un_host.c: --backend cpu, --kernels reference)",
-                            o, v);
-        } else if (!strcmp(o, "--size")) c.size = (int)opt_int(o, v, 8, 1024);
+        } else if (!strcmp(o, "--backend")) {
+            /* one line, not a silent CPU run */
+            if (strcmp(v, "cpu"))
+                check_usage("--backend %s: the 3D U-Net runs on the cpu backend only (its batch "
+                            "norm and loss are host loops; docs/cosmoflow.md \"3D U-Net\")",
+                            v);
+        } else if (!strcmp(o, "--kernels")) {
+            if (strcmp(v, "fast") && strcmp(v, "reference") && strcmp(v, "host"))
+                check_usage("--kernels %s: unknown (choose fast, reference or host)", v);
+            kernels = v;
+        } else if (!strcmp(o, "--threads")) threads = (int)opt_int(o, v, 0, 4096);
+        else if (!strcmp(o, "--max-bytes")) max_bytes = opt_int(o, v, 1, 1LL << 50);
+        else if (!strcmp(o, "--size")) c.size = (int)opt_int(o, v, 8, 1024);
         else if (!strcmp(o, "--channels")) c.channels = (int)opt_int(o, v, 1, 64);
         else if (!strcmp(o, "--classes")) c.classes = (int)opt_int(o, v, 2, 64);
         else if (!strcmp(o, "--filters")) c.filters = (int)opt_int(o, v, 1, 64);
@@ -122,12 +156,15 @@ int un_cli_main(int argc, char **argv)
     if (un_validate(&c, err, sizeof err)) check_usage("%s", err);
     un_plan p;
     un_plan_build(&p, &c);
-    int64_t bytes = un_net_bytes(&p);
+    const kern_ops *ops = !strcmp(kernels, "fast")        ? kern_fast_ops()
+                          : !strcmp(kernels, "reference") ? kern_ref_ops()
+                                                          : NULL;
+    int64_t bytes = un_net_bytes(&p, c.split, ops);
     if (check_only) return opt_config_valid();
     if (describe) {
         un_describe(&p, stdout);
-        printf("training_bytes                  %lld  (batch %d, host loops)\n", (long long)bytes,
-               c.batch);
+        printf("training_bytes                  %lld  (per rank, batch %d, split %d, kernels %s)\n",
+               (long long)bytes, c.batch, c.split, kernels);
         return 0;
     }
     comm_t comm;
@@ -139,13 +176,16 @@ int un_cli_main(int argc, char **argv)
                             "spatial ranks (%d given; data-parallel groups are not built)\n",
                     c.split, comm.size);
         rc = 2;
-    } else if (bytes > UN_MAX_BYTES) {
-        fprintf(stderr, "cosmoflow: error: --network unet3d: %lld bytes of buffers at --size %d "
-                        "--filters %d --batch %d, over the host loops' %lld\n",
-                (long long)bytes, c.size, c.filters, c.batch, (long long)UN_MAX_BYTES);
+    } else if (bytes > max_bytes) {
+        if (comm.rank == 0)
+            fprintf(stderr, "cosmoflow: error: --network unet3d: %lld bytes of buffers per rank "
+                            "at --size %d --filters %d --batch %d --spatial %d, over the limit "
+                            "of %lld (split D over more ranks, or raise --max-bytes)\n",
+                    (long long)bytes, c.size, c.filters, c.batch, c.split, max_bytes);
         rc = 2;
     } else {
-        un_net *n = un_net_create(&p, comm.size > 1 ? comm.world : MPI_COMM_NULL);
+        void *ctx = ops == kern_fast_ops() ? kern_fast_create(threads) : NULL;
+        un_net *n = un_net_create(&p, comm.size > 1 ? comm.world : MPI_COMM_NULL, ops, ctx);
         if (!n) {
             fprintf(stderr, "cosmoflow: error: --network unet3d: cannot allocate %lld bytes\n",
                     (long long)bytes);
@@ -170,8 +210,10 @@ int un_cli_main(int argc, char **argv)
                 printf("unet3d: %d steps, final loss %.9g, %lld FLOPs executed, %.3f s CPU, %.3g "
                    "GFLOP/s (CPU time)\n",
                    c.steps, loss, (long long)total, cpu_s, cpu_s > 0 ? total / cpu_s / 1e9 : 0.0);
+            if (table && comm.rank == 0) print_table(un_net_ktab(n), c.steps, un_net_halo_bytes(n));
             un_net_free(n);
         }
+        if (ctx) kern_fast_release(ctx);
     }
     comm_finalize(&comm);
     return rc;

@@ -77,27 +77,24 @@ static int parse(int argc, char **argv, sopts_t *o)
     return 0;
 }
 
-/* The workload at another sample size: conv blocks and the dense head (fc1
- * dominates it) scale with the voxels, the optimizer with the parameters. */
+/* The workload at another sample size (msp_resize): LBANN's rule where the
+ * base is one of its networks (`blocks 0`, or the cosmo128/256/512 presets,
+ * which resolve it), else the same blocks with fc1 growing. */
 static int resize(msw_t *w, const record_t *base, int size, char *err, size_t errlen)
 {
-    int D = (int)rec_spatial(base)->size;
-    if (size == D) return 0;
-    int grain = D / w->units;
-    if (size % grain) {
-        snprintf(err, errlen, "--size %d: not a multiple of %d (2^blocks)", size, grain);
-        return -1;
-    }
-    double r = (double)size / D, r3 = r * r * r;
-    const char *d1 = record_config(base, "dense1");
-    double fc1 = (double)w->feat_c * w->units * w->units * w->units * (d1 ? atof(d1) : 0);
-    double params = w->params + fc1 * (r3 - 1);
-    w->opt_s *= params / w->params;
-    w->params = params;
-    for (int l = 0; l < w->nl; l++) w->conv_s[l] *= r3, w->ext[l] = w->ext[l] / D * size;
-    w->head_s *= r3;
-    w->units = size / grain;
-    return 0;
+    const char *pre = record_config(base, "preset"), *bl = record_config(base, "blocks");
+    const char *f = record_config(base, "filters"), *cap = record_config(base, "filter_cap");
+    const char *k = record_config(base, "kernel"), *d1 = record_config(base, "dense1");
+    msp_rule r = {
+        .lbann = (bl && !strcmp(bl, "0")) ||
+                 (pre && (!strcmp(pre, "cosmo128") || !strcmp(pre, "cosmo256") ||
+                          !strcmp(pre, "cosmo512"))),
+        .filters = f ? atoi(f) : 0,
+        .cap = cap ? atoi(cap) : 0,
+        .kernel = k ? atoi(k) : 3,
+        .dense1 = d1 ? atof(d1) : 0,
+    };
+    return msp_resize(w, (int)rec_spatial(base)->size, size, &r, err, errlen);
 }
 
 static void pline(FILE *f, const msp_t *p, double eff)

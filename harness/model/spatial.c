@@ -2,6 +2,7 @@
 #include "harness/model/spatial.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The benchmark's decomposition (cf_geom.c): units dealt as evenly as
@@ -125,4 +126,70 @@ int msp_best(const msw_t *w, int ranks, int global_batch, const mnet_t *net, msp
         }
     }
     return found ? 0 : -1;
+}
+
+/* forward FLOPs of a block up to a constant (k^3 2 c_in c_out ext^3 / 2) */
+static double block_work(const msw_t *w, int l, int k)
+{
+    double e = w->ext[l];
+    return (double)k * k * k * w->cin[l] * w->cout[l] * e * e * e;
+}
+
+int msp_resize(msw_t *w, int D, int size, const msp_rule *r, char *err, size_t errlen)
+{
+    if (size == D) return 0;
+    double x = (double)size / D, x3 = x * x * x;
+    int k = r->kernel > 0 ? r->kernel : 3;
+    if (!r->lbann) {
+        int grain = D / w->units;
+        if (size % grain) {
+            snprintf(err, errlen, "--size %d: not a multiple of %d (2^blocks)", size, grain);
+            return -1;
+        }
+        double fc1 = (double)w->feat_c * w->units * w->units * w->units * r->dense1;
+        double params = w->params + fc1 * (x3 - 1);
+        w->opt_s *= params / w->params;
+        w->params = params;
+        for (int l = 0; l < w->nl; l++) w->conv_s[l] *= x3, w->ext[l] = w->ext[l] / D * size;
+        w->head_s *= x3;
+        w->units = size / grain;
+        return 0;
+    }
+    int nb = 0;
+    while ((8 << nb) < size) nb++;
+    nb++; /* log2(size) - 2 */
+    if (size < 8 || (4 << nb) != size || nb > MSP_MAX_LAYERS || r->filters < 1) {
+        snprintf(err, errlen, "--size %d: LBANN's rule (blocks log2(size) - 2) needs a power of "
+                 "two from 8 to %d", size, 4 << MSP_MAX_LAYERS);
+        return -1;
+    }
+    double params = w->params;
+    int kept = nb < w->nl ? nb : w->nl;
+    for (int l = kept; l < w->nl; l++) /* dropped at the deep end */
+        params -= (double)k * k * k * w->cin[l] * w->cout[l] + w->cout[l];
+    for (int l = 0; l < kept; l++) w->conv_s[l] *= x3, w->ext[l] = size >> l;
+    double rate = kept > 0 && block_work(w, kept - 1, k) > 0
+                      ? w->conv_s[kept - 1] / block_work(w, kept - 1, k)
+                      : 0;
+    for (int l = kept; l < nb; l++) { /* added */
+        long long f = (long long)r->filters << l;
+        w->cin[l] = w->cout[l - 1];
+        w->cout[l] = (int)(r->cap > 0 && f > r->cap ? r->cap : f);
+        w->ext[l] = size >> l;
+        w->conv_s[l] = rate * block_work(w, l, k);
+        params += (double)k * k * k * w->cin[l] * w->cout[l] + w->cout[l];
+    }
+    w->nl = nb;
+    int feat = w->cout[nb - 1];
+    /* fc1's input: feat x 4^3 at every size; its weights change with feat */
+    double u3 = (double)w->units * w->units * w->units;
+    if (feat != w->feat_c && w->feat_c > 0) {
+        double fc1 = w->feat_c * u3 * r->dense1, fc1n = feat * u3 * r->dense1;
+        params += fc1n - fc1;
+        if (fc1 > 0) w->head_s *= fc1n / fc1;
+    }
+    w->feat_c = feat;
+    w->opt_s *= params / w->params;
+    w->params = params;
+    return 0;
 }

@@ -20,8 +20,8 @@
  * Pure arithmetic like model.c: no I/O.  spatial_input.c fills the inputs
  * from a run's records.
  *
- * defines: msw_t, msp_t, msp_halo_bytes, msp_predict, msp_splits,
- *          msp_best */
+ * defines: msw_t, msp_t, msp_rule, msp_resize, msp_halo_bytes, msp_predict,
+ *          msp_splits, msp_best */
 #ifndef EXADL_HARNESS_SPATIAL_H
 #define EXADL_HARNESS_SPATIAL_H
 
@@ -57,6 +57,24 @@ typedef struct {
     double halo_bytes;            /* rank 0's sent bytes per step */
     double samples_per_s;
 } msp_t;
+
+/* How the network grows with the sample size (the base record's config):
+ * lbann 0: the same blocks, fc1's input grows with the voxels (`blocks N`);
+ * lbann 1: LBANN's rule (`blocks 0`, the cosmo128/256/512 presets), blocks
+ * = log2(size) - 2 with min(filters 2^i, cap) filters, so blocks are added
+ * (or dropped) at the deep end and fc1's input stays. */
+typedef struct {
+    int lbann, filters, cap, kernel;
+    double dense1;
+} msp_rule;
+
+/* The workload w of a base at size D moved to size: each kept block's
+ * time x (size/D)^3; an added block's time from the deepest kept block's
+ * time per FLOP (forward FLOPs ~ k^3 c_in c_out extent^3); the parameters
+ * (the allreduce's bytes) and the optimizer's time with the weights added
+ * or removed; the dense head with fc1's weights.  0, or -1 with one line in
+ * err (a size the rule cannot reach). */
+int msp_resize(msw_t *w, int D, int size, const msp_rule *r, char *err, size_t errlen);
 
 /* Bytes rank `srank` of a split sends per sample (the benchmark's
  * cf_part_halo_bytes, rebuilt here from the record's geometry); *messages

@@ -65,6 +65,14 @@ if awk -v v="${v:-0}" 'BEGIN { d = v - 23064356; if (d < 0) d = -d; exit !(d <= 
 else
     echo "FAIL: cosmo512 has ${v:-no} parameters, not within 1% of LBANN's 23,064,356"
 fi
+# its gradient bytes: the tensors the record's gradient_reduction block lists
+# (--describe sums the same list), 4 bytes per parameter of LBANN's count
+v=$(describe_value "$T/cosmo512.describe" gradient_bytes)
+if [ "${v:-0}" = $((4 * 23064356)) ]; then
+    echo "PASS: cosmo512's gradients are $v bytes per step (4 x 23,064,356)"
+else
+    echo "FAIL: cosmo512's gradient bytes ${v:-none}, not $((4 * 23064356))"
+fi
 
 # LBANN's rule and the cap on a network small enough for the reference loops:
 # size 32, blocks 0 -> 3 blocks, filters 4, 8, 8 (cap 8): 2 ranks = 1 rank
@@ -106,6 +114,18 @@ for pool in max avg 5,3,1; do
     *) echo "FAIL: blocks 0 + filter cap, $pool pooling, 2 spatial ranks against 1: $v" ;;
     esac
 done
+# the record's gradient bytes are --describe's, 4 per parameter
+gsum=$(awk '/^  tensors:/ { on = 1; next } on && /^  - \{name:/ { for (i = 1; i <= NF; i++)
+    if ($i == "bytes:") { v = $(i + 1); sub(",", "", v); s += v } next } on { on = 0 }
+    END { print s + 0 }' "$T/r1max.yaml")
+"$C" "${common[@]}" --pool max --describe >"$T/r1max.describe" 2>&1
+gd=$(describe_value "$T/r1max.describe" gradient_bytes)
+pd=$(describe_value "$T/r1max.describe" parameters)
+if [ "$gsum" -gt 0 ] && [ "$gsum" = "${gd:-x}" ] && [ "$gsum" = $((4 * ${pd:-0})) ]; then
+    echo "PASS: the record's gradient_reduction tensors sum to --describe's gradient_bytes ($gsum = 4 x $pd)"
+else
+    echo "FAIL: record gradient bytes $gsum, --describe ${gd:-none}, 4 x parameters $((4 * ${pd:-0}))"
+fi
 if grep -q '^- {kernel: avgpool3d_fwd, layer: conv2, calls: 3, flops: 12288,' "$T/r1avg.yaml" &&
     ! grep -q 'kernel: pool3d_fwd' "$T/r1avg.yaml"; then
     echo "PASS: pool avg runs average pooling (its rows: conv2's 3 x 8 x 512 FLOPs), no max-pooling"

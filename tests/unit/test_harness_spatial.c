@@ -174,11 +174,56 @@ static void test_suite_scaling(void)
     ar_free(a);
 }
 
+/* exadl model --spatial --size: LBANN's rule adds blocks at the deep end
+ * (cosmo128's 8,907,556 parameters -> cosmo512's 23,064,356 and cosmo256's
+ * 15,985,956, docs/cosmoflow.md), the fixed rule grows fc1 (273,148,708) */
+static void cosmo128(msw_t *w)
+{
+    memset(w, 0, sizeof *w);
+    int ci[5] = {4, 32, 64, 128, 256};
+    w->nl = 5, w->units = 4, w->halo = 1, w->feat_c = 512;
+    for (int l = 0; l < 5; l++)
+        w->ext[l] = 128 >> l, w->cin[l] = ci[l], w->cout[l] = 32 << l, w->conv_s[l] = 1;
+    w->head_s = 0.01, w->opt_s = 0.1, w->params = 8907556, w->elem_bytes = 4;
+}
+
+static void test_resize(void)
+{
+    msw_t w;
+    char why[256];
+    msp_rule lb = {.lbann = 1, .filters = 32, .cap = 512, .kernel = 3, .dense1 = 128};
+    cosmo128(&w);
+    T_ASSERT(msp_resize(&w, 128, 512, &lb, why, sizeof why) == 0, "%s", why);
+    T_ASSERT(w.params == 23064356, "cosmo512 from cosmo128: %.0f parameters", w.params);
+    T_ASSERT(w.nl == 7 && w.units == 4 && w.ext[6] == 8 && w.cin[5] == 512 && w.cout[6] == 512,
+             "blocks %d units %d", w.nl, w.units);
+    /* kept blocks x 4^3; block 5 at block 4's time per FLOP: 64 x 1/4 */
+    T_ASSERT(w.conv_s[4] == 64 && fabs(w.conv_s[5] - 16) < 1e-9, "conv_s %g %g", w.conv_s[4],
+             w.conv_s[5]);
+    T_ASSERT(w.head_s == 0.01 && fabs(w.opt_s - 0.1 * 23064356 / 8907556) < 1e-12,
+             "head %g opt %g", w.head_s, w.opt_s);
+    cosmo128(&w);
+    T_ASSERT(msp_resize(&w, 128, 256, &lb, why, sizeof why) == 0, "%s", why);
+    T_ASSERT(w.params == 15985956 && w.nl == 6, "cosmo256: %.0f, %d blocks", w.params, w.nl);
+    T_ASSERT(msp_resize(&w, 256, 128, &lb, why, sizeof why) == 0 && w.params == 8907556 &&
+                 w.nl == 5,
+             "back to 128: %.0f", w.params);
+    T_ASSERT(msp_resize(&w, 128, 384, &lb, why, sizeof why) == -1 && strstr(why, "power of two"),
+             "384 accepted");
+    msp_rule fx = lb;
+    fx.lbann = 0;
+    cosmo128(&w);
+    T_ASSERT(msp_resize(&w, 128, 512, &fx, why, sizeof why) == 0 && w.params == 273148708 &&
+                 w.nl == 5 && w.units == 16,
+             "fixed: %.0f", w.params);
+}
+
 int main(void)
 {
     tap_run_("harness_spatial_record", test_record);
     tap_run_("harness_spatial_model_by_hand", test_model_by_hand);
     tap_run_("harness_spatial_best_layout", test_best);
     tap_run_("harness_spatial_suite_scaling", test_suite_scaling);
+    tap_run_("harness_spatial_resize", test_resize);
     return tap_failed_ ? 1 : 0;
 }

@@ -2,6 +2,7 @@
  * the "name value" lines at the end are what `exadl check` reads for the
  * exact reference (reference/cosmoflow-exact.yaml). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "benchmarks/cosmoflow/model/cf_network.h"
 #include "benchmarks/train/trec.h"
@@ -53,6 +54,14 @@ void cf_describe(const cf_model *m, FILE *f, int64_t executed_per_step, int batc
             d);
     fprintf(f, "convention_flops_per_sample     %lld  (%sFLOP, 3 x forward conv)\n",
             (long long)(3 * p->fwd_conv_flops), b);
+    /* the tensors the record's gradient_reduction block lists (fp32) */
+    gsync_tensor *t = NULL;
+    int nt = cosmoflow_network.tensors(m, &t);
+    int64_t gb = 0;
+    for (int i = 0; i < nt; i++) gb += t[i].count * (int64_t)sizeof(float);
+    free(t);
+    fprintf(f, "gradient_bytes                  %lld  (%d tensors reduced per step, fp32)\n",
+            (long long)gb, nt);
     if (executed_per_step > 0 && batch > 0) {
         trec_si((double)executed_per_step / batch, e, sizeof e);
         fprintf(f,

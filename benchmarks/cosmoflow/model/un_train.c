@@ -5,30 +5,9 @@
 #include <string.h>
 
 #include "benchmarks/common/mpi/comm.h"
-
-/* Per layer: its input (a view), conv output z, output a (UN_CBR; down*b's
- * a is the skip slice of its level's concatenation buffer) and their
- * gradients; BN statistics. */
-typedef struct {
-    un_t x, z, a, dx, dz, da;
-    un_t xp, dxp;  /* split along D, k = 3: x and dx with a halo plane on each side */
-    float *m, *s;
-} un_lbuf;
-
-struct un_net {
-    const un_plan *p;
-    float *params, *grads, *mom;
-    un_lbuf L[UN_MAX_LAYERS];
-    un_t in, pool[UN_LEVELS], dpool[UN_LEVELS];
-    uint8_t *label;
-    MPI_Comm comm;  /* the ranks splitting D; MPI_COMM_NULL: alone */
-    int rank, S;
-    float *scratch;  /* a received halo plane (reverse exchange) */
-    double *sums;    /* batch norm's sums */
-    void *allocs[10 * UN_MAX_LAYERS + 16];
-    int nallocs, failed;
-    int64_t bytes;
-};
+#include "benchmarks/common/timer.h"
+#include "benchmarks/cosmoflow/model/un_impl.h"
+#include "benchmarks/cosmoflow/model/un_kern.h"
 
 static float *get(un_net *n, int64_t floats)
 {
@@ -65,10 +44,45 @@ static un_t slice(const un_t *t, int first, int c)
     return v;
 }
 
+/* A view of c channels, d planes of e^2 at the start of a shared buffer */
+static un_t shared_d(float *base, int batch, int d, int e, int c)
+{
+    un_t t = {.p = base, .n = batch, .d = d, .e = e, .c = c, .ld = c};
+    return t;
+}
+
+/* Gradients share buffers by lifetime: backward at a conv + BN + ReLU
+ * layer reads its output's gradient da, writes dz, then the input's
+ * gradient dx, which is the previous layer's da (or a pooling's dy); so
+ * every da, dx and dpool of the chain is one buffer, GA, and every dz
+ * another, GZ, each as large as the largest layer's.  Only the
+ * concatenations' gradients (their skip halves live from the decoder's
+ * backward to the encoder's) keep buffers of their own, and split on the
+ * host loops one padded data gradient serves every layer.  Floats of GA
+ * (= GZ) and of the padded one. */
+static void shared_sizes(const un_plan *p, int S, int64_t *g, int64_t *dxp)
+{
+    *g = *dxp = 0;
+    for (int l = 0; l < p->nlayers; l++) {
+        const un_layer *ly = &p->layers[l];
+        int64_t e = ly->ext, v = p->cfg.batch * (e / S) * e * e;
+        if (ly->kind == UN_TCONV) continue;
+        if (v * ly->co > *g) *g = v * ly->co;
+        int64_t d = p->cfg.batch * (e / S + 2) * e * e * ly->ci;
+        if (ly->k == 3 && d > *dxp) *dxp = d;
+    }
+}
+
 static void build(un_net *n, const un_plan *p, int dry)
 {
     int b = p->cfg.batch;
     n->p = p;
+    int64_t gfl, dxpfl;
+    shared_sizes(p, n->S, &gfl, &dxpfl);
+    if (!(n->S > 1 && !n->ops)) dxpfl = 0;
+    float *GA = NULL, *GZ = NULL, *GD = NULL;
+    if (dry) n->bytes += (2 * gfl + dxpfl) * (int64_t)sizeof(float);
+    else GA = get(n, gfl), GZ = get(n, gfl), GD = dxpfl ? get(n, dxpfl) : NULL;
     if (dry) n->bytes += 3 * p->params * (int64_t)sizeof(float);
     else n->params = get(n, p->params), n->grads = get(n, p->params), n->mom = get(n, p->params);
     n->in = dense(n, dry, b, p->cfg.size, p->cfg.channels);
@@ -91,10 +105,11 @@ static void build(un_net *n, const un_plan *p, int dry)
             cur = cat[i], dcur = dcat[i];
             continue;
         }
-        B->z = dense(n, dry, b, ly->ext, ly->co), B->dz = dense(n, dry, b, ly->ext, ly->co);
-        if (n->S > 1 && ly->k == 3) {
-            B->xp = dense_d(n, dry, b, ly->ext / n->S + 2, ly->ext, ly->ci);
-            B->dxp = dense_d(n, dry, b, ly->ext / n->S + 2, ly->ext, ly->ci);
+        int ld = ly->ext / n->S;  /* this rank's planes */
+        B->z = dense(n, dry, b, ly->ext, ly->co), B->dz = shared_d(GZ, b, ld, ly->ext, ly->co);
+        if (n->S > 1 && ly->k == 3 && !n->ops) {
+            B->xp = dense_d(n, dry, b, ld + 2, ly->ext, ly->ci);
+            B->dxp = shared_d(GD, b, ld + 2, ly->ext, ly->ci);
         }
         if (ly->kind == UN_LAST) {
             B->a = B->z, B->da = B->dz;
@@ -106,10 +121,10 @@ static void build(un_net *n, const un_plan *p, int dry)
             int t = cat[lev].c - ly->co;
             B->a = slice(&cat[lev], t, ly->co), B->da = slice(&dcat[lev], t, ly->co);
             n->pool[lev] = dense(n, dry, b, ly->ext / 2, ly->co);
-            n->dpool[lev] = dense(n, dry, b, ly->ext / 2, ly->co);
+            n->dpool[lev] = shared_d(GA, b, ld / 2, ly->ext / 2, ly->co);
             cur = n->pool[lev], dcur = n->dpool[lev];
         } else {
-            B->a = dense(n, dry, b, ly->ext, ly->co), B->da = dense(n, dry, b, ly->ext, ly->co);
+            B->a = dense(n, dry, b, ly->ext, ly->co), B->da = shared_d(GA, b, ld, ly->ext, ly->co);
             cur = B->a, dcur = B->da;
         }
     }
@@ -118,6 +133,7 @@ static void build(un_net *n, const un_plan *p, int dry)
         int64_t pl = (int64_t)p->layers[l].ext * p->layers[l].ext * p->layers[l].ci;
         plane = pl > plane ? pl : plane;
     }
+    if (n->ops) plane = 0;  /* the kernel path's halos travel in its padded scratch */
     if (dry) {
         n->bytes += vox + (plane + 6 * 1024) * (int64_t)sizeof(float);
     } else {
@@ -125,13 +141,18 @@ static void build(un_net *n, const un_plan *p, int dry)
         n->scratch = get(n, plane);
         n->sums = (double *)get(n, 2 * 4 * 1024 + 2);
     }
+    if (!n->ops) return;
+    /* the sets' weight layouts and one padded / tap scratch (un_kern.h) */
+    n->pad_floats = uk_scratch_floats(p, n->S);
+    if (dry) n->bytes += (2 * p->params + n->pad_floats) * (int64_t)sizeof(float);
+    else n->wk = get(n, p->params), n->gk = get(n, p->params), n->pad = get(n, n->pad_floats);
 }
 
-int64_t un_net_bytes(const un_plan *p)
+int64_t un_net_bytes(const un_plan *p, int S, const kern_ops *ops)
 {
     un_net n;
     memset(&n, 0, sizeof n);
-    n.S = 1;
+    n.S = S > 0 ? S : 1, n.ops = ops;
     build(&n, p, 1);
     return n.bytes;
 }
@@ -140,6 +161,7 @@ void un_net_free(un_net *n)
 {
     if (!n) return;
     for (int i = 0; i < n->nallocs; i++) free(n->allocs[i]);
+    if (n->ops) ktab_free(&n->tab);
     free(n);
 }
 
@@ -153,11 +175,15 @@ static uint64_t mix(uint64_t *s)
 
 static float unif(uint64_t *s) { return (float)((mix(s) >> 40) * (2.0 / 16777216.0) - 1.0); }
 
-un_net *un_net_create(const un_plan *p, MPI_Comm comm)
+un_net *un_net_create(const un_plan *p, MPI_Comm comm, const kern_ops *ops, void *ctx)
 {
     un_net *n = calloc(1, sizeof *n);
     if (!n) return NULL;
-    n->comm = comm, n->S = 1;
+    n->comm = comm, n->S = 1, n->ops = ops;
+    if (ops) {
+        ktab_init(&n->tab, 512);
+        n->kc = (kc_t){.ops = ops, .ctx = ctx, .tab = &n->tab, .timing = 1};
+    }
     if (comm != MPI_COMM_NULL) {
         CHECK_MPI(MPI_Comm_rank(comm, &n->rank));
         CHECK_MPI(MPI_Comm_size(comm, &n->S));
@@ -260,51 +286,83 @@ static void halo_return(un_net *n, const un_t *dxp, const un_t *dx)
     }
 }
 
-double un_net_grad(un_net *n, int64_t t, int64_t *flops)
+/* A host loop of the step: its FLOPs, and on a kernel set its row */
+#define HOST(KERNEL, LAYER, CALL)                                      \
+    do {                                                               \
+        double t0_ = timer_now_s();                                    \
+        int64_t f_ = (CALL);                                           \
+        f += f_;                                                       \
+        if (n->ops) uk_host_row(n, (KERNEL), (LAYER), f_, t0_);        \
+    } while (0)
+
+static void forward(un_net *n, int64_t *fl)
 {
     const un_plan *p = n->p;
     int64_t f = 0;
-    load(n, t);
     for (int l = 0; l < p->nlayers; l++) {
         const un_layer *ly = &p->layers[l];
         un_lbuf *B = &n->L[l];
         float *w = n->params + ly->off;
         if (ly->kind == UN_TCONV) {
-            f += un_tconv(UN_FWD, &B->x, w, &B->a);
+            if (n->ops) uk_tconv_fwd(n, l);
+            else f += un_tconv(UN_FWD, &B->x, w, &B->a);
             continue;
         }
-        if (B->xp.p) halo_fill(n, &B->x, &B->xp);
-        f += un_conv(UN_FWD, B->xp.p ? &B->xp : &B->x, w, ly->k, &B->z);
+        if (n->ops) {
+            uk_conv_fwd(n, l);
+        } else {
+            if (B->xp.p) halo_fill(n, &B->x, &B->xp);
+            f += un_conv(UN_FWD, B->xp.p ? &B->xp : &B->x, w, ly->k, &B->z);
+        }
         if (ly->kind == UN_LAST) break;
-        f += un_bnrelu_fwd(&B->z, w + ly->nw, w + ly->nw + ly->co, B->m, B->s, &B->a, n->comm,
-                           n->sums);
-        if (l < 2 * UN_LEVELS && l % 2 == 1) f += un_pool_fwd(&B->a, &n->pool[l / 2]);
+        HOST("bn_relu_fwd", ly->name,
+             un_bnrelu_fwd(&B->z, w + ly->nw, w + ly->nw + ly->co, B->m, B->s, &B->a, n->comm,
+                           n->sums));
+        if (l < 2 * UN_LEVELS && l % 2 == 1) {
+            if (n->ops) uk_pool_fwd(n, l / 2, &B->a);
+            else f += un_pool_fwd(&B->a, &n->pool[l / 2]);
+        }
     }
-    un_lbuf *last = &n->L[p->nlayers - 1];
-    int64_t xf;
-    double loss = un_xent(&last->z, n->label, &last->dz, n->comm, &xf);
-    f += xf;
-    /* backward: every gradient accumulates, so all start at zero */
+    *fl += f;
+}
+
+static void backward(un_net *n, int64_t *fl)
+{
+    const un_plan *p = n->p;
+    int64_t f = 0;
+    /* the host loops add into the parameters' gradients (and into each
+     * data gradient, zeroed just before: the buffers are shared, build) */
     memset(n->grads, 0, sizeof(float) * (size_t)p->params);
-    for (int l = 0; l < p->nlayers - 1; l++) zero(&n->L[l].da), zero(&n->L[l].dx);
-    zero(&n->L[p->nlayers - 1].dx);
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const un_layer *ly = &p->layers[l];
         un_lbuf *B = &n->L[l];
         float *w = n->params + ly->off, *dw = n->grads + ly->off;
         if (ly->kind == UN_TCONV) {
-            f += un_tconv(UN_BWD_WEIGHTS, &B->x, dw, &B->da);
-            f += un_tconv(UN_BWD_DATA, &B->dx, w, &B->da);
+            if (n->ops) {
+                uk_tconv_bwd(n, l);
+            } else {
+                f += un_tconv(UN_BWD_WEIGHTS, &B->x, dw, &B->da);
+                zero(&B->dx);  /* a shared buffer (build): the loops add */
+                f += un_tconv(UN_BWD_DATA, &B->dx, w, &B->da);
+            }
             continue;
         }
         if (ly->kind == UN_CBR) {
-            if (l < 2 * UN_LEVELS && l % 2 == 1)
-                f += un_pool_bwd(&B->a, &n->dpool[l / 2], &B->da);
-            f += un_bnrelu_bwd(&B->z, w + ly->nw, B->m, B->s, &B->a, &B->da, &B->dz,
-                               dw + ly->nw, dw + ly->nw + ly->co, n->comm, n->sums);
+            if (l < 2 * UN_LEVELS && l % 2 == 1) {
+                if (n->ops) uk_pool_bwd(n, l / 2, &B->a, &B->da);
+                else f += un_pool_bwd(&B->a, &n->dpool[l / 2], &B->da);
+            }
+            HOST("bn_relu_bwd", ly->name,
+                 un_bnrelu_bwd(&B->z, w + ly->nw, B->m, B->s, &B->a, &B->da, &B->dz,
+                               dw + ly->nw, dw + ly->nw + ly->co, n->comm, n->sums));
+        }
+        if (n->ops) {
+            uk_conv_bwd(n, l);
+            continue;
         }
         f += un_conv(UN_BWD_WEIGHTS, B->xp.p ? &B->xp : &B->x, dw, ly->k, &B->dz);
         if (l == 0) continue;
+        zero(&B->dx);  /* a shared buffer, or a concatenation's gradient: the loops add */
         if (B->xp.p) {
             zero(&B->dxp);
             f += un_conv(UN_BWD_DATA, &B->dxp, w, ly->k, &B->dz);
@@ -313,12 +371,33 @@ double un_net_grad(un_net *n, int64_t t, int64_t *flops)
             f += un_conv(UN_BWD_DATA, &B->dx, w, ly->k, &B->dz);
         }
     }
+    if (n->ops) uk_grads_out(n);
+    *fl += f;
+}
+
+double un_net_grad(un_net *n, int64_t t, int64_t *flops)
+{
+    const un_plan *p = n->p;
+    int64_t f = 0, k0 = n->ops ? ktab_total_flops(&n->tab) : 0;
+    n->halo_bytes = 0;
+    load(n, t);
+    if (n->ops) uk_weights_in(n);
+    forward(n, &f);
+    un_lbuf *last = &n->L[p->nlayers - 1];
+    double loss = 0;
+    int64_t xf = 0;
+    HOST("xent", "loss", (loss = un_xent(&last->z, n->label, &last->dz, n->comm, &xf), xf));
+    backward(n, &f);
     /* each rank holds its planes' part of every gradient: the sum is the
      * sample's */
-    if (n->comm != MPI_COMM_NULL)
+    if (n->comm != MPI_COMM_NULL) {
+        double t0 = timer_now_s();
         CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, n->grads, (int)p->params, MPI_FLOAT, MPI_SUM,
                                 n->comm));
-    *flops = f;
+        if (n->ops) uk_host_row(n, "allreduce", "gradients", 0, t0);
+    }
+    /* on a kernel set the table holds every FLOP, the host loops' too */
+    *flops = n->ops ? ktab_total_flops(&n->tab) - k0 : f;
     return loss;
 }
 
@@ -327,13 +406,17 @@ double un_net_step(un_net *n, int64_t t, int64_t *flops)
     const un_plan *p = n->p;
     double loss = un_net_grad(n, t, flops);
     /* SGD with momentum 0.9 */
+    double t0 = timer_now_s();
     for (int64_t i = 0; i < p->params; i++) {
         n->mom[i] = 0.9f * n->mom[i] + n->grads[i];
         n->params[i] -= (float)p->cfg.lr * n->mom[i];
     }
     *flops += 4 * p->params;
+    if (n->ops) uk_host_row(n, "sgd", "all", 4 * p->params, t0);
     return loss;
 }
 
 float *un_net_params(un_net *n) { return n->params; }
+const ktab_t *un_net_ktab(const un_net *n) { return n->ops ? &n->tab : NULL; }
+int64_t un_net_halo_bytes(const un_net *n) { return n->halo_bytes; }
 const float *un_net_grads(const un_net *n) { return n->grads; }
