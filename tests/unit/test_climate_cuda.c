@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "tests/unit/tap.h"
+#include "tests/unit/tap_check.h"
 
 #if !EXADL_GPU
 int main(void)
@@ -433,6 +434,7 @@ int main(void)
     }
     R = rng_stream(2026, 33, 1, 0);
     Rf = kern_ref_ops();
+    tap_catch_checks(); /* a CUDA error fails its test, the next tests run */
     T_RUN(test_dconv_fp32);
     T_RUN(test_dconv_bf16);
     T_RUN(test_bn_fp32);

@@ -1,11 +1,18 @@
 /* The CUDA set's 3D kernels (kern_cuda_3d.cu) against the reference loops,
- * in fp32 and bf16, on the shapes of tests/unit/cosmo_kcheck.h; and one
- * CosmoFlow training step of the CUDA set against the reference step.
- * Without a GPU every test prints SKIP, never PASS; in a build without the
- * CUDA path one SKIP line says so. */
+ * in fp32, bf16 and fp16, on the shapes of tests/unit/cosmo_kcheck.h; the
+ * convolutions cut into sample chunks (cuDNN's element limit lowered by
+ * EXADL_CUDNN_MAX_ELEMS); the fp16 MSE gradient carrying the loss scale
+ * (issue 28 item 6: it did not, and fp16 CosmoFlow trained with gradients
+ * 65536x too small); and one CosmoFlow training step of the CUDA set against
+ * the reference step.  Without a GPU every test prints SKIP, never PASS; in
+ * a build without the CUDA path one SKIP line says so.  A failed CUDA or
+ * cuDNN call fails its test and the next tests run (tap_check.h;
+ * tests/it/gpu_check_abort.sh runs this on the fake module with an error
+ * injected). */
 #include <stdio.h>
 
 #include "tests/unit/tap.h"
+#include "tests/unit/tap_check.h"
 
 #if !EXADL_GPU
 int main(void)
@@ -28,9 +35,10 @@ int main(void)
 static const kcu_api *K; /* the CUDA module (kcu_load) */
 static int ndev;
 static char why[512];
-static kset_t REF, DEV[2];
-static const char *precs[2] = {"fp32", "bf16"};
-static const double tols[2] = {1e-4, 2e-2};
+enum { FP32, BF16, FP16, CHUNKED, NSETS };
+static kset_t REF, DEV[NSETS];
+static const char *precs[NSETS] = {"fp32", "bf16", "fp16", "fp32"};
+static const double tols[NSETS] = {1e-4, 2e-2, 2e-2, 1e-4};
 
 static kset_t *dev(int p)
 {
@@ -42,8 +50,12 @@ static kset_t *dev(int p)
         char err[256];
         kcu_opts o = {.precision = precs[p], .device = 0, .algo = "heuristic",
                       .workspace_limit = (size_t)256 << 20};
+        /* CHUNKED: cuDNN's element limit lowered so that the shapes below
+         * are cut into calls of a sample or two (kern_cuda_3d.cu's conv3) */
+        if (p == CHUNKED) setenv("EXADL_CUDNN_MAX_ELEMS", "2500", 1);
         DEV[p].ctx = K->create(&o, err, sizeof err);
-        T_ASSERT(DEV[p].ctx, "kcu_create(%s): %s", precs[p], err);
+        if (p == CHUNKED) unsetenv("EXADL_CUDNN_MAX_ELEMS");
+        T_ASSERT(DEV[p].ctx, "kcu_create(%s%s): %s", precs[p], p == CHUNKED ? ", chunked" : "", err);
         DEV[p].ops = K->ops(DEV[p].ctx);
         DEV[p].tol = tols[p];
     }
@@ -60,13 +72,55 @@ static void kernels(int p)
     for (int kind = 0; kind < 4; kind++) kc_elementwise(&REF, d, 2, 5, 4, 6, 2, kind);
     kc_dense(&REF, d, 3, 37, 5);
 }
-static void test_fp32(void) { kernels(0); }
-static void test_bf16(void) { kernels(1); }
+static void test_fp32(void) { kernels(FP32); }
+static void test_bf16(void) { kernels(BF16); }
+static void test_fp16(void) { kernels(FP16); }
+
+/* Batches of 4 and 5 samples whose views span more than the lowered limit
+ * (2500 elements): each direction cut into chunks, the weight gradient
+ * summed over them; a sample alone within it.  Same results as one call. */
+static void test_chunked(void)
+{
+    kset_t *d = dev(CHUNKED);
+    kc_conv(&REF, d, 5, 4, 8, 3, 4, 4, 4, KC_LAST);   /* x 4 x 6^3 = 864 per sample: 2 + 2 + 1 */
+    kc_conv(&REF, d, 4, 4, 8, 3, 2, 2, 2, KC_SUBBOX); /* sub-boxes of halo-padded buffers: 3 + 1 */
+    kc_conv(&REF, d, 5, 3, 4, 3, 4, 4, 4, KC_FIRST);  /* channels-first (an NCHW filter): 3 + 2 */
+}
+
+/* fp16: the MSE gradient carries the loss scale that Adam and Lion divide
+ * out (as the L1 and cross-entropy gradients do): dy = 2 (y - t) / n times
+ * the context's current scale (65536 at the start).  y - t is small enough
+ * that the scaled gradient stays far from fp16's overflow. */
+static void test_mse_loss_scale_fp16(void)
+{
+    kset_t *d = dev(FP16);
+    const int n = 64;
+    float y[64], t[64], dy[64];
+    for (int i = 0; i < n; i++) y[i] = (float)(i - 32) / 64.0f, t[i] = y[i] + (float)((i % 7) - 3) / 1024.0f;
+    void *by = d->ops->alloc(d->ctx, n * 2), *bt = d->ops->alloc(d->ctx, n * 2), *bd = d->ops->alloc(d->ctx, n * 2);
+    T_ASSERT(by && bt && bd, "alloc");
+    tview vy = {by, 1, 1, 1, n, n}, vt = {bt, 1, 1, 1, n, n}, vd = {bd, 1, 1, 1, n, n};
+    d->ops->put_f32(d->ctx, &vy, y);
+    d->ops->put_f32(d->ctx, &vt, t);
+    d->ops->mse_bwd(d->ctx, by, bt, n, bd);
+    d->ops->get_f32(d->ctx, &vd, dy);
+    d->ops->sync(d->ctx);
+    kcu_stats st;
+    K->get_stats(d->ctx, &st);
+    d->ops->release(d->ctx, by), d->ops->release(d->ctx, bt), d->ops->release(d->ctx, bd);
+    T_ASSERT(st.loss_scaling && st.scale_final >= 1, "fp16 context without loss scaling (scale %g)", st.scale_final);
+    for (int i = 0; i < n; i++) {
+        double want = 2.0 * ((double)y[i] - t[i]) / n * st.scale_final;
+        double e = fabs(dy[i] - want) / (fabs(want) > 1 ? fabs(want) : 1);
+        T_ASSERT(e <= 2e-3, "dy[%d] = %g, expected 2 (y - t) / n x scale %g = %g (without the scale: %g)", i, dy[i],
+                 st.scale_final, want, want / st.scale_final);
+    }
+}
 
 /* A whole step: loss and gradients of the CUDA set against the reference. */
 static void test_step(void)
 {
-    kset_t *d = dev(0);
+    kset_t *d = dev(FP32);
     cf_cfg c;
     cf_preset(&c, "tiny");
     cf_model m;
@@ -117,10 +171,14 @@ int main(void)
         if (drv) fclose(drv);
     }
     REF = (kset_t){kern_ref_ops(), NULL, 0};
+    tap_catch_checks();
     tap_run_("cosmo_cuda_kernels_fp32", test_fp32);
     tap_run_("cosmo_cuda_kernels_bf16", test_bf16);
+    tap_run_("cosmo_cuda_kernels_fp16", test_fp16);
+    tap_run_("cosmo_cuda_conv_chunked_fp32", test_chunked);
+    tap_run_("cosmo_cuda_mse_loss_scale_fp16", test_mse_loss_scale_fp16);
     tap_run_("cosmo_cuda_step_fp32", test_step);
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < NSETS; p++)
         if (DEV[p].ctx) K->release(DEV[p].ctx);
     return tap_failed_ ? 1 : 0;
 }

@@ -13,14 +13,20 @@
  *   conv3d bwd_weights  cudnnConvolutionBackwardFilter, no padding; in bf16
  *                       and fp16 through a 16-bit buffer widened to fp32
  * Algorithms come from cuDNN's heuristics (the first one that fits the
- * workspace cap and the precision's math rules), once per problem.  Operands
- * cuDNN would get misaligned go through a dense aligned copy.
+ * workspace cap and the precision's math rules, kern_cuda_policy.h's as the
+ * 2D path's: fp32 is FMA only), once per problem; when it fails at run time
+ * the next in cuDNN's ranking is used.  The filter goes in the data's layout
+ * (NHWC for channels-last activations: a transposed copy of the weights);
+ * views past cuDNN's 2^31-element indexing are cut into sample chunks.
+ * Operands cuDNN would get misaligned go through a dense aligned copy.
+ * The MSE gradient carries the fp16 loss scale.
  *
  * Compiled wherever CUDA is found; run only on a GPU (tests skip elsewhere). */
 #include <algorithm>
 #include <climits>
 
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- the 5-D index space ------------------------------------------------------- */
 
@@ -258,10 +264,13 @@ template <typename T> static void mse_fwd_t(Ctx *C, const void *y, const void *t
     k_mse_partial<T><<<kPartials, kThreads, 0, C->s>>>((const T *)y, (const T *)t, n, C->d_part);
     CK_LAUNCH("k_mse_partial");
 }
+/* dy = 2 (y - t) / n, times the fp16 loss scale that Adam and Lion divide
+ * out (kcu_mse_grad_factor; the L1 and cross-entropy losses carry it too). */
 template <typename T> static void mse_bwd_t(Ctx *C, const void *y, const void *t, int64_t n, void *dy)
 {
     if (!n) return;
-    k_mse_bwd<T><<<blocks_for(C, n), kThreads, 0, C->s>>>((const T *)y, (const T *)t, n, 2.0 / (double)n, (T *)dy);
+    double f = kcu_mse_grad_factor(policy_prec(C->prec), C->scale, n);
+    k_mse_bwd<T><<<blocks_for(C, n), kThreads, 0, C->s>>>((const T *)y, (const T *)t, n, f, (T *)dy);
     CK_LAUNCH("k_mse_bwd");
 }
 
@@ -342,20 +351,27 @@ static void op_dense_bwd_weights(void *c, const void *x, const void *dy, int n, 
 
 enum { C3_FWD = 0, C3_BWD_DATA = 1, C3_BWD_FILTER = 2 };
 
+static const char *c3_name(int op)
+{
+    return op == C3_FWD ? "forward" : op == C3_BWD_DATA ? "data-gradient" : "weight-gradient";
+}
+
 struct Conv3 {
-    int op, k, n, xc, yc, x[3], y[3];
+    int op, k, n, xc, yc, x[3], y[3], layout;
     long long xs[5], ys[5];
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd;
-    int algo;
-    size_t ws;
+    std::vector<kcu_algo_cand> cands;   /* cuDNN's ranking (kern_cuda_policy.h) */
+    std::vector<cudnnMathType_t> maths; /* each candidate's math mode */
+    int cur;                            /* the candidate in use */
 };
 
+enum { ST_X, ST_Y, ST_W, ST_DW };
 struct Cuda3d {
     std::vector<Conv3 *> convs;
-    void *stage[3];            /* aligned dense stand-ins: x, y, w */
-    size_t stage_bytes[3];
+    void *stage[4];            /* stand-ins: x, y (aligned dense), w, dw (aligned, in the filter's layout) */
+    size_t stage_bytes[4];
 };
 
 static Cuda3d *state(Ctx *C)
@@ -378,34 +394,26 @@ static void set_nd(const Ctx *C, cudnnTensorDescriptor_t d, const t3view *t)
     CK_DNN(cudnnSetTensorNdDescriptor(d, C->dt, 5, dims, str));
 }
 
-static bool math_ok(const Ctx *C, cudnnMathType_t m)
-{
-    if (m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
-    if (C->prec == P_FP32) return m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
-    return true;
-}
-
-template <typename Perf> static bool pick3(const Ctx *C, const Perf *perf, int n, Conv3 *cv)
+/* cuDNN's ranking as kern_cuda_policy.h's candidates. */
+template <typename Perf> static void take(Conv3 *cv, const Perf *perf, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || !math_ok(C, perf[i].mathType)) continue;
-        if (perf[i].memory > C->ws_cap) continue;
-        cv->algo = (int)perf[i].algo;
-        cv->ws = perf[i].memory;
-        CK_DNN(cudnnSetConvolutionMathType(cv->cd, perf[i].mathType));
-        return true;
+        kcu_algo_cand c = {(int)perf[i].algo, perf[i].status == CUDNN_STATUS_SUCCESS, policy_math(perf[i].mathType),
+                           perf[i].memory};
+        cv->cands.push_back(c);
+        cv->maths.push_back(perf[i].mathType);
     }
-    return false;
 }
 
-/* The problem of (op, X = cuDNN's x, Y = cuDNN's y, k): created and given its
- * algorithm at the first call. */
-static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k)
+/* The problem of (op, X = cuDNN's x, Y = cuDNN's y, k, filter layout):
+ * created and given its ranked algorithms at the first call.  The math rule
+ * is the 2D path's (kcu_math_allowed: fp32 FMA only, never DEFAULT, which
+ * is TF32 on sm80+). */
+static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k, int layout)
 {
     Cuda3d *S = state(C);
-    Conv3 key;
-    memset(&key, 0, sizeof key);
-    key.op = op, key.k = k, key.n = X->n, key.xc = X->c, key.yc = Y->c;
+    Conv3 key{};
+    key.op = op, key.k = k, key.n = X->n, key.xc = X->c, key.yc = Y->c, key.layout = layout;
     key.x[0] = X->d, key.x[1] = X->h, key.x[2] = X->w;
     key.y[0] = Y->d, key.y[1] = Y->h, key.y[2] = Y->w;
     long long xs[5] = {X->sn, X->sc, X->sd, X->sh, X->sw}, ys[5] = {Y->sn, Y->sc, Y->sd, Y->sh, Y->sw};
@@ -413,7 +421,7 @@ static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k)
     memcpy(key.ys, ys, sizeof ys);
     for (Conv3 *cv : S->convs)
         if (cv->op == key.op && cv->k == k && cv->n == key.n && cv->xc == key.xc && cv->yc == key.yc &&
-            !memcmp(cv->x, key.x, sizeof key.x) && !memcmp(cv->y, key.y, sizeof key.y) &&
+            cv->layout == layout && !memcmp(cv->x, key.x, sizeof key.x) && !memcmp(cv->y, key.y, sizeof key.y) &&
             !memcmp(cv->xs, key.xs, sizeof key.xs) && !memcmp(cv->ys, key.ys, sizeof key.ys))
             return cv;
     Conv3 *cv = new Conv3(key);
@@ -424,32 +432,75 @@ static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k)
     set_nd(C, cv->xd, X);
     set_nd(C, cv->yd, Y);
     int wdims[5] = {Y->c, X->c, k, k, k};
-    CK_DNN(cudnnSetFilterNdDescriptor(cv->wd, C->dt, CUDNN_TENSOR_NCHW, 5, wdims));
+    CK_DNN(cudnnSetFilterNdDescriptor(cv->wd, C->dt, layout == KCU_LAYOUT_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                      5, wdims));
     int p = op == C3_BWD_DATA ? k - 1 : 0;
     int pad[3] = {p, p, p}, one[3] = {1, 1, 1};
     CK_DNN(cudnnSetConvolutionNdDescriptor(cv->cd, 3, pad, one, one, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CK_DNN(cudnnSetConvolutionMathType(cv->cd, C->math_req));
     const int kMax = 32;
     int found = 0;
-    bool ok;
     if (op == C3_FWD) {
         cudnnConvolutionFwdAlgoPerf_t perf[kMax];
         CK_DNN(cudnnGetConvolutionForwardAlgorithm_v7(C->dnn, cv->xd, cv->wd, cv->cd, cv->yd, kMax, &found, perf));
-        ok = pick3(C, perf, found, cv);
+        take(cv, perf, found);
     } else if (op == C3_BWD_DATA) {
         cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
         CK_DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(C->dnn, cv->wd, cv->yd, cv->cd, cv->xd, kMax, &found, perf));
-        ok = pick3(C, perf, found, cv);
+        take(cv, perf, found);
     } else {
         cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
         CK_DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(C->dnn, cv->xd, cv->yd, cv->cd, cv->wd, kMax, &found, perf));
-        ok = pick3(C, perf, found, cv);
+        take(cv, perf, found);
     }
-    CHECK(ok, "cuDNN offers no usable 3D %s algorithm (%d candidates) for %d -> %d channels, k %d, %s",
-          op == C3_FWD ? "forward" : op == C3_BWD_DATA ? "data-gradient" : "weight-gradient", found, X->c, Y->c,
-          k, prec_name(C->prec));
+    cv->cur = kcu_next_algo(cv->cands.data(), (int)cv->cands.size(), 0, policy_prec(C->prec), C->ws_cap);
+    CHECK(cv->cur >= 0, "cuDNN offers no usable 3D %s algorithm (%d candidates) for %d -> %d channels, k %d, %s",
+          c3_name(op), found, X->c, Y->c, k, prec_name(C->prec));
+    CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->maths[cv->cur]));
     S->convs.push_back(cv);
     return cv;
+}
+
+/* One call with the problem's current algorithm; cuDNN's status back. */
+static cudnnStatus_t conv3_exec(Ctx *C, Conv3 *cv, const t3view *X, const t3view *Y, const void *w, void *dw,
+                                float beta)
+{
+    const kcu_algo_cand &a = cv->cands[cv->cur];
+    if (a.ws_bytes) kcu_ensure(C, &C->ws, &C->ws_bytes, a.ws_bytes, "cuDNN workspace");
+    float one = 1.0f;
+    if (cv->op == C3_FWD)
+        return cudnnConvolutionForward(C->dnn, &one, cv->xd, X->p, cv->wd, w, cv->cd, (cudnnConvolutionFwdAlgo_t)a.algo,
+                                       C->ws, a.ws_bytes, &beta, cv->yd, Y->p);
+    if (cv->op == C3_BWD_DATA)
+        return cudnnConvolutionBackwardData(C->dnn, &one, cv->wd, w, cv->yd, Y->p, cv->cd,
+                                            (cudnnConvolutionBwdDataAlgo_t)a.algo, C->ws, a.ws_bytes, &beta, cv->xd,
+                                            X->p);
+    return cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X->p, cv->yd, Y->p, cv->cd,
+                                          (cudnnConvolutionBwdFilterAlgo_t)a.algo, C->ws, a.ws_bytes, &beta, cv->wd,
+                                          dw);
+}
+
+/* The call; when the algorithm cuDNN ranked first fails at run time, the
+ * next usable one in its ranking (kcu_next_algo), kept for later calls;
+ * fatal only when none is left. */
+static void conv3_run(Ctx *C, Conv3 *cv, const t3view *X, const t3view *Y, const void *w, void *dw, float beta)
+{
+    for (;;) {
+        cudnnStatus_t st = conv3_exec(C, cv, X, Y, w, dw, beta);
+        if (st == CUDNN_STATUS_SUCCESS) return;
+        (void)cudaGetLastError(); /* a failed launch leaves its (non-sticky) error behind */
+        int failed = cv->cur;
+        cv->cur = kcu_next_algo(cv->cands.data(), (int)cv->cands.size(), failed + 1, policy_prec(C->prec), C->ws_cap);
+        CHECK(cv->cur >= 0,
+              "cuDNN 3D %s, %d -> %d channels, k %d, %s: algorithm %d failed (%s) and no other usable "
+              "algorithm is left of %zu",
+              c3_name(cv->op), cv->xc, cv->yc, cv->k, prec_name(C->prec), cv->cands[failed].algo,
+              cudnnGetErrorString(st), cv->cands.size());
+        fprintf(stderr, "%s: cuDNN 3D %s, %d -> %d channels, k %d: algorithm %d failed (%s); falling back to %d\n",
+                check_program(), c3_name(cv->op), cv->xc, cv->yc, cv->k, cv->cands[failed].algo,
+                cudnnGetErrorString(st), cv->cands[cv->cur].algo);
+        CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->maths[cv->cur]));
+    }
 }
 
 static bool aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
@@ -466,37 +517,80 @@ static t3view stage(Ctx *C, const t3view *v, int which, bool in)
     return d;
 }
 
-/* One cuDNN call on X (cuDNN's x) and Y (its y). */
+/* The weights [co][ci][k][k][k] (kern.h) as a 5-D view, in the filter
+ * layout: NCHW is the array as it is, NHWC is [co][k][k][k][ci]. */
+static t3view wview(void *p, int co, int ci, int k, int layout)
+{
+    int64_t k3 = (int64_t)k * k * k;
+    t3view v = {p, co, ci, k, k, k, (int64_t)ci * k3, k3, (int64_t)k * k, k, 1};
+    if (layout == KCU_LAYOUT_NHWC) v.sc = 1, v.sd = (int64_t)k * k * ci, v.sh = (int64_t)k * ci, v.sw = ci;
+    return v;
+}
+
+/* One cuDNN call on X (cuDNN's x) and Y (its y), views cuDNN can index;
+ * misaligned views go through dense aligned stand-ins. */
+static void conv3_one(Ctx *C, int op, const t3view *Xv, const t3view *Yv, const void *w, void *dw, int k, float beta,
+                      int layout)
+{
+    bool x_out = op == C3_BWD_DATA, y_out = op == C3_FWD;
+    bool xs = !aligned16(Xv->p), ys = !aligned16(Yv->p);
+    t3view X = xs ? stage(C, Xv, ST_X, !x_out || beta != 0.0f) : *Xv;
+    t3view Y = ys ? stage(C, Yv, ST_Y, !y_out || beta != 0.0f) : *Yv;
+    Conv3 *cv = conv3_for(C, op, &X, &Y, k, layout);
+    conv3_run(C, cv, &X, &Y, w, dw, beta);
+    if (xs && x_out) op_copy3d(C, &X, Xv);
+    if (ys && y_out) op_copy3d(C, &Y, Yv);
+}
+
+/* A 3D convolution: X is cuDNN's x, Y its y (the directions as in
+ * kern_cuda_conv.cu's conv_call).  The filter goes to cuDNN in the data's
+ * layout (kcu_filter_layout: channels-last data, an NHWC filter, through a
+ * transposed copy of w, and of dw back); views spanning more elements than
+ * cuDNN indexes are cut into calls over fewer samples (kcu_chunk_samples
+ * over kcu_span3), the weight gradient summing the chunks'; a sample that
+ * alone spans more is refused in one line naming the limit. */
 static void conv3(Ctx *C, int op, const t3view *Xv, const t3view *Yv, const void *w, void *dw, int k)
 {
     if (t3view_elems(Xv) == 0 || t3view_elems(Yv) == 0) return;
-    bool x_out = op == C3_BWD_DATA, y_out = op == C3_FWD;
-    bool xs = !aligned16(Xv->p), ys = !aligned16(Yv->p);
-    t3view X = xs ? stage(C, Xv, 0, !x_out) : *Xv, Y = ys ? stage(C, Yv, 1, !y_out) : *Yv;
-    const void *wa = w;
+    CHECK(Xv->n == Yv->n, "3D convolution: %d samples in, %d out", Xv->n, Yv->n);
+    int64_t xspan = kcu_span3(Xv->c, Xv->d, Xv->h, Xv->w, Xv->sc, Xv->sd, Xv->sh, Xv->sw);
+    int64_t yspan = kcu_span3(Yv->c, Yv->d, Yv->h, Yv->w, Yv->sc, Yv->sd, Yv->sh, Yv->sw);
+    int m = kcu_chunk_samples(Xv->n, Xv->sn, xspan, Yv->sn, yspan, C->dnn_max_elems);
+    CHECK(m > 0,
+          "3D convolution: one sample of x (%d x %dx%dx%d, %lld elements from first to last) or y (%d x %dx%dx%d, "
+          "%lld) spans more than the %lld elements cuDNN's convolutions index (2^31 - 1 at most): split the volume "
+          "over more ranks (--spatial)",
+          Xv->c, Xv->d, Xv->h, Xv->w, (long long)xspan, Yv->c, Yv->d, Yv->h, Yv->w, (long long)yspan,
+          (long long)C->dnn_max_elems);
+    Cuda3d *S = state(C);
+    int layout = kcu_filter_layout(Xv->c, Xv->sc, Yv->c, Yv->sc);
     size_t wbytes = (size_t)Yv->c * Xv->c * k * k * k * C->esz;
-    if (w && !aligned16(w)) {
-        Cuda3d *S = state(C);
-        kcu_ensure(C, &S->stage[2], &S->stage_bytes[2], wbytes, "aligned 3D weights");
-        CK_CUDA(cudaMemcpyAsync(S->stage[2], w, wbytes, cudaMemcpyDeviceToDevice, C->s));
-        wa = S->stage[2];
+    t3view wnat = wview(NULL, Yv->c, Xv->c, k, KCU_LAYOUT_NCHW), wlay = wview(NULL, Yv->c, Xv->c, k, layout);
+    const void *wa = w;
+    if (w && (layout != KCU_LAYOUT_NCHW || !aligned16(w))) {
+        kcu_ensure(C, &S->stage[ST_W], &S->stage_bytes[ST_W], wbytes, "3D weights in the filter layout");
+        wnat.p = (void *)w, wlay.p = S->stage[ST_W];
+        op_copy3d(C, &wnat, &wlay);
+        wa = S->stage[ST_W];
     }
-    Conv3 *cv = conv3_for(C, op, &X, &Y, k);
-    if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
-    float one = 1.0f, zero = 0.0f;
-    if (op == C3_FWD)
-        CK_DNN(cudnnConvolutionForward(C->dnn, &one, cv->xd, X.p, cv->wd, wa, cv->cd,
-                                       (cudnnConvolutionFwdAlgo_t)cv->algo, C->ws, cv->ws, &zero, cv->yd, Y.p));
-    else if (op == C3_BWD_DATA)
-        CK_DNN(cudnnConvolutionBackwardData(C->dnn, &one, cv->wd, wa, cv->yd, Y.p, cv->cd,
-                                            (cudnnConvolutionBwdDataAlgo_t)cv->algo, C->ws, cv->ws, &zero, cv->xd,
-                                            X.p));
-    else
-        CK_DNN(cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X.p, cv->yd, Y.p, cv->cd,
-                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &zero,
-                                              cv->wd, dw));
-    if (xs && x_out) op_copy3d(C, &X, Xv);
-    if (ys && y_out) op_copy3d(C, &Y, Yv);
+    void *dwa = dw;
+    if (dw && (layout != KCU_LAYOUT_NCHW || !aligned16(dw))) {
+        kcu_ensure(C, &S->stage[ST_DW], &S->stage_bytes[ST_DW], wbytes, "3D weight gradient in the filter layout");
+        dwa = S->stage[ST_DW];
+    }
+    for (int s0 = 0; s0 < Xv->n; s0 += m) {
+        t3view Xc = *Xv, Yc = *Yv;
+        Xc.n = Yc.n = std::min(m, Xv->n - s0);
+        Xc.p = (char *)Xv->p + (size_t)s0 * (size_t)Xv->sn * C->esz;
+        Yc.p = (char *)Yv->p + (size_t)s0 * (size_t)Yv->sn * C->esz;
+        /* one sample: its stride is never used, and may not fit an int */
+        if (Xc.n == 1) Xc.sn = xspan, Yc.sn = yspan;
+        conv3_one(C, op, &Xc, &Yc, wa, dwa, k, op == C3_BWD_FILTER && s0 > 0 ? 1.0f : 0.0f, layout);
+    }
+    if (dwa != dw) {
+        wlay.p = dwa, wnat.p = dw;
+        op_copy3d(C, &wlay, &wnat);
+    }
 }
 
 static void op_conv3d_fwd(void *c, const t3view *x, const void *w, int k, const t3view *y)

@@ -31,13 +31,7 @@
  * converts to fp16 behind our back. */
 static bool math_allowed(const Ctx *C, cudnnMathType_t m)
 {
-    int km = m == CUDNN_TENSOR_OP_MATH                      ? KCU_MATH_TENSOR_OP
-             : m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? KCU_MATH_TENSOR_OP_CONVERT
-             : m == CUDNN_FMA_MATH                        ? KCU_MATH_FMA
-                                                          : KCU_MATH_DEFAULT;
-    int kp = C->prec == P_FP32 ? KCU_PREC_FP32 : C->prec == P_TF32 ? KCU_PREC_TF32
-             : C->prec == P_BF16 ? KCU_PREC_BF16 : KCU_PREC_FP16;
-    return kcu_math_allowed(kp, km) != 0;
+    return kcu_math_allowed(policy_prec(C->prec), policy_math(m)) != 0;
 }
 
 static int to_int(int64_t v, const char *what)

@@ -42,6 +42,7 @@ extern "C" {
 #include "benchmarks/common/check.h"
 }
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- error checks: every library call names itself, file and line -------- */
 
@@ -248,6 +249,24 @@ static inline const char *math_name(cudnnMathType_t m)
     }
     return "unknown";
 }
+
+/* The context's precision and a cuDNN math mode in kern_cuda_policy.h's
+ * terms (its rules are pure C, unit-tested without a GPU). */
+static inline int policy_prec(Prec p)
+{
+    return p == P_FP32 ? KCU_PREC_FP32 : p == P_TF32 ? KCU_PREC_TF32 : p == P_BF16 ? KCU_PREC_BF16 : KCU_PREC_FP16;
+}
+
+static inline int policy_math(cudnnMathType_t m)
+{
+    return m == CUDNN_TENSOR_OP_MATH                      ? KCU_MATH_TENSOR_OP
+           : m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? KCU_MATH_TENSOR_OP_CONVERT
+           : m == CUDNN_FMA_MATH                        ? KCU_MATH_FMA
+                                                        : KCU_MATH_DEFAULT;
+}
+
+/* The factor a loss gradient carries (the fp16 loss scale, else 1). */
+static inline double loss_grad_scale(const Ctx *C) { return kcu_loss_grad_scale(policy_prec(C->prec), C->scale); }
 
 static const int kThreads = 256;
 static const int kPartials = 1024; /* L1 partial sums (kern_cuda_ew.cu; allocated by kcu_create) */
