@@ -367,11 +367,11 @@ struct Conv3 {
     int cur;                            /* the candidate in use */
 };
 
-enum { ST_X, ST_Y, ST_W, ST_DW };
+enum { ST_X, ST_Y, ST_W, ST_WA, ST_DW, ST_N };
 struct Cuda3d {
     std::vector<Conv3 *> convs;
-    void *stage[4];            /* stand-ins: x, y (aligned dense), w, dw (aligned, in the filter's layout) */
-    size_t stage_bytes[4];
+    void *stage[ST_N];         /* stand-ins: x, y (aligned dense), w (NHWC), w (NCHW aligned), dw */
+    size_t stage_bytes[ST_N];
 };
 
 static Cuda3d *state(Ctx *C)
@@ -406,9 +406,9 @@ template <typename Perf> static void take(Conv3 *cv, const Perf *perf, int n)
 }
 
 /* The problem of (op, X = cuDNN's x, Y = cuDNN's y, k, filter layout):
- * created and given its ranked algorithms at the first call.  The math rule
- * is the 2D path's (kcu_math_allowed: fp32 FMA only, never DEFAULT, which
- * is TF32 on sm80+). */
+ * created and given its ranked algorithms at the first call (cur -1 when
+ * none is usable).  The math rule is the 2D path's (kcu_math_allowed: fp32
+ * FMA only, never DEFAULT, which is TF32 on sm80+). */
 static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k, int layout)
 {
     Cuda3d *S = state(C);
@@ -438,25 +438,27 @@ static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k,
     int pad[3] = {p, p, p}, one[3] = {1, 1, 1};
     CK_DNN(cudnnSetConvolutionNdDescriptor(cv->cd, 3, pad, one, one, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CK_DNN(cudnnSetConvolutionMathType(cv->cd, C->math_req));
+    /* a query cuDNN refuses (a layout it does not take for this problem)
+     * leaves the problem without candidates: conv3_one tries the other
+     * filter layout before giving up */
     const int kMax = 32;
     int found = 0;
+    cudnnStatus_t q;
     if (op == C3_FWD) {
         cudnnConvolutionFwdAlgoPerf_t perf[kMax];
-        CK_DNN(cudnnGetConvolutionForwardAlgorithm_v7(C->dnn, cv->xd, cv->wd, cv->cd, cv->yd, kMax, &found, perf));
-        take(cv, perf, found);
+        q = cudnnGetConvolutionForwardAlgorithm_v7(C->dnn, cv->xd, cv->wd, cv->cd, cv->yd, kMax, &found, perf);
+        if (q == CUDNN_STATUS_SUCCESS) take(cv, perf, found);
     } else if (op == C3_BWD_DATA) {
         cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
-        CK_DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(C->dnn, cv->wd, cv->yd, cv->cd, cv->xd, kMax, &found, perf));
-        take(cv, perf, found);
+        q = cudnnGetConvolutionBackwardDataAlgorithm_v7(C->dnn, cv->wd, cv->yd, cv->cd, cv->xd, kMax, &found, perf);
+        if (q == CUDNN_STATUS_SUCCESS) take(cv, perf, found);
     } else {
         cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
-        CK_DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(C->dnn, cv->xd, cv->yd, cv->cd, cv->wd, kMax, &found, perf));
-        take(cv, perf, found);
+        q = cudnnGetConvolutionBackwardFilterAlgorithm_v7(C->dnn, cv->xd, cv->yd, cv->cd, cv->wd, kMax, &found, perf);
+        if (q == CUDNN_STATUS_SUCCESS) take(cv, perf, found);
     }
     cv->cur = kcu_next_algo(cv->cands.data(), (int)cv->cands.size(), 0, policy_prec(C->prec), C->ws_cap);
-    CHECK(cv->cur >= 0, "cuDNN offers no usable 3D %s algorithm (%d candidates) for %d -> %d channels, k %d, %s",
-          c3_name(op), found, X->c, Y->c, k, prec_name(C->prec));
-    CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->maths[cv->cur]));
+    if (cv->cur >= 0) CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->maths[cv->cur]));
     S->convs.push_back(cv);
     return cv;
 }
@@ -519,24 +521,76 @@ static t3view stage(Ctx *C, const t3view *v, int which, bool in)
 
 /* The weights [co][ci][k][k][k] (kern.h) as a 5-D view, in the filter
  * layout: NCHW is the array as it is, NHWC is [co][k][k][k][ci]. */
-static t3view wview(void *p, int co, int ci, int k, int layout)
+static t3view wview(const void *p, int co, int ci, int k, int layout)
 {
     int64_t k3 = (int64_t)k * k * k;
-    t3view v = {p, co, ci, k, k, k, (int64_t)ci * k3, k3, (int64_t)k * k, k, 1};
+    t3view v = {(void *)p, co, ci, k, k, k, (int64_t)ci * k3, k3, (int64_t)k * k, k, 1};
     if (layout == KCU_LAYOUT_NHWC) v.sc = 1, v.sd = (int64_t)k * k * ci, v.sh = (int64_t)k * ci, v.sw = ci;
     return v;
 }
 
+/* The weights of one conv3 call in the layout each chunk's problem takes:
+ * w as given, or an aligned copy in that layout made on first need; the
+ * weight gradient in the layout of the first chunk (the later ones add into
+ * it), copied back into dw at the end when it is not dw itself. */
+struct W3 {
+    const void *w;
+    void *dw;
+    int co, ci, k;
+    const void *w_in[2]; /* per layout; NULL until asked */
+    void *dw_in;         /* where cuDNN writes the gradient; NULL until asked */
+    int dw_layout;
+};
+
+static const void *w_for(Ctx *C, W3 *W, int layout)
+{
+    if (W->w_in[layout]) return W->w_in[layout];
+    if (layout == KCU_LAYOUT_NCHW && aligned16(W->w)) return W->w_in[layout] = W->w;
+    Cuda3d *S = state(C);
+    int slot = layout == KCU_LAYOUT_NHWC ? ST_W : ST_WA;
+    kcu_ensure(C, &S->stage[slot], &S->stage_bytes[slot], (size_t)W->co * W->ci * W->k * W->k * W->k * C->esz,
+               "3D weights in the filter layout");
+    t3view from = wview(W->w, W->co, W->ci, W->k, KCU_LAYOUT_NCHW), to = wview(S->stage[slot], W->co, W->ci, W->k, layout);
+    op_copy3d(C, &from, &to);
+    return W->w_in[layout] = S->stage[slot];
+}
+
+static void *dw_for(Ctx *C, W3 *W, int layout)
+{
+    if (W->dw_in) return W->dw_in;
+    W->dw_layout = layout;
+    if (layout == KCU_LAYOUT_NCHW && aligned16(W->dw)) return W->dw_in = W->dw;
+    Cuda3d *S = state(C);
+    kcu_ensure(C, &S->stage[ST_DW], &S->stage_bytes[ST_DW], (size_t)W->co * W->ci * W->k * W->k * W->k * C->esz,
+               "3D weight gradient in the filter layout");
+    return W->dw_in = S->stage[ST_DW];
+}
+
+static void dw_done(Ctx *C, W3 *W)
+{
+    if (!W->dw_in || W->dw_in == W->dw) return;
+    t3view from = wview(W->dw_in, W->co, W->ci, W->k, W->dw_layout), to = wview(W->dw, W->co, W->ci, W->k, KCU_LAYOUT_NCHW);
+    op_copy3d(C, &from, &to);
+}
+
 /* One cuDNN call on X (cuDNN's x) and Y (its y), views cuDNN can index;
- * misaligned views go through dense aligned stand-ins. */
-static void conv3_one(Ctx *C, int op, const t3view *Xv, const t3view *Yv, const void *w, void *dw, int k, float beta,
-                      int layout)
+ * misaligned views go through dense aligned stand-ins.  The filter layout
+ * is `layout` where cuDNN offers a usable algorithm for it, else NCHW; the
+ * weight gradient's chunks keep the first chunk's. */
+static void conv3_one(Ctx *C, int op, const t3view *Xv, const t3view *Yv, W3 *W, float beta, int layout)
 {
     bool x_out = op == C3_BWD_DATA, y_out = op == C3_FWD;
     bool xs = !aligned16(Xv->p), ys = !aligned16(Yv->p);
     t3view X = xs ? stage(C, Xv, ST_X, !x_out || beta != 0.0f) : *Xv;
     t3view Y = ys ? stage(C, Yv, ST_Y, !y_out || beta != 0.0f) : *Yv;
-    Conv3 *cv = conv3_for(C, op, &X, &Y, k, layout);
+    if (op == C3_BWD_FILTER && W->dw_in) layout = W->dw_layout;
+    Conv3 *cv = conv3_for(C, op, &X, &Y, W->k, layout);
+    if (cv->cur < 0 && layout != KCU_LAYOUT_NCHW && !(op == C3_BWD_FILTER && W->dw_in))
+        cv = conv3_for(C, op, &X, &Y, W->k, KCU_LAYOUT_NCHW);
+    CHECK(cv->cur >= 0, "cuDNN offers no usable 3D %s algorithm (%zu candidates) for %d -> %d channels, k %d, %s",
+          c3_name(op), cv->cands.size(), X.c, Y.c, W->k, prec_name(C->prec));
+    const void *w = op == C3_BWD_FILTER ? NULL : w_for(C, W, cv->layout);
+    void *dw = op == C3_BWD_FILTER ? dw_for(C, W, cv->layout) : NULL;
     conv3_run(C, cv, &X, &Y, w, dw, beta);
     if (xs && x_out) op_copy3d(C, &X, Xv);
     if (ys && y_out) op_copy3d(C, &Y, Yv);
@@ -562,22 +616,8 @@ static void conv3(Ctx *C, int op, const t3view *Xv, const t3view *Yv, const void
           "over more ranks (--spatial)",
           Xv->c, Xv->d, Xv->h, Xv->w, (long long)xspan, Yv->c, Yv->d, Yv->h, Yv->w, (long long)yspan,
           (long long)C->dnn_max_elems);
-    Cuda3d *S = state(C);
     int layout = kcu_filter_layout(Xv->c, Xv->sc, Yv->c, Yv->sc);
-    size_t wbytes = (size_t)Yv->c * Xv->c * k * k * k * C->esz;
-    t3view wnat = wview(NULL, Yv->c, Xv->c, k, KCU_LAYOUT_NCHW), wlay = wview(NULL, Yv->c, Xv->c, k, layout);
-    const void *wa = w;
-    if (w && (layout != KCU_LAYOUT_NCHW || !aligned16(w))) {
-        kcu_ensure(C, &S->stage[ST_W], &S->stage_bytes[ST_W], wbytes, "3D weights in the filter layout");
-        wnat.p = (void *)w, wlay.p = S->stage[ST_W];
-        op_copy3d(C, &wnat, &wlay);
-        wa = S->stage[ST_W];
-    }
-    void *dwa = dw;
-    if (dw && (layout != KCU_LAYOUT_NCHW || !aligned16(dw))) {
-        kcu_ensure(C, &S->stage[ST_DW], &S->stage_bytes[ST_DW], wbytes, "3D weight gradient in the filter layout");
-        dwa = S->stage[ST_DW];
-    }
+    W3 W = {w, dw, Yv->c, Xv->c, k, {NULL, NULL}, NULL, KCU_LAYOUT_NCHW};
     for (int s0 = 0; s0 < Xv->n; s0 += m) {
         t3view Xc = *Xv, Yc = *Yv;
         Xc.n = Yc.n = std::min(m, Xv->n - s0);
@@ -585,12 +625,9 @@ static void conv3(Ctx *C, int op, const t3view *Xv, const t3view *Yv, const void
         Yc.p = (char *)Yv->p + (size_t)s0 * (size_t)Yv->sn * C->esz;
         /* one sample: its stride is never used, and may not fit an int */
         if (Xc.n == 1) Xc.sn = xspan, Yc.sn = yspan;
-        conv3_one(C, op, &Xc, &Yc, wa, dwa, k, op == C3_BWD_FILTER && s0 > 0 ? 1.0f : 0.0f, layout);
+        conv3_one(C, op, &Xc, &Yc, &W, op == C3_BWD_FILTER && s0 > 0 ? 1.0f : 0.0f, layout);
     }
-    if (dwa != dw) {
-        wlay.p = dwa, wnat.p = dw;
-        op_copy3d(C, &wlay, &wnat);
-    }
+    if (op == C3_BWD_FILTER) dw_done(C, &W);
 }
 
 static void op_conv3d_fwd(void *c, const t3view *x, const void *w, int k, const t3view *y)

@@ -143,6 +143,12 @@ struct Conv {
     cudnnMathType_t math;
     size_t ws;
     float time_ms;
+    /* cuDNN's ranking (Find's by time, else its heuristics'), the one in use
+     * (kern_cuda_policy.h's kcu_next_algo: the next after a run-time failure) */
+    std::vector<kcu_algo_cand> cands;
+    std::vector<cudnnMathType_t> maths;
+    std::vector<float> times;
+    int cur;
 };
 
 struct Pending {
