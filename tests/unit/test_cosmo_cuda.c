@@ -70,7 +70,10 @@ static void kernels(int p)
     kc_conv(&REF, d, 2, 3, 4, 5, 2, 3, 3, KC_FIRST);
     kc_conv(&REF, d, 1, 8, 8, 3, 3, 2, 4, KC_SUBBOX);
     for (int kind = 0; kind < 4; kind++) kc_elementwise(&REF, d, 2, 5, 4, 6, 2, kind);
-    kc_dense(&REF, d, 3, 37, 5);
+    /* fp16's loss gradient carries the loss scale (65536; mse_loss_scale_fp16
+     * checks it), which kc_dense's MSE would overflow: its dense layers are
+     * bf16's cuBLAS path with the other 16-bit type */
+    if (p != FP16) kc_dense(&REF, d, 3, 37, 5);
 }
 static void test_fp32(void) { kernels(FP32); }
 static void test_bf16(void) { kernels(BF16); }
