@@ -4,7 +4,7 @@
  * EXADL_CUDNN_MAX_ELEMS); the fp16 MSE gradient carrying the loss scale
  * (issue 28 item 6: it did not, and fp16 CosmoFlow trained with gradients
  * 65536x too small); and one CosmoFlow training step of the CUDA set against
- * the reference step.  Without a GPU every test prints SKIP, never PASS; in
+ * the reference step, in fp32 and (its gradients over the loss scale) fp16.  Without a GPU every test prints SKIP, never PASS; in
  * a build without the CUDA path one SKIP line says so.  A failed CUDA or
  * cuDNN call fails its test and the next tests run (tap_check.h;
  * tests/it/gpu_check_abort.sh runs this on the fake module with an error
@@ -100,7 +100,8 @@ static void test_mse_loss_scale_fp16(void)
     const int n = 64;
     float y[64], t[64], dy[64];
     for (int i = 0; i < n; i++) y[i] = (float)(i - 32) / 64.0f, t[i] = y[i] + (float)((i % 7) - 3) / 1024.0f;
-    void *by = d->ops->alloc(d->ctx, n * 2), *bt = d->ops->alloc(d->ctx, n * 2), *bd = d->ops->alloc(d->ctx, n * 2);
+    size_t bytes = (size_t)n * d->ops->act_bytes;
+    void *by = d->ops->alloc(d->ctx, bytes), *bt = d->ops->alloc(d->ctx, bytes), *bd = d->ops->alloc(d->ctx, bytes);
     T_ASSERT(by && bt && bd, "alloc");
     tview vy = {by, 1, 1, 1, n, n}, vt = {bt, 1, 1, 1, n, n}, vd = {bd, 1, 1, 1, n, n};
     d->ops->put_f32(d->ctx, &vy, y);
@@ -120,6 +121,30 @@ static void test_mse_loss_scale_fp16(void)
     }
 }
 
+/* One CosmoFlow tiny step (batch 1, parameters from seed 3) on set s with
+ * input in and targets tg: its loss, and its gradients into g (the fp32
+ * gradient array as the optimizer gets it) unless g is NULL. */
+static double one_step(const kset_t *s, const cf_model *m, const float *in, const float *tg, float *g)
+{
+    char err[256];
+    cf_net *n = cf_net_create(m, s->ops, s->ctx, 1, 0, err, sizeof err);
+    T_ASSERT(n, "%s", err);
+    ktab_t t;
+    ktab_init(&t, 256);
+    kc_t kc = {.ops = s->ops, .ctx = s->ctx, .tab = &t};
+    cf_net_init_params(n, 3);
+    cf_net_load(n, in, tg);
+    double loss = cf_net_forward(n, &kc);
+    if (g) {
+        cf_net_backward(n, &kc, NULL, NULL);
+        s->ops->sync(s->ctx);
+        cf_net_grads_to_host(n, g);
+    }
+    ktab_free(&t);
+    cf_net_free(n);
+    return loss;
+}
+
 /* A whole step: loss and gradients of the CUDA set against the reference. */
 static void test_step(void)
 {
@@ -129,36 +154,67 @@ static void test_step(void)
     cf_model m;
     cf_model_whole(&m, &c);
     const kset_t *s[2] = {&REF, d};
+    size_t ni, nt;
+    cosmoflow_network.batch_floats(&m, 1, &ni, &nt);
+    float *in = malloc(ni * 4), *tg = malloc(nt * 4);
+    cosmoflow_network.generate(&m, 1, 0, 0, 1, in, tg);
     double loss[2];
     float *g[2];
     for (int q = 0; q < 2; q++) {
-        char err[256];
-        cf_net *n = cf_net_create(&m, s[q]->ops, s[q]->ctx, 1, 0, err, sizeof err);
-        T_ASSERT(n, "%s", err);
-        ktab_t t;
-        ktab_init(&t, 256);
-        kc_t kc = {.ops = s[q]->ops, .ctx = s[q]->ctx, .tab = &t};
-        cf_net_init_params(n, 3);
-        size_t ni, nt;
-        cosmoflow_network.batch_floats(&m, 1, &ni, &nt);
-        float *in = malloc(ni * 4), *tg = malloc(nt * 4);
-        cosmoflow_network.generate(&m, 1, 0, 0, 1, in, tg);
-        cf_net_load(n, in, tg);
-        loss[q] = cf_net_forward(n, &kc);
-        cf_net_backward(n, &kc, NULL, NULL);
-        s[q]->ops->sync(s[q]->ctx);
         g[q] = malloc(m.plan.params * 4);
-        cf_net_grads_to_host(n, g[q]);
-        free(in), free(tg);
-        ktab_free(&t);
-        cf_net_free(n);
+        loss[q] = one_step(s[q], &m, in, tg, g[q]);
     }
+    free(in), free(tg);
     double mx = 0, err = 0;
     for (int64_t i = 0; i < m.plan.params; i++)
         mx = fmax(mx, fabs(g[0][i])), err = fmax(err, fabs(g[0][i] - g[1][i]));
     free(g[0]), free(g[1]);
     T_ASSERT(fabs(loss[0] - loss[1]) <= 1e-4 * fabs(loss[0]), "loss %.9g vs %.9g", loss[0], loss[1]);
     T_ASSERT(err <= 1e-4 * mx, "gradients: max error %.3g of %.3g", err, mx);
+}
+
+/* fp16 CosmoFlow (issue 28 item 6): the gradients Adam and Lion get are the
+ * reference's times the loss scale they divide out.  Targets 0.05 from the
+ * reference's outputs (found from the losses at targets 0 and e_j:
+ * y_j = (1 - nt (L_j - L_0)) / 2) keep the scaled loss gradient far from
+ * fp16's overflow.  Compared as a projection and a cosine (fp16 rounding
+ * moves single gradients; a missing scale moves the projection 65536x). */
+static void test_step_fp16(void)
+{
+    kset_t *d = dev(FP16);
+    cf_cfg c;
+    cf_preset(&c, "tiny");
+    cf_model m;
+    cf_model_whole(&m, &c);
+    size_t ni, nt;
+    cosmoflow_network.batch_floats(&m, 1, &ni, &nt);
+    float *in = malloc(ni * 4), *tg = calloc(nt, 4), *y = malloc(nt * 4);
+    cosmoflow_network.generate(&m, 1, 0, 0, 1, in, tg);
+    memset(tg, 0, nt * 4);
+    double l0 = one_step(&REF, &m, in, tg, NULL);
+    for (size_t j = 0; j < nt; j++) {
+        tg[j] = 1;
+        y[j] = (float)((1 - (double)nt * (one_step(&REF, &m, in, tg, NULL) - l0)) / 2);
+        tg[j] = 0;
+    }
+    for (size_t j = 0; j < nt; j++) tg[j] = y[j] + (j % 2 ? 0.05f : -0.05f);
+    float *gr = malloc(m.plan.params * 4), *gh = malloc(m.plan.params * 4);
+    one_step(&REF, &m, in, tg, gr);
+    one_step(d, &m, in, tg, gh);
+    kcu_stats st;
+    K->get_stats(d->ctx, &st);
+    double rr = 0, hr = 0, hh = 0;
+    for (int64_t i = 0; i < m.plan.params; i++)
+        rr += (double)gr[i] * gr[i], hr += (double)gh[i] * gr[i], hh += (double)gh[i] * gh[i];
+    free(in), free(tg), free(y), free(gr), free(gh);
+    T_ASSERT(st.loss_scaling && st.scale_final >= 1, "fp16 context without loss scaling (scale %g)", st.scale_final);
+    T_ASSERT(isfinite(hh) && hh > 0, "fp16 gradients not finite or all zero (sum of squares %g) at scale %g", hh,
+             st.scale_final);
+    double proj = hr / rr / st.scale_final, cosv = hr / sqrt(rr * hh);
+    T_ASSERT(proj > 0.8 && proj < 1.25,
+             "fp16 gradients / loss scale %g are %.3g times the reference's (1 expected; 1/%g: the scale is missing)",
+             st.scale_final, proj, st.scale_final);
+    T_ASSERT(cosv > 0.95, "fp16 gradients point elsewhere than the reference's: cosine %.4f", cosv);
 }
 
 int main(void)
@@ -181,6 +237,7 @@ int main(void)
     tap_run_("cosmo_cuda_conv_chunked_fp32", test_chunked);
     tap_run_("cosmo_cuda_mse_loss_scale_fp16", test_mse_loss_scale_fp16);
     tap_run_("cosmo_cuda_step_fp32", test_step);
+    tap_run_("cosmo_cuda_step_fp16", test_step_fp16);
     for (int p = 0; p < NSETS; p++)
         if (DEV[p].ctx) K->release(DEV[p].ctx);
     return tap_failed_ ? 1 : 0;
