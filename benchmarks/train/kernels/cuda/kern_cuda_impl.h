@@ -12,8 +12,9 @@
  *   kern_cuda_device.cu   facts about the device and the peak probe (cuBLAS GEMM)
  *   kern_cuda_nccl.cu     NCCL: the communicator and gsync's gradient transport
  *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
- *   kern_cuda_3d.cu       the 3D kernels (cuDNN Nd convolutions, cuBLAS dense
- *                         layers, pooling, leaky ReLU, bias, MSE, strided copies)
+ *   kern_cuda_3d.cu       the 3D kernels (cuBLAS dense layers, pooling, leaky
+ *                         ReLU, bias, MSE, strided copies)
+ *   kern_cuda_conv3d.cu   the 3D convolutions (cuDNN Nd descriptors)
  *   kern_cuda_seg.cu      the segmentation kernels (batch norm through cuDNN,
  *                         weighted cross-entropy, image pooling; the dilated and
  *                         grouped convolutions are kern_cuda_conv.cu's)
@@ -341,8 +342,11 @@ void kcu_op_lion_sign(void *c, float *m, const void *g, uint64_t *bits, int64_t 
                       const lion_hyper *h);
 void kcu_op_lion_apply(void *c, float *master, void *w_compute, const uint64_t *words, int p,
                        int nranks, int64_t n, const lion_hyper *h);
-/* kern_cuda_3d.cu: the 3D members, and their state's release */
+/* kern_cuda_3d.cu: the 3D members (the convolutions' through kcu_fill_conv3d) */
 void kcu_fill_3d(kern_ops *o);
+void kcu_op_copy3d(void *c, const t3view *src, const t3view *dst);
+/* kern_cuda_conv3d.cu: the 3D convolutions, and their state's release */
+void kcu_fill_conv3d(kern_ops *o);
 void kcu_release_3d(Ctx *C);
 /* kern_cuda_lc.cu: the locally connected layers (strided batched GEMMs) */
 void kcu_fill_lc(kern_ops *o);
