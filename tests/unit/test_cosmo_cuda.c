@@ -1,5 +1,5 @@
-/* The CUDA set's 3D kernels (kern_cuda_3d.cu) against the reference loops,
- * in fp32, bf16 and fp16, on the shapes of tests/unit/cosmo_kcheck.h; the
+/* The CUDA set's 3D kernels (kern_cuda_3d.cu, kern_cuda_conv3d.cu) against
+ * the reference loops, in fp32, bf16 and fp16, on the shapes of tests/unit/cosmo_kcheck.h; the
  * convolutions cut into sample chunks (cuDNN's element limit lowered by
  * EXADL_CUDNN_MAX_ELEMS); the fp16 MSE gradient carrying the loss scale
  * (issue 28 item 6: it did not, and fp16 CosmoFlow trained with gradients
@@ -51,7 +51,7 @@ static kset_t *dev(int p)
         kcu_opts o = {.precision = precs[p], .device = 0, .algo = "heuristic",
                       .workspace_limit = (size_t)256 << 20};
         /* CHUNKED: cuDNN's element limit lowered so that the shapes below
-         * are cut into calls of a sample or two (kern_cuda_3d.cu's conv3) */
+         * are cut into calls of a sample or two (kern_cuda_conv3d.cu's conv3) */
         if (p == CHUNKED) setenv("EXADL_CUDNN_MAX_ELEMS", "2500", 1);
         DEV[p].ctx = K->create(&o, err, sizeof err);
         if (p == CHUNKED) unsetenv("EXADL_CUDNN_MAX_ELEMS");

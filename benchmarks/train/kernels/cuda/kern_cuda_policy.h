@@ -65,7 +65,7 @@ static inline int64_t kcu_span3(int c, int d, int h, int w, int64_t sc, int64_t 
     return 1 + (int64_t)(c - 1) * sc + (int64_t)(d - 1) * sd + (int64_t)(h - 1) * sh + (int64_t)(w - 1) * sw;
 }
 
-/* cuDNN filter layouts (cudnnTensorFormat_t, mapped by kern_cuda_3d.cu). */
+/* cuDNN filter layouts (cudnnTensorFormat_t, mapped by kern_cuda_conv3d.cu). */
 enum { KCU_LAYOUT_NCHW, KCU_LAYOUT_NHWC };
 
 /* The filter layout of a convolution whose x and y have xc, yc channels at
