@@ -1,14 +1,15 @@
 /* The CUDA set's 3D kernels (kern_cuda_3d.cu, kern_cuda_conv3d.cu) against
  * the reference loops, in fp32, bf16 and fp16, on the shapes of
  * tests/unit/cosmo_kcheck.h; the convolutions cut into sample chunks
- * (cuDNN's element limit lowered by EXADL_CUDNN_MAX_ELEMS); the fp16 MSE gradient carrying the loss scale
- * (issue 28 item 6: it did not, and fp16 CosmoFlow trained with gradients
- * 65536x too small); and one CosmoFlow training step of the CUDA set against
- * the reference step, in fp32 and (its gradients over the loss scale) fp16.  Without a GPU every test prints SKIP, never PASS; in
- * a build without the CUDA path one SKIP line says so.  A failed CUDA or
- * cuDNN call fails its test and the next tests run (tap_check.h;
- * tests/it/gpu_check_abort.sh runs this on the fake module with an error
- * injected). */
+ * (cuDNN's element limit lowered by EXADL_CUDNN_MAX_ELEMS); the fp16 MSE
+ * gradient carrying the loss scale (issue 28 item 6: it did not, and fp16
+ * CosmoFlow trained with gradients 65536x too small); and one CosmoFlow
+ * training step of the CUDA set against the reference step, in fp32 and (its
+ * gradients over the loss scale) fp16.  Without a GPU every test prints
+ * SKIP, never PASS; in a build without the CUDA path one SKIP line says so.
+ * A failed CUDA or cuDNN call fails its test and the next tests run
+ * (tap_check.h; tests/it/gpu_check_abort.sh runs this on the fake module
+ * with an error injected). */
 #include <stdio.h>
 
 #include "tests/unit/tap.h"
