@@ -12,11 +12,13 @@ static const char *g_program = "exadl";
 static int g_rank = -1;
 static void (*g_abort)(int) = NULL;
 static char g_host[256];
+static _Thread_local char g_last[1024];
 
 void check_set_program(const char *name) { g_program = name; }
 const char *check_program(void) { return g_program; }
 void check_set_rank(int rank) { g_rank = rank; }
 void check_set_abort(void (*abort_fn)(int)) { g_abort = abort_fn; }
+const char *check_last_error(void) { return g_last; }
 
 const char *check_host(void)
 {
@@ -34,6 +36,8 @@ void check_fail(const char *call, const char *file, int line, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* kept for an abort hook that reports it (a long one is cut: no harm) */
+    if (snprintf(g_last, sizeof g_last, "%s:%d: %s: %s", file, line, call, msg) < 0) g_last[0] = 0;
     if (g_rank >= 0)
         fprintf(stderr, "%s: error: [rank %d on %s] %s:%d: %s: %s\n", g_program, g_rank,
                 check_host(), file, line, call, msg);

@@ -16,8 +16,15 @@ const char *check_program(void);
 /* Rank shown in messages; -1 (the default) means "not an MPI program". */
 void check_set_rank(int rank);
 /* Called instead of exit() by check_fail; comm.c installs MPI_Abort here so
- * that one failing rank takes the whole job down instead of hanging it. */
+ * that one failing rank takes the whole job down instead of hanging it.  A
+ * test harness may install a hook that does not return (longjmp to the
+ * running test: tests/unit/tap_check.h), so that a failed library call in
+ * one test (a CUDA or cuDNN error) fails that test and the next ones run;
+ * check_last_error() then holds what check_fail printed.  A hook that
+ * returns leaves check_fail to exit(1). */
 void check_set_abort(void (*abort_fn)(int code));
+/* "FILE:LINE: CALL: MESSAGE" of this thread's last check_fail ("" before). */
+const char *check_last_error(void);
 
 /* Print "PROGRAM: error: [rank R on HOST] FILE:LINE: CALL: MESSAGE" and abort. */
 void check_fail(const char *call, const char *file, int line, const char *fmt, ...)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # cosmoflow --backend cuda end to end.  Everywhere: without a GPU (or in a
 # build without the CUDA path) a run fails with one clear line, no crash and
-# no record.  On a GPU: the small preset trains in fp32 and bf16 with finite
-# losses and the record's device block; a 2-rank spatial split where two GPUs
+# no record.  On a GPU: the small preset trains in fp32, bf16 and fp16 with
+# finite losses and the record's device block (the fp16 loss gradient's
+# scale: test_cosmo_cuda's mse_loss_scale_fp16); a 2-rank spatial split where two GPUs
 # exist.  Where there is none these print SKIP, never PASS, and
 # tools/bench_gpu.sh must say SKIPPED.  Everywhere with torch: the PyTorch
 # peer's CPU bf16 bench runs on tiny (a smoke; no time is checked).
@@ -51,7 +52,7 @@ if [ "$gpus" -eq 0 ]; then
     echo "SKIP: cosmo_cuda training: no GPU on this machine"
     exit 0
 fi
-for p in fp32 bf16; do
+for p in fp32 bf16 fp16; do
     if "$C" --preset small --backend cuda --precision "$p" --steps 3 --warmup 1 --quiet \
         --record "$T/g-$p.yaml" >"$T/g-$p.out" 2>&1 && grep -q '^status: ok' "$T/g-$p.yaml" &&
         grep -q '^device_peak_flops:' "$T/g-$p.yaml"; then

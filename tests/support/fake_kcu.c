@@ -10,6 +10,10 @@
  *                         than the runtime (-1: not "no GPU")
  *   EXADL_FAKE_WAIT_FAIL=R    rank R's transport wait fails, as when NCCL
  *                         reports a dead peer
+ *   EXADL_FAKE_CHECK_FAIL=N   the N-th convolution call of the process
+ *                         (conv_fwd or conv3d_fwd, counted from 1) fails
+ *                         through check_fail, as the real module's CK_DNN
+ *                         does on a cuDNN error (tests/it/gpu_check_abort.sh)
  *
  * Each GPU's UUID is "GPU-fake-<physical ordinal>".  The kernels are the
  * reference set in host memory (fp32 only); "NCCL" is MPI_Allreduce on a
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchmarks/common/check.h"
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
 #include "benchmarks/train/kernels/kern.h"
 
@@ -105,10 +110,39 @@ static void *create(const kcu_opts *o, char *err, size_t errlen)
     return f;
 }
 
+/* EXADL_FAKE_CHECK_FAIL: the convolutions counted, the chosen one fails. */
+static kern_ops fake_ops;
+static long conv_calls;
+
+static void conv_call_counted(void)
+{
+    const char *v = getenv("EXADL_FAKE_CHECK_FAIL");
+    if (v && *v && ++conv_calls == atol(v))
+        check_fail("cudnnConvolutionForward(C->dnn, ...)", __FILE__, __LINE__,
+                   "CUDNN_STATUS_EXECUTION_FAILED (fake: EXADL_FAKE_CHECK_FAIL=%s)", v);
+}
+
+static void conv_fwd_counted(void *ctx, const tview *x, const void *w, int k, const tview *y)
+{
+    conv_call_counted();
+    kern_ref_ops()->conv_fwd(ctx, x, w, k, y);
+}
+
+static void conv3d_fwd_counted(void *ctx, const t3view *x, const void *w, int k, const t3view *y)
+{
+    conv_call_counted();
+    kern_ref_ops()->conv3d_fwd(ctx, x, w, k, y);
+}
+
 static const kern_ops *ops(void *ctx)
 {
     (void)ctx;
-    return kern_ref_ops();
+    if (!fake_ops.conv_fwd) {
+        fake_ops = *kern_ref_ops();
+        fake_ops.conv_fwd = conv_fwd_counted;
+        fake_ops.conv3d_fwd = conv3d_fwd_counted;
+    }
+    return &fake_ops;
 }
 
 static void release(void *ctx)

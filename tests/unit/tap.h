@@ -12,6 +12,7 @@
 
 static jmp_buf tap_jmp_;
 static int tap_failed_, tap_skipped_;
+static int tap_in_test_; /* 1 while a test runs: tap_jmp_ is valid */
 static char tap_why_[1024];
 
 static inline void tap_fail_(const char *file, int line, const char *fmt, ...)
@@ -45,8 +46,10 @@ static inline void tap_skip_(const char *fmt, ...)
 static inline void tap_run_(const char *name, void (*fn)(void))
 {
     int rc = setjmp(tap_jmp_);
+    tap_in_test_ = rc == 0;
     if (rc == 0) {
         fn();
+        tap_in_test_ = 0;
         printf("PASS: %s\n", name);
     } else if (rc == 1) {
         printf("FAIL: %s: %s\n", name, tap_why_);

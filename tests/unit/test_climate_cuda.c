@@ -24,6 +24,7 @@
 
 #include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/tap_check.h"
 
 #if !EXADL_GPU
 int main(void)
@@ -432,6 +433,7 @@ int main(void)
     }
     R = rng_stream(2026, 33, 1, 0);
     Rf = kern_ref_ops();
+    tap_catch_checks(); /* a CUDA error fails its test, the next tests run */
     T_RUN(test_dconv_fp32);
     T_RUN(test_dconv_bf16);
     T_RUN(test_bn_fp32);

@@ -21,6 +21,7 @@
 #include "tests/unit/stemdl_fixture.h"
 #include "tests/unit/gpu_probe.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/tap_check.h"
 
 #if !EXADL_GPU
 int main(void)
@@ -807,6 +808,7 @@ static void run(const char *name, void (*fn)(void))
 int main(void)
 {
     check_set_program("test_train_cuda");
+    tap_catch_checks(); /* a CUDA error fails its test, the next tests run */
     R = rng_stream(2025, 5, 0, 0);
     tf32_env_at_start = getenv("NVIDIA_TF32_OVERRIDE");
     Rf = kern_ref_ops();

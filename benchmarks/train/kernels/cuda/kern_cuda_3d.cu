@@ -1,26 +1,13 @@
 /* kern_cuda_3d.cu: the 3D kernels of the CUDA set (kern.h "3D kernels",
- * docs/cosmoflow.md): k x k x k valid convolutions through cuDNN's Nd
- * descriptors (5-D tensors with the views' own strides, so channels-last
- * activations and sub-boxes of halo-padded buffers go in as they are), the
+ * docs/cosmoflow.md) other than the convolutions (kern_cuda_conv3d.cu): the
  * dense layers on cuBLAS (GemmEx: 16-bit operands, fp32 accumulation and
  * fp32 weight gradients), and pooling, leaky ReLU, bias, loss and strided
- * copies as kernels over the 5-D index space.
- *
- *   conv3d fwd          cudnnConvolutionForward, no padding
- *   conv3d bwd_data     cudnnConvolutionBackwardData with padding k-1: the
- *                       halo-padded dy is the output of a convolution of dx
- *                       padded by k-1, which is exactly "dy carries the halo"
- *   conv3d bwd_weights  cudnnConvolutionBackwardFilter, no padding; in bf16
- *                       and fp16 through a 16-bit buffer widened to fp32
- * Algorithms come from cuDNN's heuristics (the first one that fits the
- * workspace cap and the precision's math rules), once per problem.  Operands
- * cuDNN would get misaligned go through a dense aligned copy.
+ * copies as kernels over the 5-D index space.  The MSE gradient carries the
+ * fp16 loss scale.
  *
  * Compiled wherever CUDA is found; run only on a GPU (tests skip elsewhere). */
-#include <algorithm>
-#include <climits>
-
 #include "benchmarks/train/kernels/cuda/kern_cuda_impl.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- the 5-D index space ------------------------------------------------------- */
 
@@ -258,14 +245,17 @@ template <typename T> static void mse_fwd_t(Ctx *C, const void *y, const void *t
     k_mse_partial<T><<<kPartials, kThreads, 0, C->s>>>((const T *)y, (const T *)t, n, C->d_part);
     CK_LAUNCH("k_mse_partial");
 }
+/* dy = 2 (y - t) / n, times the fp16 loss scale that Adam and Lion divide
+ * out (kcu_mse_grad_factor; the L1 and cross-entropy losses carry it too). */
 template <typename T> static void mse_bwd_t(Ctx *C, const void *y, const void *t, int64_t n, void *dy)
 {
     if (!n) return;
-    k_mse_bwd<T><<<blocks_for(C, n), kThreads, 0, C->s>>>((const T *)y, (const T *)t, n, 2.0 / (double)n, (T *)dy);
+    double f = kcu_mse_grad_factor(policy_prec(C->prec), C->scale, n);
+    k_mse_bwd<T><<<blocks_for(C, n), kThreads, 0, C->s>>>((const T *)y, (const T *)t, n, f, (T *)dy);
     CK_LAUNCH("k_mse_bwd");
 }
 
-static void op_copy3d(void *c, const t3view *s, const t3view *d) { Ctx *C = ctx_of(c); DISPATCH(C, copy_t, C, s, d); }
+void kcu_op_copy3d(void *c, const t3view *s, const t3view *d) { Ctx *C = ctx_of(c); DISPATCH(C, copy_t, C, s, d); }
 static void op_lrelu_fwd(void *c, const t3view *x, const t3view *y, float s) { Ctx *C = ctx_of(c); DISPATCH(C, lrelu_fwd_t, C, x, y, s); }
 static void op_lrelu_bwd(void *c, const t3view *y, const t3view *dy, const t3view *dx, float s)
 {
@@ -338,196 +328,9 @@ static void op_dense_bwd_weights(void *c, const void *x, const void *dy, int n, 
     gemm(C, CUBLAS_OP_N, CUBLAS_OP_T, in, out, n, x, in, dy, out, dw, CUDA_R_32F, in);
 }
 
-/* ---- convolutions through cuDNN's Nd API --------------------------------------------- */
-
-enum { C3_FWD = 0, C3_BWD_DATA = 1, C3_BWD_FILTER = 2 };
-
-struct Conv3 {
-    int op, k, n, xc, yc, x[3], y[3];
-    long long xs[5], ys[5];
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
-    int algo;
-    size_t ws;
-};
-
-struct Cuda3d {
-    std::vector<Conv3 *> convs;
-    void *stage[3];            /* aligned dense stand-ins: x, y, w */
-    size_t stage_bytes[3];
-};
-
-static Cuda3d *state(Ctx *C)
-{
-    if (!C->c3d) C->c3d = new Cuda3d();
-    return C->c3d;
-}
-
-static int to_int(long long v, const char *what)
-{
-    CHECK(v >= 0 && v <= INT_MAX, "%s %lld does not fit cuDNN's int descriptors", what, v);
-    return (int)v;
-}
-
-static void set_nd(const Ctx *C, cudnnTensorDescriptor_t d, const t3view *t)
-{
-    int dims[5] = {t->n, t->c, t->d, t->h, t->w};
-    int str[5] = {to_int(t->sn, "stride"), to_int(t->sc, "stride"), to_int(t->sd, "stride"),
-                  to_int(t->sh, "stride"), to_int(t->sw, "stride")};
-    CK_DNN(cudnnSetTensorNdDescriptor(d, C->dt, 5, dims, str));
-}
-
-static bool math_ok(const Ctx *C, cudnnMathType_t m)
-{
-    if (m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
-    if (C->prec == P_FP32) return m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
-    return true;
-}
-
-template <typename Perf> static bool pick3(const Ctx *C, const Perf *perf, int n, Conv3 *cv)
-{
-    for (int i = 0; i < n; i++) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || !math_ok(C, perf[i].mathType)) continue;
-        if (perf[i].memory > C->ws_cap) continue;
-        cv->algo = (int)perf[i].algo;
-        cv->ws = perf[i].memory;
-        CK_DNN(cudnnSetConvolutionMathType(cv->cd, perf[i].mathType));
-        return true;
-    }
-    return false;
-}
-
-/* The problem of (op, X = cuDNN's x, Y = cuDNN's y, k): created and given its
- * algorithm at the first call. */
-static Conv3 *conv3_for(Ctx *C, int op, const t3view *X, const t3view *Y, int k)
-{
-    Cuda3d *S = state(C);
-    Conv3 key;
-    memset(&key, 0, sizeof key);
-    key.op = op, key.k = k, key.n = X->n, key.xc = X->c, key.yc = Y->c;
-    key.x[0] = X->d, key.x[1] = X->h, key.x[2] = X->w;
-    key.y[0] = Y->d, key.y[1] = Y->h, key.y[2] = Y->w;
-    long long xs[5] = {X->sn, X->sc, X->sd, X->sh, X->sw}, ys[5] = {Y->sn, Y->sc, Y->sd, Y->sh, Y->sw};
-    memcpy(key.xs, xs, sizeof xs);
-    memcpy(key.ys, ys, sizeof ys);
-    for (Conv3 *cv : S->convs)
-        if (cv->op == key.op && cv->k == k && cv->n == key.n && cv->xc == key.xc && cv->yc == key.yc &&
-            !memcmp(cv->x, key.x, sizeof key.x) && !memcmp(cv->y, key.y, sizeof key.y) &&
-            !memcmp(cv->xs, key.xs, sizeof key.xs) && !memcmp(cv->ys, key.ys, sizeof key.ys))
-            return cv;
-    Conv3 *cv = new Conv3(key);
-    CK_DNN(cudnnCreateTensorDescriptor(&cv->xd));
-    CK_DNN(cudnnCreateTensorDescriptor(&cv->yd));
-    CK_DNN(cudnnCreateFilterDescriptor(&cv->wd));
-    CK_DNN(cudnnCreateConvolutionDescriptor(&cv->cd));
-    set_nd(C, cv->xd, X);
-    set_nd(C, cv->yd, Y);
-    int wdims[5] = {Y->c, X->c, k, k, k};
-    CK_DNN(cudnnSetFilterNdDescriptor(cv->wd, C->dt, CUDNN_TENSOR_NCHW, 5, wdims));
-    int p = op == C3_BWD_DATA ? k - 1 : 0;
-    int pad[3] = {p, p, p}, one[3] = {1, 1, 1};
-    CK_DNN(cudnnSetConvolutionNdDescriptor(cv->cd, 3, pad, one, one, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    CK_DNN(cudnnSetConvolutionMathType(cv->cd, C->math_req));
-    const int kMax = 32;
-    int found = 0;
-    bool ok;
-    if (op == C3_FWD) {
-        cudnnConvolutionFwdAlgoPerf_t perf[kMax];
-        CK_DNN(cudnnGetConvolutionForwardAlgorithm_v7(C->dnn, cv->xd, cv->wd, cv->cd, cv->yd, kMax, &found, perf));
-        ok = pick3(C, perf, found, cv);
-    } else if (op == C3_BWD_DATA) {
-        cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
-        CK_DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(C->dnn, cv->wd, cv->yd, cv->cd, cv->xd, kMax, &found, perf));
-        ok = pick3(C, perf, found, cv);
-    } else {
-        cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
-        CK_DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(C->dnn, cv->xd, cv->yd, cv->cd, cv->wd, kMax, &found, perf));
-        ok = pick3(C, perf, found, cv);
-    }
-    CHECK(ok, "cuDNN offers no usable 3D %s algorithm (%d candidates) for %d -> %d channels, k %d, %s",
-          op == C3_FWD ? "forward" : op == C3_BWD_DATA ? "data-gradient" : "weight-gradient", found, X->c, Y->c,
-          k, prec_name(C->prec));
-    S->convs.push_back(cv);
-    return cv;
-}
-
-static bool aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
-
-/* A dense channels-last copy of v in stand-in `which` (values copied when in). */
-static t3view stage(Ctx *C, const t3view *v, int which, bool in)
-{
-    Cuda3d *S = state(C);
-    t3view d = *v;
-    d.sc = 1, d.sw = v->c, d.sh = (int64_t)v->c * v->w, d.sd = d.sh * v->h, d.sn = d.sd * v->d;
-    kcu_ensure(C, &S->stage[which], &S->stage_bytes[which], (size_t)t3view_elems(v) * C->esz, "aligned 3D stand-in");
-    d.p = S->stage[which];
-    if (in) op_copy3d(C, v, &d);
-    return d;
-}
-
-/* One cuDNN call on X (cuDNN's x) and Y (its y). */
-static void conv3(Ctx *C, int op, const t3view *Xv, const t3view *Yv, const void *w, void *dw, int k)
-{
-    if (t3view_elems(Xv) == 0 || t3view_elems(Yv) == 0) return;
-    bool x_out = op == C3_BWD_DATA, y_out = op == C3_FWD;
-    bool xs = !aligned16(Xv->p), ys = !aligned16(Yv->p);
-    t3view X = xs ? stage(C, Xv, 0, !x_out) : *Xv, Y = ys ? stage(C, Yv, 1, !y_out) : *Yv;
-    const void *wa = w;
-    size_t wbytes = (size_t)Yv->c * Xv->c * k * k * k * C->esz;
-    if (w && !aligned16(w)) {
-        Cuda3d *S = state(C);
-        kcu_ensure(C, &S->stage[2], &S->stage_bytes[2], wbytes, "aligned 3D weights");
-        CK_CUDA(cudaMemcpyAsync(S->stage[2], w, wbytes, cudaMemcpyDeviceToDevice, C->s));
-        wa = S->stage[2];
-    }
-    Conv3 *cv = conv3_for(C, op, &X, &Y, k);
-    if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
-    float one = 1.0f, zero = 0.0f;
-    if (op == C3_FWD)
-        CK_DNN(cudnnConvolutionForward(C->dnn, &one, cv->xd, X.p, cv->wd, wa, cv->cd,
-                                       (cudnnConvolutionFwdAlgo_t)cv->algo, C->ws, cv->ws, &zero, cv->yd, Y.p));
-    else if (op == C3_BWD_DATA)
-        CK_DNN(cudnnConvolutionBackwardData(C->dnn, &one, cv->wd, wa, cv->yd, Y.p, cv->cd,
-                                            (cudnnConvolutionBwdDataAlgo_t)cv->algo, C->ws, cv->ws, &zero, cv->xd,
-                                            X.p));
-    else
-        CK_DNN(cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X.p, cv->yd, Y.p, cv->cd,
-                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &zero,
-                                              cv->wd, dw));
-    if (xs && x_out) op_copy3d(C, &X, Xv);
-    if (ys && y_out) op_copy3d(C, &Y, Yv);
-}
-
-static void op_conv3d_fwd(void *c, const t3view *x, const void *w, int k, const t3view *y)
-{
-    conv3(ctx_of(c), C3_FWD, x, y, w, NULL, k);
-}
-
-static void op_conv3d_bwd_data(void *c, const t3view *dy, const void *w, int k, const t3view *dx)
-{
-    conv3(ctx_of(c), C3_BWD_DATA, dx, dy, w, NULL, k);
-}
-
-/* fp32 straight into the gradient; 16 bits through dw16 widened (as 2D). */
-static void op_conv3d_bwd_weights(void *c, const t3view *x, const t3view *dy, int k, void *dw)
-{
-    Ctx *C = ctx_of(c);
-    int64_t n = (int64_t)x->c * dy->c * k * k * k;
-    if (C->elem == E_F32) {
-        conv3(C, C3_BWD_FILTER, x, dy, NULL, dw, k);
-        return;
-    }
-    kcu_ensure(C, &C->dw16, &C->dw16_bytes, (size_t)n * C->esz, "16-bit weight gradient");
-    conv3(C, C3_BWD_FILTER, x, dy, NULL, C->dw16, k);
-    kcu_to_f32(C, C->dw16, (float *)dw, n);
-}
-
 void kcu_fill_3d(kern_ops *o)
 {
-    o->conv3d_fwd = op_conv3d_fwd;
-    o->conv3d_bwd_data = op_conv3d_bwd_data;
-    o->conv3d_bwd_weights = op_conv3d_bwd_weights;
+    kcu_fill_conv3d(o);
     o->pool3d_fwd = op_pool3d_fwd;
     o->pool3d_bwd = op_pool3d_bwd;
     o->lrelu_fwd = op_lrelu_fwd;
@@ -539,21 +342,5 @@ void kcu_fill_3d(kern_ops *o)
     o->dense_bwd_weights = op_dense_bwd_weights;
     o->mse_fwd = op_mse_fwd;
     o->mse_bwd = op_mse_bwd;
-    o->copy3d = op_copy3d;
-}
-
-void kcu_release_3d(Ctx *C)
-{
-    Cuda3d *S = C->c3d;
-    if (!S) return;
-    for (Conv3 *cv : S->convs) {
-        CK_DNN(cudnnDestroyTensorDescriptor(cv->xd));
-        CK_DNN(cudnnDestroyTensorDescriptor(cv->yd));
-        CK_DNN(cudnnDestroyFilterDescriptor(cv->wd));
-        CK_DNN(cudnnDestroyConvolutionDescriptor(cv->cd));
-        delete cv;
-    }
-    for (void *p : S->stage) kcu_dev_free(C, p);
-    delete S;
-    C->c3d = NULL;
+    o->copy3d = kcu_op_copy3d;
 }

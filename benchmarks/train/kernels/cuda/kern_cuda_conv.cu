@@ -16,8 +16,10 @@
  * Every distinct problem (shape, strides, direction) gets its algorithm once,
  * at its first call: cudnnFind*Ex over the real operands (outputs that
  * accumulate are replaced by a scratch copy while timing), or cuDNN's
- * heuristics; the choice is cached.  One workspace serves every call; it is
- * sized to the largest choice once the step that made the choices ends. */
+ * heuristics; the choice is cached with the rest of the ranked list, whose
+ * next usable algorithm replaces the choice when a call fails at run time
+ * (kcu_next_algo, kern_cuda_policy.h).  One workspace serves every call; it
+ * is sized to the largest choice once the step that made the choices ends. */
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -26,19 +28,6 @@
 #include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- convolutions through cuDNN ---------------------------------------------------- */
-
-/* kern_cuda_policy.h decides: fp32 is FMA only, tf32 is TF32, nothing
- * converts to fp16 behind our back. */
-static bool math_allowed(const Ctx *C, cudnnMathType_t m)
-{
-    int km = m == CUDNN_TENSOR_OP_MATH                      ? KCU_MATH_TENSOR_OP
-             : m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? KCU_MATH_TENSOR_OP_CONVERT
-             : m == CUDNN_FMA_MATH                        ? KCU_MATH_FMA
-                                                          : KCU_MATH_DEFAULT;
-    int kp = C->prec == P_FP32 ? KCU_PREC_FP32 : C->prec == P_TF32 ? KCU_PREC_TF32
-             : C->prec == P_BF16 ? KCU_PREC_BF16 : KCU_PREC_FP16;
-    return kcu_math_allowed(kp, km) != 0;
-}
 
 static int to_int(int64_t v, const char *what)
 {
@@ -104,19 +93,27 @@ static size_t find_workspace(Ctx *C)
     return 0;
 }
 
-/* Keep the first result that succeeded, fits the cap and uses an allowed math mode. */
+/* Keep cuDNN's ranked list and take the first result that succeeded, fits
+ * the cap and uses a math mode the precision allows (kcu_next_algo over
+ * kcu_math_allowed: fp32 is FMA only, tf32 is TF32, nothing converts to
+ * fp16 behind our back). */
 template <typename Perf> static bool pick(const Ctx *C, const Perf *perf, int n, Conv *cv, bool timed)
 {
+    cv->cands.clear(), cv->maths.clear(), cv->times.clear();
     for (int i = 0; i < n; i++) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || !math_allowed(C, perf[i].mathType)) continue;
-        if (perf[i].memory > C->ws_cap) continue;
-        cv->algo = (int)perf[i].algo;
-        cv->math = perf[i].mathType;
-        cv->ws = perf[i].memory;
-        cv->time_ms = timed ? perf[i].time : -1.0f;
-        return true;
+        kcu_algo_cand c = {(int)perf[i].algo, perf[i].status == CUDNN_STATUS_SUCCESS, policy_math(perf[i].mathType),
+                           perf[i].memory};
+        cv->cands.push_back(c);
+        cv->maths.push_back(perf[i].mathType);
+        cv->times.push_back(timed ? perf[i].time : -1.0f);
     }
-    return false;
+    cv->cur = kcu_next_algo(cv->cands.data(), n, 0, policy_prec(C->prec), C->ws_cap);
+    if (cv->cur < 0) return false;
+    cv->algo = cv->cands[cv->cur].algo;
+    cv->math = cv->maths[cv->cur];
+    cv->ws = cv->cands[cv->cur].ws_bytes;
+    cv->time_ms = cv->times[cv->cur];
+    return true;
 }
 
 /* Choose the algorithm of a new problem.  x, w, y are the operands of the
@@ -333,25 +330,54 @@ static void conv_call(Ctx *C, int op, const tview *X, const tview *Y, const void
     if (dwst) CK_CUDA(cudaMemcpyAsync(dw, dwa, wbytes, cudaMemcpyDeviceToDevice, C->s));
 }
 
-/* conv_call on operands cuDNN can take as they are. */
+/* One call with the problem's current algorithm; cuDNN's status back. */
+static cudnnStatus_t conv_exec(Ctx *C, Conv *cv, const tview *X, const tview *Y, const void *w, void *dw, float beta)
+{
+    if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
+    float one = 1.0f;
+    if (cv->g.op == OP_FWD)
+        return cudnnConvolutionForward(C->dnn, &one, cv->xd, X->p, cv->wd, w, cv->cd, (cudnnConvolutionFwdAlgo_t)cv->algo,
+                                       C->ws, cv->ws, &beta, cv->yd, Y->p);
+    if (cv->g.op == OP_BWD_DATA)
+        return cudnnConvolutionBackwardData(C->dnn, &one, cv->wd, w, cv->yd, Y->p, cv->cd,
+                                            (cudnnConvolutionBwdDataAlgo_t)cv->algo, C->ws, cv->ws, &beta, cv->xd,
+                                            X->p);
+    return cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X->p, cv->yd, Y->p, cv->cd,
+                                          (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &beta, cv->wd, dw);
+}
+
+/* conv_call on operands cuDNN can take as they are.  When the chosen
+ * algorithm fails at run time (cuDNN returns a status: unsupported here, a
+ * launch that fails), the next usable one of the problem's ranked list is
+ * taken and kept (kcu_next_algo), with one line on stderr; only an
+ * exhausted list is fatal.  A failed call has written nothing the retry
+ * depends on: beta applies to the output as it was. */
 static void conv_run(Ctx *C, int op, const tview *X, const tview *Y, const void *w, void *dw,
                      const kern_dconv *cg, float beta)
 {
     Conv *cv = conv_for(C, op, X, Y, cg);
     if (cv->algo < 0) tune(C, cv, X, w, Y, dw, beta != 0.0f);
-    if (cv->ws) kcu_ensure(C, &C->ws, &C->ws_bytes, cv->ws, "cuDNN workspace");
-    float one = 1.0f;
-    if (op == OP_FWD)
-        CK_DNN(cudnnConvolutionForward(C->dnn, &one, cv->xd, X->p, cv->wd, w, cv->cd,
-                                       (cudnnConvolutionFwdAlgo_t)cv->algo, C->ws, cv->ws, &beta, cv->yd, Y->p));
-    else if (op == OP_BWD_DATA)
-        CK_DNN(cudnnConvolutionBackwardData(C->dnn, &one, cv->wd, w, cv->yd, Y->p, cv->cd,
-                                            (cudnnConvolutionBwdDataAlgo_t)cv->algo, C->ws, cv->ws, &beta,
-                                            cv->xd, X->p));
-    else
-        CK_DNN(cudnnConvolutionBackwardFilter(C->dnn, &one, cv->xd, X->p, cv->yd, Y->p, cv->cd,
-                                              (cudnnConvolutionBwdFilterAlgo_t)cv->algo, C->ws, cv->ws, &beta,
-                                              cv->wd, dw));
+    for (;;) {
+        cudnnStatus_t st = conv_exec(C, cv, X, Y, w, dw, beta);
+        if (st == CUDNN_STATUS_SUCCESS) return;
+        (void)cudaGetLastError(); /* a failed launch leaves its (non-sticky) error behind */
+        int failed = cv->cur, n = (int)cv->cands.size();
+        cv->cur = kcu_next_algo(cv->cands.data(), n, failed + 1, policy_prec(C->prec), C->ws_cap);
+        CHECK(cv->cur >= 0,
+              "cuDNN %s x %dx%dx%dx%d y %dx%dx%dx%d k %d s %d, %s: algorithm %d failed (%s) and no other "
+              "usable algorithm is left of %d",
+              op_name(op), cv->g.n, cv->g.xc, cv->g.xh, cv->g.xw, cv->g.n, cv->g.yc, cv->g.yh, cv->g.yw, cv->g.k,
+              cv->g.stride, prec_name(C->prec), cv->algo, cudnnGetErrorString(st), n);
+        fprintf(stderr, "%s: cuDNN %s x %dx%dx%dx%d k %d: algorithm %d failed (%s); falling back to %d\n",
+                check_program(), op_name(op), cv->g.n, cv->g.xc, cv->g.xh, cv->g.xw, cv->g.k, cv->algo,
+                cudnnGetErrorString(st), cv->cands[cv->cur].algo);
+        cv->algo = cv->cands[cv->cur].algo;
+        cv->math = cv->maths[cv->cur];
+        cv->time_ms = cv->times[cv->cur];
+        CK_DNN(cudnnSetConvolutionMathType(cv->cd, cv->math));
+        cv->ws = std::max(cv->cands[cv->cur].ws_bytes, ws_size(C, cv));
+        C->ws_need = std::max(C->ws_need, cv->ws);
+    }
 }
 
 /* The weight gradient into the fp32 gradient array: directly in fp32/tf32;

@@ -327,8 +327,7 @@ void kcu_op_l1_bwd(void *c, const tview *y, const tview *t, const tview *dy)
 {
     Ctx *C = ctx_of(c);
     /* fp16: the loss gradient carries the loss scale (dynamic loss scaling) */
-    double scale = C->prec == P_FP16 ? C->scale : 1.0;
-    float s = (float)(scale / (double)tview_elems(y));
+    float s = (float)(loss_grad_scale(C) / (double)tview_elems(y));
     DISPATCH(C, l1_bwd_t, C, y, t, dy, s);
 }
 

@@ -12,8 +12,9 @@
  *   kern_cuda_device.cu   facts about the device and the peak probe (cuBLAS GEMM)
  *   kern_cuda_nccl.cu     NCCL: the communicator and gsync's gradient transport
  *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
- *   kern_cuda_3d.cu       the 3D kernels (cuDNN Nd convolutions, cuBLAS dense
- *                         layers, pooling, leaky ReLU, bias, MSE, strided copies)
+ *   kern_cuda_3d.cu       the 3D kernels (cuBLAS dense layers, pooling, leaky
+ *                         ReLU, bias, MSE, strided copies)
+ *   kern_cuda_conv3d.cu   the 3D convolutions (cuDNN Nd descriptors)
  *   kern_cuda_seg.cu      the segmentation kernels (batch norm through cuDNN,
  *                         weighted cross-entropy, image pooling; the dilated and
  *                         grouped convolutions are kern_cuda_conv.cu's)
@@ -42,6 +43,7 @@ extern "C" {
 #include "benchmarks/common/check.h"
 }
 #include "benchmarks/train/kernels/cuda/kern_cuda.h"
+#include "benchmarks/train/kernels/cuda/kern_cuda_policy.h"
 
 /* ---- error checks: every library call names itself, file and line -------- */
 
@@ -142,6 +144,12 @@ struct Conv {
     cudnnMathType_t math;
     size_t ws;
     float time_ms;
+    /* cuDNN's ranking (Find's by time, else its heuristics'), the one in use
+     * (kern_cuda_policy.h's kcu_next_algo: the next after a run-time failure) */
+    std::vector<kcu_algo_cand> cands;
+    std::vector<cudnnMathType_t> maths;
+    std::vector<float> times;
+    int cur;
 };
 
 struct Pending {
@@ -249,6 +257,24 @@ static inline const char *math_name(cudnnMathType_t m)
     return "unknown";
 }
 
+/* The context's precision and a cuDNN math mode in kern_cuda_policy.h's
+ * terms (its rules are pure C, unit-tested without a GPU). */
+static inline int policy_prec(Prec p)
+{
+    return p == P_FP32 ? KCU_PREC_FP32 : p == P_TF32 ? KCU_PREC_TF32 : p == P_BF16 ? KCU_PREC_BF16 : KCU_PREC_FP16;
+}
+
+static inline int policy_math(cudnnMathType_t m)
+{
+    return m == CUDNN_TENSOR_OP_MATH                      ? KCU_MATH_TENSOR_OP
+           : m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? KCU_MATH_TENSOR_OP_CONVERT
+           : m == CUDNN_FMA_MATH                        ? KCU_MATH_FMA
+                                                        : KCU_MATH_DEFAULT;
+}
+
+/* The factor a loss gradient carries (the fp16 loss scale, else 1). */
+static inline double loss_grad_scale(const Ctx *C) { return kcu_loss_grad_scale(policy_prec(C->prec), C->scale); }
+
 static const int kThreads = 256;
 static const int kPartials = 1024; /* L1 partial sums (kern_cuda_ew.cu; allocated by kcu_create) */
 
@@ -316,8 +342,11 @@ void kcu_op_lion_sign(void *c, float *m, const void *g, uint64_t *bits, int64_t 
                       const lion_hyper *h);
 void kcu_op_lion_apply(void *c, float *master, void *w_compute, const uint64_t *words, int p,
                        int nranks, int64_t n, const lion_hyper *h);
-/* kern_cuda_3d.cu: the 3D members, and their state's release */
+/* kern_cuda_3d.cu: the 3D members (the convolutions' through kcu_fill_conv3d) */
 void kcu_fill_3d(kern_ops *o);
+void kcu_op_copy3d(void *c, const t3view *src, const t3view *dst);
+/* kern_cuda_conv3d.cu: the 3D convolutions, and their state's release */
+void kcu_fill_conv3d(kern_ops *o);
 void kcu_release_3d(Ctx *C);
 /* kern_cuda_lc.cu: the locally connected layers (strided batched GEMMs) */
 void kcu_fill_lc(kern_ops *o);

@@ -280,7 +280,7 @@ static void wce_grad_t(Ctx *C, const tview *z, const int32_t *label, const float
     int64_t hw = (int64_t)z->h * z->w, pixels = hw * z->n;
     /* fp16: the loss gradient carries the loss scale (dynamic loss scaling,
      * as kcu_op_l1_bwd's); the optimizer divides it out */
-    double scale = C->prec == P_FP16 ? C->scale : 1.0;
+    double scale = loss_grad_scale(C);
     k_wce_grad<T><<<blocks_for(C, pixels), kThreads, 0, C->s>>>((const char *)z->p, z->sstride, (char *)dz->p,
                                                                 dz->sstride, z->c, hw, pixels, label, cw,
                                                                 scale / (double)pixels);
