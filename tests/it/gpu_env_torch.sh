@@ -6,7 +6,11 @@
 # as bench_gpu.sh runs it) gets the LD_LIBRARY_PATH from before, nothing
 # added, or none where there was none; gpu_env_print says both.
 set -u
-T=$EXADL_TMP
+# a folder of its own under EXADL_TMP: this script and gpu_module.sh / stemdl_cuda.sh /
+# gpu_env_torch.sh make stand-in CUDA layouts, one of them of links to the real
+# toolkit; sharing one folder, a later script wrote its empty stand-ins through those
+# links into /usr/local/cuda (run by hand with one EXADL_TMP for several scripts)
+T=$(mktemp -d "$EXADL_TMP/gpu_env_torch.XXXXXX") || exit 1
 env_sh=benchmarks/stemdl/tools/gpu_env.sh
 CU=$T/cuda
 SP=$T/site

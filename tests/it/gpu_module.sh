@@ -17,7 +17,11 @@
 # Parts that need the GPU modules or CUDA's files say SKIP where they are absent.
 set -u
 B=$EXADL_BUILD
-T=$EXADL_TMP
+# a folder of its own under EXADL_TMP: this script and gpu_module.sh / stemdl_cuda.sh /
+# gpu_env_torch.sh make stand-in CUDA layouts, one of them of links to the real
+# toolkit; sharing one folder, a later script wrote its empty stand-ins through those
+# links into /usr/local/cuda (run by hand with one EXADL_TMP for several scripts)
+T=$(mktemp -d "$EXADL_TMP/gpu_module.XXXXXX") || exit 1
 S=$EXADL_BIN/stemdl
 C=$EXADL_BIN/collectives
 M=${EXADL_MPIRUN:-mpirun}

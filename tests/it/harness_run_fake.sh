@@ -135,6 +135,23 @@ out=$("$exadl" check "$runa" --reference "$tmp/miss.yaml" 2>&1); rc=$?
 suite "$tmp/b.yaml" 0.6 ""
 "$exadl" run "$tmp/b.yaml" --out "$tmp/resb" >/dev/null 2>&1
 runb=$(ls -d "$tmp"/resb/*-fake | head -1)
+# these two runs stand for quiet measurements: on a loaded machine a launch may read busy
+# (results.yaml `interference: {verdict: busy}`), and the busy rules then make the planted
+# regression "inconclusive" (history failed so beside two CPU hogs); the busy rules have
+# their own cases in harness_regress.sh
+for r in "$runa" "$runb"; do
+    python3 - "$r/results.yaml" <<'PY'
+import sys, yaml
+p = sys.argv[1]
+y = yaml.safe_load(open(p))
+for l in y.get("launches") or []:
+    if isinstance(l.get("interference"), dict) and l["interference"].get("verdict") == "busy":
+        l["interference"]["verdict"] = "unknown"
+if isinstance(y.get("run"), dict) and "launches_busy" in y["run"]:
+    y["run"]["launches_busy"] = 0
+open(p, "w").write("---\n" + yaml.safe_dump(y, sort_keys=False))
+PY
+done
 out=$("$exadl" compare "$runa" "$runb" 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qE '^throughput_samples_per_s +good n=1 .* -16\.7% +[0-9]+/[0-9]+ launches +REGRESSION' <<<"$out" \
     && pass "compare flags the planted regression (exit 1)" || { fail "compare ($rc)"; echo "$out"; }

@@ -15,7 +15,11 @@
 # there is none these print SKIP, never PASS.
 set -u
 S=$EXADL_BIN/stemdl
-T=$EXADL_TMP
+# a folder of its own under EXADL_TMP: this script and gpu_module.sh / stemdl_cuda.sh /
+# gpu_env_torch.sh make stand-in CUDA layouts, one of them of links to the real
+# toolkit; sharing one folder, a later script wrote its empty stand-ins through those
+# links into /usr/local/cuda (run by hand with one EXADL_TMP for several scripts)
+T=$(mktemp -d "$EXADL_TMP/stemdl_cuda.XXXXXX") || exit 1
 build=$(basename "${EXADL_BUILD:-build}")
 
 # ---- parse-time acceptance ---------------------------------------------------------------
