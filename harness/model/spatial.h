@@ -52,7 +52,7 @@ typedef struct {
     double other_s;               /* the rest of a measured step (barrier, loop), per step */
     double params;                /* floats of the gradient allreduce */
     double elem_bytes;            /* bytes per activation element (4) */
-    /* The 3D U-Net split along D (docs/spatial.md "The 3D U-Net"): dplanes 1;
+    /* The 3D U-Net split along D (docs/spatial.md "The 3D U-Net's model"): dplanes 1;
      * layer l (its 3^3 convolutions, encoder and decoder) sends, per sample
      * and neighbour along D, xin[l] padded planes of c_in channels and
      * xout[l] of c_out, each (ext + 2)^2 elements, one message each; every

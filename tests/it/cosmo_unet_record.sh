@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The 3D U-Net's result record and its spatial model (docs/record.md
-# "unet3d", docs/spatial.md "The 3D U-Net"):
+# "unet3d", docs/spatial.md "The 3D U-Net's model"):
 # - `cosmoflow --network unet3d --record` at 1 and 2 spatial ranks (unet-tiny,
 #   1 warm-up + 3 timed steps) writes an ok record of kind cosmoflow: the
 #   warm-up apart from the timed steps, executed FLOPs per rank step x
