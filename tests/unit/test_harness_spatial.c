@@ -19,6 +19,7 @@
 #include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/model/spatial.h"
+#include "harness/model/spatial_input.h"
 #include "harness/suite/suite.h"
 #include "tests/unit/tap.h"
 
@@ -78,6 +79,70 @@ static void test_record(void)
     write_record("[2, 0, 1]", 0);
     T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "at least 1"),
              "zero split: %s", err);
+    unlink(path);
+    ar_free(a);
+}
+
+/* The U-Net's spatial block (docs/record.md "The 3D U-Net"): its keys read
+ * back, the model's workload from it (dplanes, exchanges per layer, the
+ * `gather` rows compute, `sgd` the optimizer), and its refusals. */
+static void write_unet(const char *split, const char *net, const char *layer1)
+{
+    FILE *f = fopen(path, "w");
+    T_ASSERT(f, "open %s", path);
+    fprintf(f,
+            "exadl_record: 1\nbenchmark: cosmoflow\nstatus: ok\nranks: 1\n"
+            "config: {network: unet3d, batch: 1}\n"
+            "timing: {step_s: [0.5, 0.5], samples_per_step: 1}\n"
+            "network: {conv_weights: 100, parameters: 120}\n"
+            "kernels_steps: 2\n"
+            "kernels:\n"
+            "- {kernel: conv3d_fwd, layer: d1a, calls: 2, flops: 10, time_s: 0.4}\n"
+            "- {kernel: conv3d_fwd, layer: d1b, calls: 2, flops: 10, time_s: 0.2}\n"
+            "- {kernel: gather, layer: deconv1, calls: 2, flops: 0, time_s: 0.1}\n"
+            "- {kernel: halo, layer: d1b, calls: 2, flops: 0, time_s: 0.3}\n"
+            "- {kernel: sgd, layer: all, calls: 2, flops: 480, time_s: 0.02}\n"
+            "spatial:\n  network: %s\n  split: %s\n  ranks_per_sample: 1\n  groups: 1\n"
+            "  size: 16\n  units: 2\n  halo: 1\n  rank0_units: [2, 2, 2]\n  halo_bytes_per_sample: 0\n"
+            "  sync_allreduces_per_step: 8\n  sync_bytes_per_step: 400\n  layers:\n"
+            "  - {layer: d1a, extent: 16, c_in: 1, c_out: 4, halo_in: 2, halo_out: 0}\n"
+            "  - {layer: d1b, extent: 8, c_in: 4, c_out: 8%s}\n",
+            net, split, layer1);
+    fclose(f);
+}
+
+static void test_unet_record(void)
+{
+    /* path: test_record's (mkstemp there) */
+    arena_t *a = ar_new();
+    record_t r;
+    write_unet("[1, 1, 1]", "unet3d", ", halo_in: 2, halo_out: 1");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == 0, "%s", err);
+    const spinfo_t *sp = rec_spatial(&r);
+    T_ASSERT(sp && !strcmp(sp->network, "unet3d") && sp->l[0].halo_in == 2 &&
+                 sp->l[0].halo_out == 0 && sp->l[1].halo_out == 1 &&
+                 sp->sync_allreduces_per_step == 8 && sp->sync_bytes_per_step == 400,
+             "the U-Net's spatial keys");
+    msw_t w;
+    T_ASSERT(msp_work_from_record(&r, 0.5, &w, err, sizeof err) == 0, "%s", err);
+    /* per sample: d1a 0.2 s, d1b 0.1 s, the rest 0.05 s (the gather rows),
+     * SGD 0.01 s; the halo row is communication */
+    T_ASSERT(w.dplanes == 1 && w.xin[1] == 2 && w.xout[1] == 1 && w.sync_n == 8 &&
+                 w.sync_bytes == 400 && fabs(w.conv_s[0] - 0.2) < 1e-15 &&
+                 fabs(w.conv_s[1] - 0.1) < 1e-15 && fabs(w.head_s - 0.05) < 1e-15 &&
+                 fabs(w.opt_s - 0.01) < 1e-15,
+             "workload: dplanes %d, conv %g %g, rest %g, opt %g", w.dplanes, w.conv_s[0],
+             w.conv_s[1], w.head_s, w.opt_s);
+    write_unet("[1, 1, 1]", "unet3d", "");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "d1b") &&
+                 strstr(err, "halo_in"),
+             "a U-Net layer without its exchanges: %s", err);
+    write_unet("[1, 1, 1]", "resnet", ", halo_in: 2, halo_out: 1");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "resnet"),
+             "an unknown network: %s", err);
+    write_unet("[1, 1, 1]", "unet3d", ", halo_in: 2");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "together"),
+             "halo_in without halo_out: %s", err);
     unlink(path);
     ar_free(a);
 }
@@ -270,6 +335,7 @@ static void test_resize(void)
 int main(void)
 {
     tap_run_("harness_spatial_record", test_record);
+    tap_run_("harness_spatial_unet_record", test_unet_record);
     tap_run_("harness_spatial_model_by_hand", test_model_by_hand);
     tap_run_("harness_spatial_unet_by_hand", test_unet_by_hand);
     tap_run_("harness_spatial_best_layout", test_best);
