@@ -3,13 +3,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <math.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/opt.h"
 #include "benchmarks/cosmoflow/model/un_plan.h"
 #include "benchmarks/cosmoflow/model/un_train.h"
+#include "benchmarks/cosmoflow/un_rec.h"
+#include "benchmarks/cosmoflow/un_run.h"
+#include "benchmarks/common/timer.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/kern.h"
 
@@ -38,11 +41,15 @@ static void usage(FILE *f)
             "  --classes N        per-voxel classes (default 3)\n"
             "  --filters N        the first convolution's filters; every width scales (LBANN: 32)\n"
             "  --batch N          samples per step (default 1)\n"
-            "  --steps N          training steps (default 10)\n"
+            "  --steps N          timed training steps (default 10)\n"
+            "  --warmup N         untimed steps before them (default 0; not in the record's\n"
+            "                     timing or kernel table)\n"
+            "  --record FILE      write the result record (docs/record.md \"unet3d\")\n"
             "  --seed N           weights and data (default 1)\n"
             "  --lr X             SGD learning rate, momentum 0.9 (default 0.05)\n"
-            "  --spatial N        ranks splitting each sample along D (N or Nx1x1; the job\n"
-            "                     has exactly N ranks); D / 8 divisible by N\n"
+            "  --spatial N        ranks splitting each sample along D (N or Nx1x1, the job\n"
+            "                     having exactly N ranks; auto: the job's ranks); D / 8\n"
+            "                     divisible by N\n"
             "  --backend cpu      the only backend (cuda is refused: batch norm and the loss\n"
             "                     are host loops, docs/cosmoflow.md)\n"
             "  --kernels SET      fast (oneDNN, the default), reference (the runtime's loops)\n"
@@ -90,13 +97,17 @@ int un_cli_wanted(int argc, char **argv)
 int un_cli_main(int argc, char **argv)
 {
     int check_only = opt_take_check_config(&argc, argv);
+    int argc0 = argc, have_comm = 0;
+    char **argv0 = argv;
+    comm_t comm;
     un_cfg c;
     const char *preset = "unet-tiny";
     /* the preset first, whatever the order */
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--preset")) preset = argv[i + 1];
     if (un_preset(&c, preset)) check_usage("--preset '%s': unknown (choose %s)", preset, un_preset_list());
-    int describe = 0, quiet = 0, table = 0, threads = 1;
+    int describe = 0, quiet = 0, table = 0, threads = 1, warmup = 0, auto_split = 0;
+    const char *record = NULL;
     long long max_bytes = UN_MAX_BYTES;
     const char *kernels = "fast";
     for (int i = 1; i < argc; i++) {
@@ -124,6 +135,8 @@ int un_cli_main(int argc, char **argv)
                 check_usage("--kernels %s: unknown (choose fast, reference or host)", v);
             kernels = v;
         } else if (!strcmp(o, "--threads")) threads = (int)opt_int(o, v, 0, 4096);
+        else if (!strcmp(o, "--warmup")) warmup = (int)opt_int(o, v, 0, 1000000);
+        else if (!strcmp(o, "--record")) record = v;
         else if (!strcmp(o, "--max-bytes")) max_bytes = opt_int(o, v, 1, 1LL << 50);
         else if (!strcmp(o, "--size")) c.size = (int)opt_int(o, v, 8, 1024);
         else if (!strcmp(o, "--channels")) c.channels = (int)opt_int(o, v, 1, 64);
@@ -136,7 +149,10 @@ int un_cli_main(int argc, char **argv)
         else if (!strcmp(o, "--spatial")) {
             long long s = 0;
             char *end = NULL;
-            if (strchr(v, 'x')) {
+            auto_split = !strcmp(v, "auto");
+            if (auto_split) {
+                s = 1; /* the job's size, once it runs */
+            } else if (strchr(v, 'x')) {
                 s = strtoll(v, &end, 10);
                 if (strcmp(end, "x1x1")) s = 0;
             } else if (opt_parse_int(v, &s)) {
@@ -151,6 +167,11 @@ int un_cli_main(int argc, char **argv)
         } else {
             check_usage("%s: unknown option of --network unet3d (see --help)", o);
         }
+    }
+    if (auto_split && !check_only && !describe) { /* every rank of the job splits D */
+        comm_init(&argc, &argv, &comm);
+        have_comm = 1;
+        c.split = comm.size;
     }
     char err[256];
     if (un_validate(&c, err, sizeof err)) check_usage("%s", err);
@@ -167,8 +188,14 @@ int un_cli_main(int argc, char **argv)
                (long long)bytes, c.batch, c.split, kernels);
         return 0;
     }
-    comm_t comm;
-    comm_init(&argc, &argv, &comm);
+    if (!have_comm) comm_init(&argc, &argv, &comm);
+    char started[64];
+    sysinfo_t si;
+    timer_utc_iso(started, sizeof started);
+    if (record) {
+        sysinfo_collect(&si);
+        sysinfo_set_hosts(&si, comm.hosts, comm.nhosts);
+    }
     int rc = 0;
     if (comm.size != c.split) {
         if (comm.rank == 0)
@@ -191,25 +218,28 @@ int un_cli_main(int argc, char **argv)
                     (long long)bytes);
             rc = 1;
         } else {
-            int64_t total = 0;
-            double loss = 0;
-            clock_t t0 = clock();
-            for (int t = 0; t < c.steps; t++) {
-                int64_t f;
-                loss = un_net_step(n, t, &f);
-                total += f;
-                if (!quiet && comm.rank == 0) printf("step %d loss %.9g flops %lld\n", t, loss, (long long)f);
-                if (!(loss == loss)) {
-                    fprintf(stderr, "cosmoflow: error: --network unet3d: loss not finite at step %d\n", t);
+            un_result r;
+            rc = un_run(n, &comm, warmup, c.steps, quiet, &r);
+            double loss = r.failed_step < 0 ? r.loss[c.steps - 1] : NAN;
+            if (comm.rank == 0)
+                printf("unet3d: %d steps (+%d warm-up), final loss %.9g, %lld FLOPs executed, "
+                       "%.3f s CPU, %.3g GFLOP/s (CPU time)\n",
+                       c.steps, warmup, loss, (long long)r.flops_total, r.cpu_s,
+                       r.cpu_s > 0 ? r.flops_total / r.cpu_s / 1e9 : 0.0);
+            if (record && comm.rank == 0) {
+                un_rec_meta m = {.started_utc = started, .kernels = kernels, .argc = argc0,
+                                 .threads = ops == kern_fast_ops() ? threads : 1,
+                                 .ranks = comm.size, .argv = argv0, .system = &si,
+                                 .fast_ctx = ctx, .bytes = bytes};
+                char rerr[512];
+                if (un_rec_write(record, &p, &r, un_net_ktab(n), &m, rerr, sizeof rerr)) {
+                    fprintf(stderr, "cosmoflow: error: --record: %s\n", rerr);
                     rc = 1;
-                    break;
+                } else if (!quiet) {
+                    printf("  record      %s\n", record);
                 }
             }
-            double cpu_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
-            if (comm.rank == 0)
-                printf("unet3d: %d steps, final loss %.9g, %lld FLOPs executed, %.3f s CPU, %.3g "
-                   "GFLOP/s (CPU time)\n",
-                   c.steps, loss, (long long)total, cpu_s, cpu_s > 0 ? total / cpu_s / 1e9 : 0.0);
+            un_result_free(&r);
             if (table && comm.rank == 0) print_table(un_net_ktab(n), c.steps, un_net_halo_bytes(n));
             un_net_free(n);
         }

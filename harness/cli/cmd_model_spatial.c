@@ -31,7 +31,9 @@ const char help_model_spatial[] =
     "exchange, the feature gather and the gradient allreduce from the run's allreduce sweep\n"
     "(or --machine).  For each rank count it predicts the step of every layout (groups x\n"
     "Sd x Sh x Sw) that fits and prints the fastest; then the run's cosmoflow points beside\n"
-    "their predictions.\n"
+    "their predictions.  A run of the 3D U-Net (cosmoflow --network unet3d) gets the\n"
+    "U-Net's terms: split along D only, a padded plane per exchange of every 3^3 layer\n"
+    "(encoder and decoder), batch norm's sums, no gather (docs/spatial.md).\n"
     "\n"
     "  --base BENCH        the cosmoflow entry whose 1-rank launch gives the workload\n"
     "  --machine FILE      link constants (reference/machines/*.yaml) instead of the sweep\n"
@@ -118,6 +120,8 @@ static void ylay(rec_t *w, const msp_t *p)
     rec_kv_double(w, "compute_s", p->compute_s);
     rec_kv_double(w, "halo_s", p->halo_s);
     rec_kv_double(w, "halo_bytes_rank0", p->halo_bytes);
+    rec_kv_double(w, "halo_messages_rank0", p->halo_msgs);
+    rec_kv_double(w, "sync_s", p->sync_s);
     rec_kv_double(w, "gather_s", p->gather_s);
     rec_kv_double(w, "allreduce_s", p->allreduce_s);
 }
@@ -172,6 +176,10 @@ static int run(arena_t *a, const sopts_t *o)
     rec_kv_str(w, "model", "spatial (docs/cosmoflow.md)");
     rec_kv_str(w, "workload", in.work_source);
     rec_kv_str(w, "links", in.net_source);
+    /* the per-message and per-byte costs the halo and sync terms use */
+    rec_kv_double(w, "alpha_s", in.net.intra.alpha_s);
+    rec_kv_double(w, "beta_s_per_byte", in.net.intra.beta_s);
+    rec_kv_str(w, "network", in.w.dplanes ? "unet3d" : "cosmoflow");
     rec_kv_int(w, "size", size);
     rec_kv_int(w, "global_batch", gb);
     if (!o->quiet) {

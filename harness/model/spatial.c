@@ -17,6 +17,8 @@ static void part_of(const msw_t *w, const int s[3], int r, int units[3], int coo
 
 static int fits(const msw_t *w, const int s[3])
 {
+    if (w->dplanes) /* equal slabs of whole pooling units along D only */
+        return s[0] >= 1 && s[1] == 1 && s[2] == 1 && s[0] <= w->units && w->units % s[0] == 0;
     for (int a = 0; a < 3; a++) {
         if (s[a] < 1 || s[a] > w->units) return 0;
         if (s[a] > 1 && 2 * (w->units / s[a]) < w->halo) return 0;
@@ -44,6 +46,17 @@ static void exchanges(const msw_t *w, const int s[3], int r, int batch, const ml
     int units[3], coord[3];
     part_of(w, s, r, units, coord);
     *bytes = *msgs = *time_s = 0;
+    if (w->dplanes) { /* per sample: bytes and messages; the time for the batch */
+        int nb = (coord[0] > 0) + (coord[0] < s[0] - 1);
+        for (int l = 0; l < w->nl; l++) {
+            double plane = (double)(w->ext[l] + 2) * (w->ext[l] + 2) * w->elem_bytes;
+            double b = nb * plane * ((double)w->xin[l] * w->cin[l] + (double)w->xout[l] * w->cout[l]);
+            double m = nb * (w->xin[l] + w->xout[l]);
+            *bytes += b, *msgs += m;
+            if (link) *time_s += batch * (m * link->alpha_s + b * link->beta_s);
+        }
+        return;
+    }
     for (int l = 0; l < w->nl; l++)
         for (int ex = 0; ex < (l > 0 ? 2 : 1); ex++) {
             double chans = ex == 0 ? w->cin[l] : w->cout[l];
@@ -81,19 +94,23 @@ int msp_predict(const msw_t *w, const int split[3], int groups, int batch, const
         part_of(w, split, r, units, coord);
         double f = (double)units[0] * units[1] * units[2] / total, c = 0;
         for (int l = 0; l < w->nl; l++) c += w->conv_s[l];
+        if (w->dplanes) c += w->head_s; /* the U-Net's rest is split too */
         c *= f * batch;
         double b, m, h;
         exchanges(w, split, r, batch, &net->intra, &b, &m, &h);
-        if (r == 0) out->halo_bytes = b * batch;
+        if (r == 0) out->halo_bytes = b * batch, out->halo_msgs = w->dplanes ? m * batch : m;
         if (c + h > worst) worst = c + h, out->compute_s = c, out->halo_s = h;
     }
-    out->head_s = w->head_s * batch;
-    if (S > 1) {
+    out->head_s = w->dplanes ? 0 : w->head_s * batch;
+    if (w->dplanes && S > 1 && w->sync_n > 0)
+        out->sync_s = w->sync_n * model_allreduce(w->sync_bytes / w->sync_n, S, net, NULL);
+    if (S > 1 && !w->dplanes) {
         double feat = (double)batch * w->feat_c * total * w->elem_bytes;
         out->gather_s = model_lg(S) * net->intra.alpha_s + (double)(S - 1) / S * feat * net->intra.beta_s;
     }
     if (out->ranks > 1) out->allreduce_s = model_allreduce(w->params * 4, out->ranks, net, NULL);
-    out->step_s = worst + out->head_s + out->gather_s + w->opt_s + w->other_s + out->allreduce_s;
+    out->step_s = worst + out->head_s + out->gather_s + out->sync_s + w->opt_s + w->other_s +
+                  out->allreduce_s;
     out->samples_per_s = out->step_s > 0 ? (double)groups * batch / out->step_s : NAN;
     return 0;
 }

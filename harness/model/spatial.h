@@ -17,6 +17,13 @@
  *            padded extents of the axes exchanged before)
  *   gather   ceil(lg S) alpha + (S-1)/S b feat beta
  *   allreduce the data-parallel model's (model.h), over all ranks
+ * The 3D U-Net (msw_t.dplanes, split along D only) is the same sum with its
+ * own halo (one padded plane per exchange and sample, every 3^3 layer of
+ * the encoder and the decoder), its head split with the planes, no
+ * gather, and its batch-norm sums (sync_s):
+ *
+ *   T = max_r [ b f_r (sum_l c_l + head) + sum_l m_l (b alpha + bytes_l b beta) ]
+ *       + sync_n allreduce(sync_bytes / sync_n, S) + opt + other + allreduce
  * Pure arithmetic like model.c: no I/O.  spatial_input.c fills the inputs
  * from a run's records.
  *
@@ -45,6 +52,17 @@ typedef struct {
     double other_s;               /* the rest of a measured step (barrier, loop), per step */
     double params;                /* floats of the gradient allreduce */
     double elem_bytes;            /* bytes per activation element (4) */
+    /* The 3D U-Net split along D (docs/spatial.md "The 3D U-Net's model"): dplanes 1;
+     * layer l (its 3^3 convolutions, encoder and decoder) sends, per sample
+     * and neighbour along D, xin[l] padded planes of c_in channels and
+     * xout[l] of c_out, each (ext + 2)^2 elements, one message each; every
+     * layer and the rest (head_s: transposed convolutions, pooling, the
+     * classifier, the loss) split with the planes; no gather; sync_n
+     * allreduces of sync_bytes in all (batch norm's and the loss's sums)
+     * over the spatial ranks per step. */
+    int dplanes;
+    int xin[MSP_MAX_LAYERS], xout[MSP_MAX_LAYERS];
+    double sync_n, sync_bytes;
 } msw_t;
 
 /* One configuration's prediction. */
@@ -55,6 +73,8 @@ typedef struct {
     double compute_s, halo_s;     /* the busiest rank's, per step */
     double head_s, gather_s, allreduce_s;
     double halo_bytes;            /* rank 0's sent bytes per step */
+    double halo_msgs;             /* rank 0's messages per step (U-Net: per sample x batch) */
+    double sync_s;                /* the U-Net's batch-norm and loss sums, per step */
     double samples_per_s;
 } msp_t;
 

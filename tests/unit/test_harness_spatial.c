@@ -1,7 +1,8 @@
 /* The harness's part of CosmoFlow: the record reader of the cosmoflow kind
  * (its spatial block round trip; bad blocks named FILE:LINE:COL), the
  * spatial model's arithmetic on a case worked by hand (harness/model/
- * spatial.c), its choice of layout, and the suite's `scaling: spatial`.
+ * spatial.c) and the 3D U-Net's terms, its choice of layout, and the
+ * suite's `scaling: spatial`.
  * The model's halo bytes against the benchmark's own count:
  * tests/it/cosmo_spatial.sh (the harness links no benchmark code). */
 #define _GNU_SOURCE
@@ -18,6 +19,7 @@
 #include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/model/spatial.h"
+#include "harness/model/spatial_input.h"
 #include "harness/suite/suite.h"
 #include "tests/unit/tap.h"
 
@@ -81,6 +83,70 @@ static void test_record(void)
     ar_free(a);
 }
 
+/* The U-Net's spatial block (docs/record.md "The 3D U-Net"): its keys read
+ * back, the model's workload from it (dplanes, exchanges per layer, the
+ * `gather` rows compute, `sgd` the optimizer), and its refusals. */
+static void write_unet(const char *split, const char *net, const char *layer1)
+{
+    FILE *f = fopen(path, "w");
+    T_ASSERT(f, "open %s", path);
+    fprintf(f,
+            "exadl_record: 1\nbenchmark: cosmoflow\nstatus: ok\nranks: 1\n"
+            "config: {network: unet3d, batch: 1}\n"
+            "timing: {step_s: [0.5, 0.5], samples_per_step: 1}\n"
+            "network: {conv_weights: 100, parameters: 120}\n"
+            "kernels_steps: 2\n"
+            "kernels:\n"
+            "- {kernel: conv3d_fwd, layer: d1a, calls: 2, flops: 10, time_s: 0.4}\n"
+            "- {kernel: conv3d_fwd, layer: d1b, calls: 2, flops: 10, time_s: 0.2}\n"
+            "- {kernel: gather, layer: deconv1, calls: 2, flops: 0, time_s: 0.1}\n"
+            "- {kernel: halo, layer: d1b, calls: 2, flops: 0, time_s: 0.3}\n"
+            "- {kernel: sgd, layer: all, calls: 2, flops: 480, time_s: 0.02}\n"
+            "spatial:\n  network: %s\n  split: %s\n  ranks_per_sample: 1\n  groups: 1\n"
+            "  size: 16\n  units: 2\n  halo: 1\n  rank0_units: [2, 2, 2]\n  halo_bytes_per_sample: 0\n"
+            "  sync_allreduces_per_step: 8\n  sync_bytes_per_step: 400\n  layers:\n"
+            "  - {layer: d1a, extent: 16, c_in: 1, c_out: 4, halo_in: 2, halo_out: 0}\n"
+            "  - {layer: d1b, extent: 8, c_in: 4, c_out: 8%s}\n",
+            net, split, layer1);
+    fclose(f);
+}
+
+static void test_unet_record(void)
+{
+    /* path: test_record's (mkstemp there) */
+    arena_t *a = ar_new();
+    record_t r;
+    write_unet("[1, 1, 1]", "unet3d", ", halo_in: 2, halo_out: 1");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == 0, "%s", err);
+    const spinfo_t *sp = rec_spatial(&r);
+    T_ASSERT(sp && !strcmp(sp->network, "unet3d") && sp->l[0].halo_in == 2 &&
+                 sp->l[0].halo_out == 0 && sp->l[1].halo_out == 1 &&
+                 sp->sync_allreduces_per_step == 8 && sp->sync_bytes_per_step == 400,
+             "the U-Net's spatial keys");
+    msw_t w;
+    T_ASSERT(msp_work_from_record(&r, 0.5, &w, err, sizeof err) == 0, "%s", err);
+    /* per sample: d1a 0.2 s, d1b 0.1 s, the rest 0.05 s (the gather rows),
+     * SGD 0.01 s; the halo row is communication */
+    T_ASSERT(w.dplanes == 1 && w.xin[1] == 2 && w.xout[1] == 1 && w.sync_n == 8 &&
+                 w.sync_bytes == 400 && fabs(w.conv_s[0] - 0.2) < 1e-15 &&
+                 fabs(w.conv_s[1] - 0.1) < 1e-15 && fabs(w.head_s - 0.05) < 1e-15 &&
+                 fabs(w.opt_s - 0.01) < 1e-15,
+             "workload: dplanes %d, conv %g %g, rest %g, opt %g", w.dplanes, w.conv_s[0],
+             w.conv_s[1], w.head_s, w.opt_s);
+    write_unet("[1, 1, 1]", "unet3d", "");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "d1b") &&
+                 strstr(err, "halo_in"),
+             "a U-Net layer without its exchanges: %s", err);
+    write_unet("[1, 1, 1]", "resnet", ", halo_in: 2, halo_out: 1");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "resnet"),
+             "an unknown network: %s", err);
+    write_unet("[1, 1, 1]", "unet3d", ", halo_in: 2");
+    T_ASSERT(record_load(a, path, &r, err, sizeof err) == -1 && strstr(err, "together"),
+             "halo_in without halo_out: %s", err);
+    unlink(path);
+    ar_free(a);
+}
+
 /* Two levels, 4 units, halo 1; channels 4 -> 8 -> 16.  Worked in the
  * comments; the numbers are those of the record above (14784 bytes). */
 static msw_t work(void)
@@ -133,6 +199,54 @@ static void test_model_by_hand(void)
     w.halo = 3;
     int s4[3] = {4, 1, 1};
     T_ASSERT(msp_predict(&w, s4, 1, 1, &net, &p) == -1, "halo 3 on 2-voxel sub-volumes");
+}
+
+/* The 3D U-Net's terms (msw_t.dplanes): two 3^3 layers at extents 8 and 4,
+ * units 4 (D / 2 per pooling level here), batch 2, 2 ranks along D.  Rank 0
+ * has one neighbour; per sample layer 0 sends 2 planes of c_in 1 (no
+ * output gradient), layer 1 2 of c_in 4 and 1 of c_out 8, each plane
+ * (e + 2)^2 x 4 bytes: 2*1*100*4 + (2*4 + 8)*36*4 = 800 + 2304 = 3104
+ * bytes in 2 + 3 = 5 messages. */
+static void test_unet_by_hand(void)
+{
+    msw_t w;
+    memset(&w, 0, sizeof w);
+    w.dplanes = 1, w.nl = 2, w.units = 4, w.halo = 1, w.elem_bytes = 4;
+    w.ext[0] = 8, w.cin[0] = 1, w.cout[0] = 4, w.xin[0] = 2, w.xout[0] = 0, w.conv_s[0] = 0.4;
+    w.ext[1] = 4, w.cin[1] = 4, w.cout[1] = 8, w.xin[1] = 2, w.xout[1] = 1, w.conv_s[1] = 0.2;
+    w.head_s = 0.2, w.opt_s = 0.01, w.other_s = 0.005, w.params = 1000;
+    w.sync_n = 4, w.sync_bytes = 64;
+    mnet_t net;
+    memset(&net, 0, sizeof net);
+    net.intra = (mlink_t){1e-5, 1e-9, 0};
+    net.algo = AR_RING;
+    int s[3] = {2, 1, 1};
+    double msgs, b = msp_halo_bytes(&w, s, 0, &msgs);
+    T_ASSERT(b == 3104 && msgs == 5, "U-Net halo bytes %g, messages %g per sample", b, msgs);
+    msp_t p;
+    T_ASSERT(msp_predict(&w, s, 1, 2, &net, &p) == 0, "predict");
+    /* compute: half the planes of 2 samples of (0.6 + the rest 0.2) s;
+     * halo: 2 samples x (5 alpha + 3104 beta); sync: 4 allreduces of 16 B,
+     * each the ring's 2 alpha + n beta at p = 2; no gather, no unsplit
+     * head; gradients: 4000 B */
+    double halo = 2 * (5e-5 + 3104e-9), ar = 2e-5 + 4000e-9, sync = 4 * (2e-5 + 16e-9);
+    T_ASSERT(fabs(p.compute_s - 0.8) < 1e-15 && fabs(p.halo_s - halo) < 1e-15,
+             "compute %.17g halo %.17g", p.compute_s, p.halo_s);
+    T_ASSERT(p.halo_bytes == 6208 && p.halo_msgs == 10, "rank 0 per step: %g bytes, %g messages",
+             p.halo_bytes, p.halo_msgs);
+    T_ASSERT(p.gather_s == 0 && p.head_s == 0 && fabs(p.sync_s - sync) < 1e-15 &&
+                 fabs(p.allreduce_s - ar) < 1e-15,
+             "gather %g head %g sync %.17g allreduce %.17g", p.gather_s, p.head_s, p.sync_s,
+             p.allreduce_s);
+    T_ASSERT(fabs(p.step_s - (0.8 + halo + sync + 0.015 + ar)) < 1e-12, "step %.17g", p.step_s);
+    /* 4 ranks: the middle ones have two neighbours and are the busiest */
+    int s4[3] = {4, 1, 1};
+    T_ASSERT(msp_predict(&w, s4, 1, 2, &net, &p) == 0 && fabs(p.halo_s - 2 * halo) < 1e-15,
+             "4 ranks: busiest halo %.17g", p.halo_s);
+    /* D only, and equal slabs of whole units */
+    int hw[3] = {1, 2, 1}, s3[3] = {3, 1, 1};
+    T_ASSERT(msp_predict(&w, hw, 1, 1, &net, &p) == -1 && msp_predict(&w, s3, 1, 1, &net, &p) == -1,
+             "an H split and 3 ranks over 4 units refused");
 }
 
 /* 2 ranks, 2 samples per step: 2 groups of 1 (each 0.6 s of compute, no
@@ -221,7 +335,9 @@ static void test_resize(void)
 int main(void)
 {
     tap_run_("harness_spatial_record", test_record);
+    tap_run_("harness_spatial_unet_record", test_unet_record);
     tap_run_("harness_spatial_model_by_hand", test_model_by_hand);
+    tap_run_("harness_spatial_unet_by_hand", test_unet_by_hand);
     tap_run_("harness_spatial_best_layout", test_best);
     tap_run_("harness_spatial_suite_scaling", test_suite_scaling);
     tap_run_("harness_spatial_resize", test_resize);

@@ -41,6 +41,11 @@ void uk_host_row(un_net *n, const char *kernel, const char *layer, int64_t flops
     r->time_s += timer_now_s() - t0_s;
 }
 
+void uk_table_reset(un_net *n)
+{
+    if (n->ops) ktab_reset(&n->tab);
+}
+
 int64_t uk_scratch_floats(const un_plan *p, int S)
 {
     int64_t b = p->cfg.batch, most = 0;

@@ -30,7 +30,7 @@
  *
  * defines: uk_scratch_floats, uk_weights_in, uk_grads_out, uk_conv_fwd,
  *          uk_conv_bwd, uk_tconv_fwd, uk_tconv_bwd, uk_pool_fwd, uk_pool_bwd,
- *          uk_host_row */
+ *          uk_host_row, uk_table_reset */
 #ifndef COSMOFLOW_UN_KERN_H
 #define COSMOFLOW_UN_KERN_H
 
@@ -57,5 +57,9 @@ void uk_pool_fwd(un_net *n, int lev, const un_t *a);
 void uk_pool_bwd(un_net *n, int lev, const un_t *a, const un_t *da);
 /* A host loop's row: flops and the time since t0_s (timer_now_s). */
 void uk_host_row(un_net *n, const char *kernel, const char *layer, int64_t flops, double t0_s);
+
+/* Zero the kernel table's counts, keeping its rows (warm-up steps out of
+ * the record's table). */
+void uk_table_reset(un_net *n);
 
 #endif

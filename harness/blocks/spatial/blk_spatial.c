@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "harness/blocks/spatial/blk_spatial.h"
 
+#include <string.h>
+
 static int triple(const rd_t *c, const ytnode *m, const char *key, long long out[3])
 {
     const ytnode *l;
@@ -31,8 +33,12 @@ static int layers(const rd_t *c, const ytnode *m, spinfo_t *s)
         if (rd_str_req(c, x, "layer", &l->name) || rd_num_req(c, x, "extent", RD_COUNT, &l->extent) ||
             rd_num_req(c, x, "c_in", RD_COUNT, &l->c_in) ||
             rd_num_req(c, x, "c_out", RD_COUNT, &l->c_out) ||
-            rd_num(c, x, "fwd_flops", RD_COUNT, &l->fwd_flops))
+            rd_num(c, x, "fwd_flops", RD_COUNT, &l->fwd_flops) ||
+            rd_int_in(c, x, "halo_in", -1, 0, 8, &l->halo_in) ||
+            rd_int_in(c, x, "halo_out", -1, 0, 8, &l->halo_out))
             return -1;
+        if ((l->halo_in < 0) != (l->halo_out < 0))
+            return rd_err(c, x, "spatial.layers: halo_in and halo_out go together");
     }
     return 0;
 }
@@ -52,12 +58,23 @@ static int read_spatial(const rd_t *c, const ytnode *root, record_t *r)
         rd_num(c, m, "halo_bytes_per_sample", RD_COUNT, &s->halo_bytes_per_sample) ||
         rd_num(c, m, "halo_messages_per_step", RD_COUNT, &s->halo_messages_per_step) ||
         rd_num(c, m, "gather_bytes_per_sample", RD_COUNT, &s->gather_bytes_per_sample) ||
+        rd_str(c, m, "network", NULL, &s->network) ||
+        rd_num(c, m, "sync_allreduces_per_step", RD_COUNT, &s->sync_allreduces_per_step) ||
+        rd_num(c, m, "sync_bytes_per_step", RD_COUNT, &s->sync_bytes_per_step) ||
         layers(c, m, s))
         return -1;
     if (s->ranks_per_sample != s->split[0] * s->split[1] * s->split[2])
         return rd_err(c, m, "spatial: ranks_per_sample %lld is not the product of split", s->ranks_per_sample);
     if (s->ranks_per_sample < 1 || s->groups < 1 || s->units < 1 || s->halo < 0)
         return rd_err(c, m, "spatial: ranks_per_sample, groups and units must be at least 1");
+    int unet = s->network && !strcmp(s->network, "unet3d");
+    if (s->network && !unet)
+        return rd_err(c, m, "spatial: network '%s': unknown (unet3d, or absent for CosmoFlow)", s->network);
+    for (size_t i = 0; unet && i < s->nl; i++)
+        if (s->l[i].halo_in < 0)
+            return rd_err(c, m, "spatial: network unet3d: layer %s needs halo_in and halo_out", s->l[i].name);
+    if (unet && (s->split[1] != 1 || s->split[2] != 1))
+        return rd_err(c, m, "spatial: network unet3d splits D only (split [N, 1, 1])");
     r->blk[BLOCK_spatial] = s;
     return 0;
 }

@@ -54,7 +54,8 @@ static void entry(const blkctx_t *c, const bres_t *b, spentry_t *e)
         const spscale_t *x0 = e->nsc ? &e->sc[0] : x;
         x->s = s, x->sp = rec_spatial(s->rec), x->batch = batch_of(s->rec);
         x->pred_eff = pred_eff(b, &x0->p, x0 == x ? s : x0->s, &x->p, s);
-        x->halo_s = kind_time(s, "halo"), x->gather_s = kind_time(s, "gather");
+        /* the U-Net has no feature gather: its `gather` rows are copies */
+        x->halo_s = kind_time(s, "halo"), x->gather_s = e->in.w.dplanes ? 0 : kind_time(s, "gather");
         x->have_best = msp_best(&e->in.w, s->scale, (int)x->sp->groups * x->batch, &e->in.net,
                                 &x->best) == 0;
         e->nsc++;
