@@ -80,6 +80,10 @@ static const kt_key keys[] = {
      .help = "plan model: seconds per message between two ranks"},
     {.key = "model_bytes_per_s", .type = KT_DOUBLE, .off = F(model_Bps), .min = 0, .max = 1e15,
      .help = "plan model: bytes per second of a link between two ranks; 0: no predictions"},
+    {.key = "model_conv_times", .type = KT_BOOL, .off = F(model_conv_times),
+     .help = "plan model: charge each convolution of a candidate its time measured on this "
+             "machine at its shape (benchmarked once, cached in EXADL_CONV_CACHE, else "
+             "~/.cache/exadl/conv-HOST.tsv) instead of its FLOPs at --model-flops"},
     {.key = "model_memory_bytes", .type = KT_DOUBLE, .off = F(model_memory_bytes), .min = 0,
      .max = 1e18, .help = "plan model: network bytes one rank may hold (plans above it do not "
                           "fit); 0: no limit"},
