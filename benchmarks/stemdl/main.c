@@ -7,6 +7,7 @@
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/networks/fcdensenet/fd_convtime.h"
 #include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/networks/fcdensenet/fd_links.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/stemdl/args.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
@@ -20,6 +21,13 @@
 
 static int describe(const args_t *a, comm_t *comm, sysinfo_t *si)
 {
+    /* the plan model's link file: refused before anything is printed */
+    if (a->cfg.model_links[0]) {
+        char lerr[600];
+        fdl_links l;
+        if (fdl_load(a->cfg.model_links, &l, lerr, sizeof lerr))
+            check_usage("--model-links: %s", lerr);
+    }
     plan_t p;
     plan_build(&p, &a->cfg);
     int64_t executed = train_dry_flops(&stemdl_network, &p, a->cfg.run.batch, NULL);

@@ -4,6 +4,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/networks/fcdensenet/fd_convtime.h"
+#include "benchmarks/networks/fcdensenet/fd_links.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 #include "benchmarks/networks/fcdensenet/validate.h"
@@ -117,6 +118,17 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
     const cfg_t *c = &p->cfg;
     fdm_plan cand[FDM_MAX];
     fdm_machine m = {c->model_flops, c->model_latency_s, c->model_Bps, c->model_memory_bytes};
+    fdl_links links = {.source = ""};
+    if (c->model_links[0]) {
+        char err[600];
+        if (c->model_latency_s > 0 || c->model_Bps > 0)
+            check_usage("--model-links %s with --model-latency-s or --model-bytes-per-s: give the "
+                        "links one way", c->model_links);
+        if (fdl_load(c->model_links, &links, err, sizeof err))
+            check_usage("--model-links: %s", err);
+        m.latency_s = links.latency_s;
+        m.bytes_per_s = links.bytes_per_s;
+    }
     int esz = strcmp(c->run.precision, "fp32") == 0 ? 4 : 2;
     int n = fdm_enumerate(net, p, batch, esz, &m, cand);
     if (n == 0) return;
@@ -140,6 +152,9 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
                 (long long)q->allreduce_bytes, (long long)q->allreduce_msgs,
                 (long long)q->mem_bytes, conv, pred);
     }
+    if (links.source[0])
+        fprintf(f, "model_links                    %.3g s + bytes / %.3g B/s  (%s)\n",
+                links.latency_s, links.bytes_per_s, links.source);
     fdc_bench *cb = fdc_current();
     if (cb)
         fprintf(f, "conv_times                     %d shapes of local convolutions: %d measured now "
