@@ -25,6 +25,9 @@ static int describe(const args_t *a, comm_t *comm, sysinfo_t *si)
     if (a->cfg.model_links[0]) {
         char lerr[600];
         fdl_links l;
+        if (a->cfg.model_latency_s > 0 || a->cfg.model_Bps > 0)
+            check_usage("--model-links %s with --model-latency-s or --model-bytes-per-s: give the "
+                        "links one way", a->cfg.model_links);
         if (fdl_load(a->cfg.model_links, &l, lerr, sizeof lerr))
             check_usage("--model-links: %s", lerr);
     }

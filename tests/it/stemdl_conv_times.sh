@@ -9,7 +9,10 @@
 #   split: the loss's 1/N is a 1x1 convolution) and the fewest FLOPs and
 #   bytes win (data); times that make the whole-sample shapes slow pick 2x1:h;
 # - a damaged cache line is refused in one line naming FILE:LINE (exit 2);
-#   a cache that is a symlink is not written through (exit 2).
+#   a cache that is a symlink is not written through (exit 2);
+# - --model-links: alpha and B from a pingpong record (two rows: alpha the
+#   small message's time, B the bytes over the time added) and from a machine
+#   file; with --model-bytes-per-s too, refused before any output.
 # No time is asserted.
 set -u
 S=$EXADL_BIN/stemdl
@@ -83,5 +86,27 @@ if [ $rc = 2 ] && [ ! -s "$T/target" ] && grep -q "cannot write the convolution 
     echo "PASS: conv_times a symlinked cache is not written through"
 else
     echo "FAIL: conv_times symlinked cache: rc $rc, target $(wc -c <"$T/target") bytes: $(tail -n 2 "$T/d6")"
+fi
+# links from measurement
+cat >"$T/pp.yaml" <<EOF
+exadl_record: 1
+benchmark: collectives
+results:
+  - {op: pingpong, bytes: 1048584, median_s: 1.001e-3}
+  - {op: allreduce, bytes: 8, median_s: 5}
+  - {op: pingpong, bytes: 8, median_s: 1.0e-6}
+EOF
+L=(--preset tiny --batch 4 --spatial 2 --describe --model-flops 1e9)
+"$S" "${L[@]}" --model-links "$T/pp.yaml" >"$T/l1" 2>&1
+"$S" "${L[@]}" --model-links "$EXADL_ROOT/reference/machines/dev-2core.yaml" >"$T/l2" 2>&1
+"$S" "${L[@]}" --model-links "$T/pp.yaml" --model-bytes-per-s 1e9 >"$T/l3" 2>&1
+rc=$?
+if grep -q '^model_links  *1e-06 s + bytes / 1.05e+09 B/s  (pingpong record: 8 B and 1048584 B)$' "$T/l1" &&
+    grep -q 'links 1e-06 s + bytes / 1.05e+09 B/s; run it' "$T/l1" &&
+    grep -q '^model_links  *4.05e-07 s + bytes / 3.94e+09 B/s  (machine file .*dev-2core.yaml (intra_node))$' "$T/l2" &&
+    [ $rc = 2 ] && [ "$(grep -c . "$T/l3")" = 1 ] && grep -q "give the links one way" "$T/l3"; then
+    echo "PASS: conv_times --model-links from a pingpong record and a machine file; both ways refused"
+else
+    echo "FAIL: conv_times --model-links: $(grep model_links "$T/l1" "$T/l2"), rc $rc: $(head -c 300 "$T/l3")"
 fi
 exit 0
