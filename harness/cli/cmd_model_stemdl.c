@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "benchmarks/common/opt.h"
+#include "benchmarks/common/ytree.h"
 #include "harness/cli/cmds.h"
 #include "harness/proc/launch.h"
 #include "harness/util/esc.h"
@@ -22,7 +23,7 @@
 
 const char help_model_stemdl[] =
     "usage: exadl model --spatial --stemdl [--links FILE] [--flops F] [--conv-times]\n"
-    "                   [--memory-bytes M] [--name NAME] -- STEMDL-OPTIONS...\n"
+    "                   [--memory-bytes M] [--name NAME] [--record FILE] -- STEMDL-OPTIONS...\n"
     "\n"
     "STEMDL's plan model (docs/spatial.md \"The plan model\"): runs `stemdl --describe` with\n"
     "STEMDL-OPTIONS (which must split: --spatial N or HxW, the ranks per sample, and --batch,\n"
@@ -37,11 +38,13 @@ const char help_model_stemdl[] =
     "                      stemdl --model-conv-times on)\n"
     "  --memory-bytes M    what one rank may hold: plans over it do not fit\n"
     "  --name NAME         the suite entry's name (default stemdl-PLAN)\n"
+    "  --record FILE       a stemdl record: its command's options first, then STEMDL-OPTIONS\n"
+    "                      (which may then be empty, or change some: the last one wins)\n"
     "\n"
     "Exit status: 0 a plan was chosen, 1 none fits or stemdl failed, 2 bad input.\n";
 
 typedef struct {
-    const char *links, *flops, *memory, *name;
+    const char *links, *flops, *memory, *name, *record;
     int conv_times;
     char **sargs; /* STEMDL-OPTIONS */
     int nsargs;
@@ -62,13 +65,14 @@ static int parse(int argc, char **argv, topts_t *o)
         if (!strcmp(k, "--conv-times")) { o->conv_times = 1; continue; }
         const char **dst = !strcmp(k, "--links") ? &o->links : !strcmp(k, "--flops") ? &o->flops
                            : !strcmp(k, "--memory-bytes") ? &o->memory
-                           : !strcmp(k, "--name") ? &o->name : NULL;
+                           : !strcmp(k, "--name") ? &o->name
+                           : !strcmp(k, "--record") ? &o->record : NULL;
         if (!dst)
             return usage_error("model", "--stemdl: unknown option '%s' (stemdl's own go after --)",
                                esc_term_buf((char[128]){0}, 128, k));
         if (!v) return usage_error("model", "%s needs a value", k);
         i++;
-        if (dst != &o->links && dst != &o->name &&
+        if (dst != &o->links && dst != &o->name && dst != &o->record &&
             (opt_parse_double(v, &x) || !isfinite(x) || x <= 0 || x > 1e21))
             return usage_error("model", "%s: '%s' is not a positive number", k,
                                esc_term_buf((char[128]){0}, 128, v));
@@ -78,7 +82,7 @@ static int parse(int argc, char **argv, topts_t *o)
                                esc_term_buf((char[128]){0}, 128, v));
         *dst = v;
     }
-    if (!o->nsargs)
+    if (!o->nsargs && !o->record)
         return usage_error("model", "--stemdl needs stemdl's options after -- (e.g. -- --preset "
                            "small --spatial 2 --batch 2)");
     if (!o->links)
@@ -90,6 +94,40 @@ static int parse(int argc, char **argv, topts_t *o)
         if (!strncmp(o->sargs[i], "--model-", 8) || !strcmp(o->sargs[i], "--describe"))
             return usage_error("model", "--stemdl: '%s' is set by exadl (use --links, --flops, "
                                "--conv-times, --memory-bytes)", o->sargs[i]);
+    return 0;
+}
+
+/* The options of the stemdl run a record holds (its command, less the
+ * program, --record FILE and what exadl sets), then o's own after --. */
+static int from_record(arena_t *a, topts_t *o)
+{
+    char err[600];
+    ytdoc *d = yt_load_file(o->record, err, sizeof err);
+    if (!d) return usage_error("model", "--record: %s", err);
+    const ytnode *b = d->root && d->root->kind == YT_MAP ? yt_get(d->root, "benchmark") : NULL;
+    const ytnode *c = b ? yt_get(d->root, "command") : NULL;
+    if (!b || b->kind != YT_SCALAR || strcmp(b->str, "stemdl") || !c || c->kind != YT_SEQ ||
+        c->n < 1) {
+        yt_free(d);
+        return usage_error("model", "--record %s: not a stemdl record with its command",
+                           esc_term(a, o->record));
+    }
+    char **v = ar_alloc(a, sizeof *v * (c->n + (size_t)o->nsargs + 1));
+    int n = 0;
+    for (size_t i = 1; i < c->n; i++) {
+        const ytnode *x = c->items[i];
+        if (x->kind != YT_SCALAR) continue;
+        if (!strcmp(x->str, "--record") || !strncmp(x->str, "--model-", 8)) {
+            i++; /* and its value */
+            continue;
+        }
+        if (!strcmp(x->str, "--describe")) continue;
+        v[n++] = ar_strdup(a, x->str);
+    }
+    yt_free(d);
+    for (int i = 0; i < o->nsargs; i++) v[n++] = o->sargs[i];
+    o->sargs = v;
+    o->nsargs = n;
     return 0;
 }
 
@@ -121,8 +159,12 @@ static void yaml_scalar(FILE *f, const char *s)
     }
 }
 
-static int run(arena_t *a, const topts_t *o)
+static int run(arena_t *a, topts_t *o)
 {
+    if (o->record) {
+        int rc = from_record(a, o);
+        if (rc) return rc;
+    }
     const char *prog = path_join(a, exadl_bindir(), "stemdl");
     char **argv = ar_alloc(a, sizeof *argv * (size_t)(o->nsargs + 12));
     int n = 0;
@@ -250,15 +292,22 @@ static int run(arena_t *a, const topts_t *o)
     else printf("stemdl-%s", data ? "data" : ar_printf(a, "%s-%s", grid, plan));
     printf("\n    program: stemdl\n    scales: [%d]\n    config: {", S);
     int first = 1;
-    for (int i = 0; i + 1 < o->nsargs; i++) {
+    for (int i = 0; i < o->nsargs; i++) {
         const char *k = o->sargs[i];
-        if (strncmp(k, "--", 2) || !strcmp(k, "--spatial") || !strcmp(k, "--spatial-plan") ||
-            !strcmp(k, "--batch"))
+        /* a flag (--quiet: no value follows) has no config key: left out */
+        if (strncmp(k, "--", 2) || i + 1 == o->nsargs || !strncmp(o->sargs[i + 1], "--", 2))
             continue;
+        if (!strcmp(k, "--spatial") || !strcmp(k, "--spatial-plan") || !strcmp(k, "--batch")) {
+            i++;
+            continue;
+        }
         char *key = ar_strdup(a, k + 2);
         for (char *p = key; *p; p++)
             if (*p == '-') *p = '_';
-        if (strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(key)) continue;
+        if (strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(key)) {
+            i++;
+            continue;
+        }
         printf("%s%s: ", first ? "" : ", ", key);
         yaml_scalar(stdout, esc_term(a, o->sargs[++i]));
         first = 0;

@@ -10,7 +10,8 @@
 #   --, a grid that does not divide, a links file that is neither kind;
 # - the printed suite entry and a hand-written plan-hs entry run by `exadl
 #   run` on 2 ranks: the records carry the plans, the report's spatial
-#   section shows each run's grid, plan, halo and shuffle bytes as recorded.
+#   section shows each run's grid, plan, halo and shuffle bytes as recorded;
+#   the model asked for that run (--record): its options, batch and split.
 # No time is asserted.
 set -u
 E=$EXADL_BIN/exadl
@@ -100,6 +101,18 @@ if "$E" run "$T/suite.yaml" --out "$T/run" >"$T/run.out" 2>&1; then
     else
         echo "FAIL: model_stemdl run: records '$ph $hh $mh $sh $qh' '$ps $hs $ms $ss $qs', report: $(grep -A5 'Spatial split' "$R/report.md")"
     fi
+    # the model for a run: the hs record's options, the links file's
+    "$E" model --spatial --stemdl --links "$MACH" --flops 1e9 --record "$rec_s" >"$T/mr.out" 2>&1
+    rc=$?
+    if [ $rc = 0 ] && grep -q '^exadl model --spatial --stemdl: 2 ranks per sample group, batch 2 per group$' "$T/mr.out" &&
+        grep -q '^  mpirun -np 2 .*/stemdl --preset tiny --threads 1 --precision fp32 --steps 2 --warmup 0 .*--batch [12] --spatial ' "$T/mr.out" &&
+        ! grep -q -- '--record' "$T/mr.out"; then
+        echo "PASS: model_stemdl --record: the run's options, its batch and split"
+    else
+        echo "FAIL: model_stemdl --record: exit $rc: $(cat "$T/mr.out")"
+    fi
+    refuse "a record not of stemdl" "not a stemdl record with its command" --links "$MACH" \
+        --flops 1e9 --record "$T/links.yaml"
 else
     echo "FAIL: model_stemdl exadl run of the chosen plan: $(tail -n 5 "$T/run.out")"
 fi
