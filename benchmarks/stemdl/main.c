@@ -5,7 +5,9 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
+#include "benchmarks/networks/fcdensenet/fd_convtime.h"
 #include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/networks/fcdensenet/fd_links.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/stemdl/args.h"
 #include "benchmarks/networks/fcdensenet/plan.h"
@@ -17,12 +19,38 @@
 #include "benchmarks/train/tprog.h"
 #include "benchmarks/train/train.h"
 
-static int describe(const args_t *a, const comm_t *comm)
+static int describe(const args_t *a, comm_t *comm, sysinfo_t *si)
 {
+    /* the plan model's link file: refused before anything is printed */
+    if (a->cfg.model_links[0]) {
+        char lerr[600];
+        fdl_links l;
+        if (a->cfg.model_latency_s > 0 || a->cfg.model_Bps > 0)
+            check_usage("--model-links %s with --model-latency-s or --model-bytes-per-s: give the "
+                        "links one way", a->cfg.model_links);
+        if (fdl_load(a->cfg.model_links, &l, lerr, sizeof lerr))
+            check_usage("--model-links: %s", lerr);
+    }
     plan_t p;
     plan_build(&p, &a->cfg);
     int64_t executed = train_dry_flops(&stemdl_network, &p, a->cfg.run.batch, NULL);
+    /* the plan model's measured convolutions: the run's kernel set, on rank 0 */
+    backend_t be;
+    fdc_bench cb;
+    int bench = a->cfg.model_conv_times && comm->rank == 0 && fd_split_of(&a->cfg) > 1;
+    if (bench) {
+        char err[1200];
+        if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
+        if (fdc_open(&cb, be.ops, be.ctx, si->cpu_model, be.threads, a->cfg.run.precision, err,
+                     sizeof err))
+            check_usage("--model-conv-times: %s", err);
+        fdc_use(&cb);
+    }
     if (comm->rank == 0) stemdl_network.describe(&p, stdout, executed, a->cfg.run.batch);
+    if (bench) {
+        fdc_close(&cb);
+        backend_close(&be);
+    }
     plan_free(&p);
     return 0;
 }
@@ -44,7 +72,7 @@ int main(int argc, char **argv)
     tprog_start(&comm, &si, started, sizeof started);
     int rc = 0;
     if (a.t.describe) {
-        rc = describe(&a, &comm);
+        rc = describe(&a, &comm, &si);
     } else if (a.t.sysinfo) {
         rc = tprog_print_sysinfo(&si, &a.cfg.run, &comm);
     } else if (a.data.make_data) {

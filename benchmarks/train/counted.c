@@ -81,6 +81,7 @@ void ktab_accumulate(ktab_t *dst, const ktab_t *src)
 
 void kc_conv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, int k, const tview *y)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "conv_fwd", x, y, k);
     COUNTED("conv_fwd", layer, flops_conv_fwd(x->n, x->c, y->c, k, y->h, y->w),
             kc->ops->conv_fwd(kc->ctx, x, w, k, y));
 }
@@ -88,6 +89,7 @@ void kc_conv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, int
 void kc_conv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void *w, int k,
                       const tview *dx)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "conv_bwd_data", dx, dy, k);
     COUNTED("conv_bwd_data", layer, flops_conv_bwd_data(dy->n, dx->c, dy->c, k, dy->h, dy->w),
             kc->ops->conv_bwd_data(kc->ctx, dy, w, k, dx));
 }
@@ -95,6 +97,7 @@ void kc_conv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void *
 void kc_conv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tview *dy, int k,
                          void *dw)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "conv_bwd_weights", x, dy, k);
     COUNTED("conv_bwd_weights", layer,
             flops_conv_bwd_weights(x->n, x->c, dy->c, k, dy->h, dy->w),
             kc->ops->conv_bwd_weights(kc->ctx, x, dy, k, dw));

@@ -43,6 +43,12 @@ typedef struct {
     ktab_t *tab;
     int dry;          /* count FLOPs only, run nothing */
     int timing;       /* time each kernel */
+    /* NULL, or told the shapes of every 2D k x k convolution call (also when
+     * dry): kernel is "conv_fwd", "conv_bwd_data" or "conv_bwd_weights", x the
+     * input (or input gradient) and y the output (or output gradient).  The
+     * plan model (fcdensenet/fd_convtime.h) learns a step's convolutions so. */
+    void (*observe)(void *arg, const char *kernel, const tview *x, const tview *y, int k);
+    void *observe_arg;
 } kc_t;
 
 void kc_conv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, int k, const tview *y);

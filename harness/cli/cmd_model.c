@@ -8,6 +8,7 @@
 #include "harness/cli/cmd_model_dp.h"
 #include "harness/cli/cmd_model_mpar.h"
 #include "harness/cli/cmd_model_spatial.h"
+#include "harness/cli/cmd_model_stemdl.h"
 #include "harness/cli/cmds.h"
 #include "harness/util/util.h"
 
@@ -61,7 +62,8 @@ static const char help_model[] =
     "                      results/model-<time>-<network>/)\n"
     "  --quiet             no table on stdout\n"
     "  --spatial           CosmoFlow's spatial-parallelism model instead (exadl model RUN\n"
-    "                      --spatial --help)\n"
+    "                      --spatial --help); STEMDL's plan model: exadl model --spatial\n"
+    "                      --stemdl [...] -- STEMDL-OPTIONS (--spatial --stemdl --help)\n"
     "  --model-parallel    modelpar's model-parallel model (taken by itself where RUN has\n"
     "                      modelpar records and no stemdl ones; exadl model --model-parallel\n"
     "                      --help)\n"
@@ -167,6 +169,15 @@ static int cmd_model(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--spatial")) {
+            /* STEMDL's plan model: everything after -- is stemdl's */
+            for (int j = 0; j < argc && strcmp(argv[j], "--"); j++)
+                if (!strcmp(argv[j], "--stemdl")) {
+                    int h = 0;
+                    for (int q = 0; q < argc && strcmp(argv[q], "--"); q++)
+                        h |= !strcmp(argv[q], "--help") || !strcmp(argv[q], "-h");
+                    if (h) return fputs(help_model_stemdl, stdout), 0;
+                    return model_stemdl_main(argc, argv);
+                }
             if (wants_help(argc, argv)) return fputs(help_model_spatial, stdout), 0;
             return model_spatial_main(argc, argv);
         } else if (!strcmp(argv[i], "--model-parallel")) {

@@ -20,6 +20,8 @@ static const char *const climate_describes[] = {"forward_conv_flops_per_sample",
                                                 "convention_flops_per_sample", "conv_weights",
                                                 "parameters", NULL};
 static const char *const training_sections[] = {"training", NULL};
+/* stemdl: its split runs' grid, plan and shuffle bytes in the spatial section */
+static const char *const stemdl_sections[] = {"training", "spatial", NULL};
 static const char *const cosmoflow_sections[] = {"training", "spatial", NULL};
 static const char *const collective_sections[] = {"collectives", NULL};
 static const char *const no_sections[] = {NULL};
@@ -35,7 +37,7 @@ const workload_t workloads[] = {
         .exact_reference = "reference/stemdl-exact.yaml",
         .sysinfo = 1,
         .trains = 1,
-        .sections = training_sections,
+        .sections = stemdl_sections,
     },
     {
         /* the 3D CNN with spatial parallelism (docs/cosmoflow.md): a training

@@ -278,7 +278,7 @@ static void test_counted(void)
         for (int k = 1; k <= 5; k += 2) {
             ktab_t tab;
             ktab_init(&tab, 64);
-            kc_t kc = {kern_ref_ops(), NULL, &tab, 0, 1};
+            kc_t kc = {.ops = kern_ref_ops(), .tab = &tab, .dry = 0, .timing = 1};
             operands o = setup(&shapes[s], k);
             kern_ref_flops = 0;
             int64_t total = kc_all(&kc, &o);
@@ -312,7 +312,7 @@ static void test_dry(void)
         /* the FLOPs a real run counts */
         ktab_t wet;
         ktab_init(&wet, 64);
-        kc_t kw = {kern_ref_ops(), NULL, &wet, 0, 0};
+        kc_t kw = {.ops = kern_ref_ops(), .tab = &wet, .dry = 0, .timing = 0};
         operands o = setup(&shapes[s], k);
         kern_ref_flops = 0;
         kc_all(&kw, &o);
@@ -327,7 +327,7 @@ static void test_dry(void)
         }
         ktab_t tab;
         ktab_init(&tab, 64);
-        kc_t kc = {kern_ref_ops(), NULL, &tab, 1, 1};
+        kc_t kc = {.ops = kern_ref_ops(), .tab = &tab, .dry = 1, .timing = 1};
         kern_ref_flops = 0;
         int64_t total = kc_all(&kc, &o);
         T_ASSERT(kern_ref_flops == 0, "dry mode ran kernels (%lld FLOPs counted by the loops)",

@@ -43,6 +43,15 @@ static int spatial_valid(const char *text)
     return cfg_parse_spatial(text, s) == 0;
 }
 
+/* A file name: not empty, no control characters (it is printed back). */
+static int cfg_path_text(const char *text)
+{
+    if (!*text) return 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) return 0;
+    return 1;
+}
+
 int cfg_plan_letters(const char *text)
 {
     size_t n = strlen(text);
@@ -80,6 +89,16 @@ static const kt_key keys[] = {
      .help = "plan model: seconds per message between two ranks"},
     {.key = "model_bytes_per_s", .type = KT_DOUBLE, .off = F(model_Bps), .min = 0, .max = 1e15,
      .help = "plan model: bytes per second of a link between two ranks; 0: no predictions"},
+    {.key = "model_conv_times", .type = KT_BOOL, .off = F(model_conv_times),
+     .help = "plan model: charge each convolution of a candidate its time measured on this "
+             "machine at its shape (benchmarked once, cached in EXADL_CONV_CACHE, else "
+             "~/.cache/exadl/conv-HOST.tsv) instead of its FLOPs at --model-flops"},
+    {.key = "model_links", .type = KT_WORD, .off = F(model_links),
+     .aux = sizeof(((cfg_t *)0)->model_links), .valid = cfg_path_text,
+     .what = "a file name",
+     .help = "plan model: latency and bandwidth from a machine file (reference/machines/*.yaml) "
+             "or a collectives pingpong record, instead of --model-latency-s and "
+             "--model-bytes-per-s"},
     {.key = "model_memory_bytes", .type = KT_DOUBLE, .off = F(model_memory_bytes), .min = 0,
      .max = 1e18, .help = "plan model: network bytes one rank may hold (plans above it do not "
                           "fit); 0: no limit"},

@@ -44,6 +44,8 @@ typedef struct {
      * seconds per message and bytes per second of a link; 0: not given */
     double model_flops, model_latency_s, model_Bps;
     double model_memory_bytes; /* the memory one rank may hold; 0: no limit */
+    int model_conv_times;      /* 1: measured convolution times (fd_convtime.h) */
+    char model_links[512];     /* machine file or pingpong record (fd_links.h); "": none */
     runcfg_t run;              /* batch, steps, seed, precision, kernels, backend, ... */
 } cfg_t;
 

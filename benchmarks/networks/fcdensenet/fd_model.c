@@ -2,6 +2,9 @@
 
 #include <string.h>
 
+#include "benchmarks/common/check.h"
+#include "benchmarks/networks/fcdensenet/fd_convtime.h"
+#include "benchmarks/networks/fcdensenet/fd_links.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 #include "benchmarks/networks/fcdensenet/validate.h"
@@ -16,6 +19,7 @@ static void count(const network_t *net, const plan_t *p, int batch, int elem_byt
     memset(o, 0, sizeof *o);
     snprintf(o->name, sizeof o->name, "%s", name);
     o->step_s = -1;
+    o->conv_s = -1;
     int data = strcmp(name, "data") == 0, b = data ? batch / S : batch;
     if (data) {
         snprintf(c.spatial, sizeof c.spatial, "1x1");
@@ -48,6 +52,10 @@ static void count(const network_t *net, const plan_t *p, int batch, int elem_byt
         /* a ring allreduce of the fp32 gradient over the group's ranks */
         o->allreduce_bytes = S > 1 ? 2 * (int64_t)(S - 1) * (q.params * 4 / S) : 0;
         o->allreduce_msgs = 2LL * (S - 1);
+        fdc_bench *cb = fdc_current();
+        char err[512];
+        if (cb && fdc_step(cb, net, &q, b, &o->conv_s, &o->conv_flops, err, sizeof err))
+            check_usage("plan model, %s: %s", name, err);
     }
     plan_free(&q);
 }
@@ -79,13 +87,20 @@ int fdm_enumerate(const network_t *net, const plan_t *p, int batch, int elem_byt
                      "does not fit: %lld bytes of network buffers per rank over %.4g",
                      (long long)out[i].mem_bytes, m->memory_bytes);
         }
-    if (m && m->flops > 0 && m->bytes_per_s > 0)
+    /* measured convolutions: the other FLOPs at F, else at the convolutions' rate */
+    double cs = 0, cf = 0;
+    for (int i = 0; i < n; i++)
+        if (out[i].ok && out[i].conv_s > 0) cs += out[i].conv_s, cf += (double)out[i].conv_flops;
+    double F = m && m->flops > 0 ? m->flops : cs > 0 ? cf / cs : 0;
+    if (m && F > 0 && m->bytes_per_s > 0)
         for (int i = 0; i < n; i++) {
             fdm_plan *c = &out[i];
             if (!c->ok) continue;
             double msgs = (double)(c->halo_msgs + c->shuffle_msgs + c->allreduce_msgs);
             double bytes = (double)(c->halo_bytes + c->shuffle_bytes + c->allreduce_bytes);
-            c->step_s = (double)c->flops / m->flops + msgs * m->latency_s + bytes / m->bytes_per_s;
+            double compute = c->conv_s >= 0 ? c->conv_s + (double)(c->flops - c->conv_flops) / F
+                                            : (double)c->flops / F;
+            c->step_s = compute + msgs * m->latency_s + bytes / m->bytes_per_s;
         }
     return n;
 }
@@ -103,34 +118,56 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
     const cfg_t *c = &p->cfg;
     fdm_plan cand[FDM_MAX];
     fdm_machine m = {c->model_flops, c->model_latency_s, c->model_Bps, c->model_memory_bytes};
+    fdl_links links = {.source = ""};
+    if (c->model_links[0]) {
+        char err[600];
+        if (c->model_latency_s > 0 || c->model_Bps > 0)
+            check_usage("--model-links %s with --model-latency-s or --model-bytes-per-s: give the "
+                        "links one way", c->model_links);
+        if (fdl_load(c->model_links, &links, err, sizeof err))
+            check_usage("--model-links: %s", err);
+        m.latency_s = links.latency_s;
+        m.bytes_per_s = links.bytes_per_s;
+    }
     int esz = strcmp(c->run.precision, "fp32") == 0 ? 4 : 2;
     int n = fdm_enumerate(net, p, batch, esz, &m, cand);
     if (n == 0) return;
     fprintf(f, "spatial_plans                  %d ranks per sample, batch %d per group, per rank and "
             "step (docs/spatial.md \"The plan model\"):\n", fd_split_of(c), batch);
-    fprintf(f, "  %-10s %16s %12s %6s %12s %6s %12s %6s %14s %12s\n", "plan", "flops", "halo_bytes",
-            "msgs", "shuffle_bytes", "msgs", "allred_bytes", "msgs", "memory_bytes", "predicted_s");
+    fprintf(f, "  %-10s %16s %12s %6s %12s %6s %12s %6s %14s %10s %12s\n", "plan", "flops",
+            "halo_bytes", "msgs", "shuffle_bytes", "msgs", "allred_bytes", "msgs", "memory_bytes",
+            "conv_s", "predicted_s");
     for (int i = 0; i < n; i++) {
         const fdm_plan *q = &cand[i];
         if (!q->ok) {
             fprintf(f, "  %-10s refused: %s\n", q->name, q->why);
             continue;
         }
-        char pred[32] = "-";
+        char pred[32] = "-", conv[32] = "-";
         if (q->step_s >= 0) snprintf(pred, sizeof pred, "%.4g", q->step_s);
-        fprintf(f, "  %-10s %16lld %12lld %6lld %12lld %6lld %12lld %6lld %14lld %12s\n", q->name,
-                (long long)q->flops, (long long)q->halo_bytes, (long long)q->halo_msgs,
+        if (q->conv_s >= 0) snprintf(conv, sizeof conv, "%.4g", q->conv_s);
+        fprintf(f, "  %-10s %16lld %12lld %6lld %12lld %6lld %12lld %6lld %14lld %10s %12s\n",
+                q->name, (long long)q->flops, (long long)q->halo_bytes, (long long)q->halo_msgs,
                 (long long)q->shuffle_bytes, (long long)q->shuffle_msgs,
                 (long long)q->allreduce_bytes, (long long)q->allreduce_msgs,
-                (long long)q->mem_bytes, pred);
+                (long long)q->mem_bytes, conv, pred);
     }
+    if (links.source[0])
+        fprintf(f, "model_links                    %.3g s + bytes / %.3g B/s  (%s)\n",
+                links.latency_s, links.bytes_per_s, links.source);
+    fdc_bench *cb = fdc_current();
+    if (cb)
+        fprintf(f, "conv_times                     %d shapes of local convolutions: %d measured now "
+                "(%.3g s, %d reps after a warm-up, median), %d from the cache %s\n",
+                cb->measured + cb->reused, cb->measured, cb->bench_s, FDC_REPS, cb->reused,
+                cb->path);
     int best = fdm_choose(cand, n);
     if (best < 0) {
-        if (m.flops > 0 && m.bytes_per_s > 0)
+        if ((m.flops > 0 || cb) && m.bytes_per_s > 0)
             fprintf(f, "spatial_plan_chosen            none: no candidate is allowed and fits\n");
         else
-            fprintf(f, "spatial_plan_chosen            none: no machine (give --model-flops, "
-                    "--model-latency-s and --model-bytes-per-s)\n");
+            fprintf(f, "spatial_plan_chosen            none: no machine (give --model-flops or "
+                    "--model-conv-times, --model-latency-s and --model-bytes-per-s)\n");
         return;
     }
     char how[64] = "--spatial 1";
@@ -138,7 +175,13 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
     if (colon)
         snprintf(how, sizeof how, "--spatial %.*s --spatial-plan %s",
                  (int)(colon - cand[best].name), cand[best].name, colon + 1);
-    fprintf(f, "spatial_plan_chosen            %s  (predicted %.4g s per step at %.3g FLOP/s per "
-            "rank, links %.3g s + bytes / %.3g B/s; run it with %s)\n",
-            cand[best].name, cand[best].step_s, m.flops, m.latency_s, m.bytes_per_s, how);
+    char rate[96];
+    if (cb)
+        snprintf(rate, sizeof rate, "with measured convolutions (%.4g s), the rest at %s",
+                 cand[best].conv_s, m.flops > 0 ? "--model-flops" : "their measured rate");
+    else
+        snprintf(rate, sizeof rate, "at %.3g FLOP/s per rank", m.flops);
+    fprintf(f, "spatial_plan_chosen            %s  (predicted %.4g s per step %s, links %.3g s + "
+            "bytes / %.3g B/s; run it with %s)\n",
+            cand[best].name, cand[best].step_s, rate, m.latency_s, m.bytes_per_s, how);
 }

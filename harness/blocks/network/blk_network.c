@@ -10,7 +10,8 @@
 
 #include "harness/blocks/training/blk_training.h"
 
-const nwinfo_t network_none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+const nwinfo_t network_none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+                                NAN, NAN, NAN, NAN, NAN, NULL};
 
 static int read_network(const rd_t *c, const ytnode *root, record_t *rec)
 {
@@ -30,6 +31,13 @@ static int read_network(const rd_t *c, const ytnode *root, record_t *rec)
     if (rd_num(c, nw, "conv_weights", RD_ANY, &r->conv_weights) ||
         rd_num(c, nw, "parameters", RD_ANY, &r->parameters) ||
         rd_num(c, mem, "rank0_bytes", RD_ANY, &r->memory_bytes))
+        return -1;
+    if (rd_num(c, nw, "spatial_ranks", RD_COUNT, &r->spatial_ranks) ||
+        rd_str(c, nw, "spatial_plan", NULL, &r->spatial_plan) ||
+        rd_num(c, nw, "halo_bytes_per_step", RD_COUNT, &r->halo_bytes) ||
+        rd_num(c, nw, "halo_messages_per_step", RD_COUNT, &r->halo_msgs) ||
+        rd_num(c, nw, "shuffle_bytes_per_step", RD_COUNT, &r->shuffle_bytes) ||
+        rd_num(c, nw, "shuffle_messages_per_step", RD_COUNT, &r->shuffle_msgs))
         return -1;
     /* derived where the record leaves them out (per step: the training
      * block's samples per step, read before this one) */

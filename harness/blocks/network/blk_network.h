@@ -11,6 +11,11 @@
 typedef struct {
     double exec_per_step, exec_per_sample, conv_per_sample, conv_per_step, fwd_conv_per_sample;
     double conv_weights, parameters, memory_bytes;
+    /* a 2D network split spatially (stemdl --spatial, docs/spatial.md): the
+     * ranks per sample, the per-level plan, rank 0's halo and shuffle traffic
+     * per step; NaN / NULL: not split */
+    double spatial_ranks, halo_bytes, halo_msgs, shuffle_bytes, shuffle_msgs;
+    const char *spatial_plan;
 } nwinfo_t;
 
 /* the record's network counts (network_none when it has none: every number NaN) */

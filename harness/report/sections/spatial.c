@@ -6,13 +6,21 @@
  * <bench>_spatial puts measured and predicted step and halo times side by
  * side.  Inputs: the run's one-rank cosmoflow record and allreduce sweep
  * (docs/cosmoflow.md "The model").  The numbers are the spatial block's
- * (harness/blocks/spatial/der_spatial.c). */
+ * (harness/blocks/spatial/der_spatial.c).
+ *
+ * A 2D network split spatially (stemdl --spatial, docs/spatial.md), whose
+ * record has no spatial block: per scale the grid, the per-level plan, rank
+ * 0's halo and shuffle bytes and messages per step (the network block) and
+ * the measured step, for `exadl model --spatial --stemdl`'s prediction to be
+ * set beside. */
 #define _GNU_SOURCE
 #include <math.h>
 
+#include "harness/blocks/network/blk_network.h"
 #include "harness/blocks/spatial/der_spatial.h"
 #include "harness/plots/axis.h"
 #include "harness/report/runctx.h"
+#include "harness/util/esc.h"
 
 static void g(sb_t *o, double v)
 {
@@ -27,9 +35,45 @@ static const spentry_t *entry_of(const runctx_t *c, const bres_t *b)
     return e && e->active ? e : NULL;
 }
 
+/* the scales of a benchmark whose records are split 2D runs (none: 0) */
+static size_t split2d_scales(const bres_t *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->ns; i++) {
+        const record_t *r = b->s[i].rec;
+        if (r && rec_network(r)->spatial_ranks > 1) n++;
+    }
+    return n;
+}
+
+static void split2d_md(sb_t *o, const runctx_t *c, const bres_t *b)
+{
+    sb_puts(o, "\n### Spatial split and per-level plan\n\n"
+               "| ranks | grid HxW | plan | ranks per sample | halo bytes/step rank 0 | halo "
+               "messages | shuffle bytes/step rank 0 | shuffle messages | step measured [95% CI] |\n"
+               "|---:|---|---|---:|---:|---:|---:|---:|---|\n");
+    for (size_t i = 0; i < b->ns; i++) {
+        const sres_t *s = &b->s[i];
+        const nwinfo_t *nw = s->rec ? rec_network(s->rec) : NULL;
+        if (!nw || !(nw->spatial_ranks > 1)) continue;
+        const char *grid = record_config(s->rec, "spatial");
+        sb_printf(o, "| %d | %s | %s | %.0f | ", s->scale, esc_md(c->a, grid ? grid : "?"),
+                  esc_md(c->a, nw->spatial_plan ? nw->spatial_plan : "h"), nw->spatial_ranks);
+        g(o, nw->halo_bytes), sb_puts(o, " | "), g(o, nw->halo_msgs), sb_puts(o, " | ");
+        g(o, nw->shuffle_bytes), sb_puts(o, " | "), g(o, nw->shuffle_msgs);
+        sb_printf(o, " | %.4g s [%.4g, %.4g] |\n", s->st.median, s->st.ci_lo, s->st.ci_hi);
+    }
+    sb_puts(o, "\nThe plan gives each level of the network its decomposition (`h`: the grid's "
+               "tiles with halos; `s`: whole samples after an all-to-all shuffle); bytes and "
+               "messages are counted by the benchmark (the record's `network` block). The plan "
+               "model's prediction for the same options: `exadl model --spatial --stemdl` "
+               "(docs/spatial.md).\n");
+}
+
 static void md(sb_t *o, const runctx_t *c, const bres_t *b)
 {
     const spentry_t *e = entry_of(c, b);
+    if (!e && split2d_scales(b)) split2d_md(o, c, b);
     if (!e) return;
     sb_puts(o, "\n### Spatial decomposition, halo exchange and the model\n\n");
     if (e->why) {
