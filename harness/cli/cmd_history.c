@@ -1,5 +1,6 @@
 /* exadl history RUN... [--metric NAME] [--benchmark NAME] [--scale N] [--out DIR]: one metric
- * across runs, and the newest run's verdict with compare's statistic (results_pool.h, verdict.h) */
+ * across runs, and the newest run's verdict with compare's statistic (results_pool.h, verdict.h);
+ * which row of each run it shows is cmd_history_rows.c's (the selection options narrow it) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include "benchmarks/common/ytree.h"
 #include "harness/analysis/compare.h"
 #include "harness/analysis/verdict.h"
+#include "harness/cli/cmd_history_rows.h"
 #include "harness/cli/cmds.h"
 #include "harness/plots/axis.h"
 #include "harness/plots/plots.h"
@@ -50,83 +52,6 @@ static const char help_history[] =
     "Exit status: 0 no regression, 1 the newest run is a REGRESSION, 2 bad usage or\n"
     "input (an unknown option, a bad value, a --scale or metric no run has, nothing\n"
     "comparable).\n";
-
-/* which collective row: --op, --bytes, --redop, --inplace (NULL: any) */
-typedef struct {
-    const char *op, *bytes, *redop;
-    int inplace;
-} hsel_t;
-
-static int selected(const metric_t *m, const char *metric, const char *bench, int scale, const hsel_t *s)
-{
-    if (strcmp(m->metric, metric) || (bench && strcmp(m->bench, bench))) return 0;
-    if (scale > 0 && m->scale != scale) return 0;
-    const char *mo = metric_param(m, "op"), *mb = metric_param(m, "bytes");
-    const char *ip = metric_param(m, "inplace"), *mr = metric_param(m, "redop");
-    if (s->op && (!mo || strcmp(mo, s->op))) return 0;
-    if (s->bytes && (!mb || strcmp(mb, s->bytes))) return 0;
-    if (s->redop && (!mr || strcmp(mr, s->redop))) return 0;
-    if (ip && (strcmp(ip, "true") == 0) != s->inplace) return 0;
-    return 1;
-}
-
-static const metric_t *pick(const mtable_t *t, const char *metric, const char *bench, int scale,
-                            const hsel_t *s)
-{
-    const metric_t *best = NULL;
-    for (size_t i = 0; i < t->n; i++) {
-        const metric_t *m = &t->m[i];
-        if (!selected(m, metric, bench, scale, s)) continue;
-        if (!best || (!strcmp(m->bench, best->bench) && m->scale > best->scale)) best = m;
-    }
-    return best;
-}
-
-/* rows of one run that the selection leaves at one scale: more than one (sum,
- * min and max of a size) is bad input, never one picked silently */
-static size_t matches(const mtable_t *t, const char *metric, const char *bench, int scale,
-                      const hsel_t *s, sb_t *which)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const metric_t *m = &t->m[i];
-        if (!selected(m, metric, bench, scale, s)) continue;
-        const char *mo = metric_param(m, "op"), *mb = metric_param(m, "bytes");
-        const char *mr = metric_param(m, "redop");
-        if (n < 6)
-            sb_printf(which, "%s%s%s%s%s%s%s", n ? "; " : "", mo ? "op " : "", mo ? mo : "",
-                      mr ? " redop " : "", mr ? mr : "", mb ? " bytes " : "", mb ? mb : "");
-        n++;
-    }
-    return n;
-}
-
-/* the largest scale below `below` at which some run has the metric; 0: none */
-static int largest_below(const results_t *r, size_t n, const char *metric, const char *bench,
-                         int below)
-{
-    int best = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < r[i].t.n; j++) {
-            const metric_t *m = &r[i].t.m[j];
-            if (strcmp(m->metric, metric) || (bench && strcmp(m->bench, bench))) continue;
-            if (m->scale < below && m->scale > best) best = m->scale;
-        }
-    return best;
-}
-
-/* every run that has the metric at all has it at this scale */
-static int all_have(const results_t *r, size_t n, const char *metric, const char *bench, int scale,
-                    const hsel_t *sel)
-{
-    int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!pick(&r[i].t, metric, bench, 0, sel)) continue;
-        if (!pick(&r[i].t, metric, bench, scale, sel)) return 0;
-        any = 1;
-    }
-    return any;
-}
 
 /* a run argument: 1 load it, 0 skip it (said once), -1 bad input */
 static int run_argument(arena_t *a, const char *p)
@@ -255,19 +180,20 @@ static int cmd_history(int argc, char **argv)
             ar_free(a);
             return 2;
         }
-        const metric_t *x = pick(&r[i].t, metric, bench, (int)scale, &sel);
+        const metric_t *x = hrows_pick(&r[i].t, metric, bench, (int)scale, &sel);
         if (x && !bench) bench = x->bench;
     }
     /* the scale: given, else the largest every run that has the metric has */
     int chosen = (int)scale;
     if (!chosen) {
-        for (int cand = 1 << 30; cand >= 1 && !chosen; cand = largest_below(r, nruns, metric, bench, cand))
-            if (cand < (1 << 30) && all_have(r, nruns, metric, bench, cand, &sel)) chosen = cand;
+        for (int cand = 1 << 30; cand >= 1 && !chosen;
+             cand = hrows_largest_below(r, nruns, metric, bench, cand))
+            if (cand < (1 << 30) && hrows_all_have(r, nruns, metric, bench, cand, &sel)) chosen = cand;
     }
     for (size_t i = 0; i < nruns; i++) {
-        m[i] = pick(&r[i].t, metric, bench, chosen, &sel);
+        m[i] = hrows_pick(&r[i].t, metric, bench, chosen, &sel);
         sb_t which = {0};
-        size_t k = m[i] && chosen > 0 ? matches(&r[i].t, metric, bench, chosen, &sel, &which) : 0;
+        size_t k = m[i] && chosen > 0 ? hrows_matches(&r[i].t, metric, bench, chosen, &sel, &which) : 0;
         if (k > 1) {
             fprintf(stderr, "exadl history: error: %s has %zu rows of %s for %s at scale %d (%s%s): "
                             "choose one with --op, --bytes, --redop or --inplace\n",
@@ -342,7 +268,7 @@ static int cmd_history(int argc, char **argv)
         }
     }
     if (!first) {
-        int have = largest_below(r, nruns, metric, bench, 1 << 30);
+        int have = hrows_largest_below(r, nruns, metric, bench, 1 << 30);
         fprintf(stderr, "exadl history: error: no run has %s%s%s%s%s\n", metric, bench ? " for " : "",
                 bench ? bench : "", scale ? ar_printf(a, " at scale %lld", scale) : "",
                 scale && have ? ar_printf(a, " (the largest scale they have: %d)", have) : "");

@@ -299,7 +299,7 @@ static int old_folder(run_t *r)
         r->journal_damage = "it is not a file";
     else if (skipped)
         r->journal_damage = ar_printf(a, "%d unreadable line(s)", skipped);
-    if (r->journal_damage && r->analyze) /* resume says so as it rebuilds the journal (sweep.c) */
+    if (r->journal_damage && r->analyze) /* resume says so as it rebuilds the journal (sweep_resume.c) */
         fprintf(stderr, "exadl analyze: warning: %s: %s (each launch without a line is judged by "
                         "its record)\n", jpath, r->journal_damage);
     char now[32];

@@ -1,4 +1,6 @@
-/* results.yaml written (results.h). */
+/* results.yaml written (results.h): the document, its run block and metric
+ * rows; the entries that repeat (launches, scales, collectives, checks) are
+ * results_blocks.c's. */
 #define _GNU_SOURCE
 #include "harness/report/results.h"
 
@@ -8,26 +10,19 @@
 
 #include "harness/checks/rowkeys.h"
 #include "harness/report/results_export.h"
+#include "harness/report/results_impl.h"
 #include "harness/report/runctx.h"
 #include "harness/util/version.h"
 
-static void kv_num(rec_t *w, const char *k, double v)
+void results_kv_num(rec_t *w, const char *k, double v)
 {
     rec_key(w, k);
     if (isfinite(v)) rec_double(w, v);
     else rec_null(w);
 }
 
-static void kv_count(rec_t *w, const char *k, double v)
-{
-    rec_key(w, k);
-    if (isfinite(v) && v == floor(v) && fabs(v) < 9e18) rec_int(w, (int64_t)v);
-    else if (isfinite(v)) rec_double(w, v);
-    else rec_null(w);
-}
-
 /* a metric row's or a check's scale: null for one of a configuration, not per scale */
-static void kv_scale(rec_t *w, int scale)
+void results_kv_scale(rec_t *w, int scale)
 {
     rec_key(w, "scale");
     if (scale > 0) rec_int(w, scale);
@@ -43,16 +38,6 @@ static void kv_rowkey(rec_t *w, const kv_t *k)
     if (t == 1) rec_int(w, i);
     else if (t == 2) rec_bool(w, b);
     else rec_str(w, k->value);
-}
-
-static void kv_ci(rec_t *w, const char *k, double v, double lo, double hi)
-{
-    rec_key(w, k);
-    rec_flow_map_begin(w);
-    kv_num(w, "value", v);
-    kv_num(w, "ci_lo", lo);
-    kv_num(w, "ci_hi", hi);
-    rec_map_end(w);
 }
 
 void results_copy_node(rec_t *w, const ytnode *n)
@@ -87,180 +72,6 @@ void results_copy_node(rec_t *w, const ytnode *n)
         results_copy_node(w, yt_val(n, i));
     }
     rec_map_end(w);
-}
-
-static void write_launch(rec_t *w, const outcome_t *o)
-{
-    rec_map_begin(w);
-    rec_kv_str(w, "id", o->id);
-    rec_kv_str(w, "benchmark", o->bench);
-    rec_kv_int(w, "scale", o->scale);
-    rec_kv_int(w, "nodes", o->nodes);
-    rec_kv_int(w, "repetition", o->rep);
-    rec_kv_str(w, "status", lstatus_name(o->status));
-    rec_kv_str(w, "how", o->why);
-    rec_kv_str(w, "error", o->error);
-    kv_num(w, "elapsed_s", o->elapsed_s);
-    rec_kv_str(w, "record", o->rec ? o->record_path : NULL);
-    rec_kv_str(w, "log", o->log_path);
-    rec_kv_str(w, "command", o->command);
-    rec_kv_str(w, "step", o->step);
-    rec_kv_str(w, "hosts", o->hosts);
-    if (o->affinity) rec_kv_str(w, "affinity", o->affinity);
-    if (o->status != LS_OK && o->log_tail) rec_kv_str(w, "log_tail", o->log_tail);
-    intf_write(w, "interference", &o->intf); /* absent: not recorded (an older exadl) */
-    rec_map_end(w);
-}
-
-/* the allocation: job, partition, nodes, time limit, srun's --mpi; null
- * outside Slurm */
-static void write_slurm(rec_t *w, const runinfo_t *ri)
-{
-    rec_key(w, "slurm");
-    const slurm_job_t *j = ri->slurm;
-    if (!j) {
-        rec_null(w);
-        return;
-    }
-    rec_map_begin(w);
-    rec_kv_str(w, "job_id", j->id);
-    rec_kv_str(w, "job_name", j->name);
-    rec_kv_str(w, "cluster", j->cluster);
-    rec_kv_str(w, "partition", j->partition);
-    rec_kv_str(w, "account", j->account);
-    rec_kv_str(w, "qos", j->qos);
-    rec_kv_str(w, "nodelist", j->nodelist);
-    rec_kv_int(w, "nodes", j->nodes);
-    rec_kv_int(w, "cpus", j->cpus);
-    rec_kv_int(w, "tasks", j->tasks);
-    rec_kv_str(w, "time_limit", j->time_limit);
-    rec_kv_str(w, "start_time", j->start);
-    rec_kv_str(w, "end_time", j->end);
-    rec_kv_str(w, "state_at_start", j->state);
-    rec_kv_str(w, "ranks_from", ri->slurm_ranks);
-    rec_kv_str(w, "srun_mpi", ri->launcher_mpi);
-    rec_kv_str(w, "srun_mpi_chosen_by", ri->launcher_mpi_source);
-    rec_key(w, "jobs");
-    rec_flow_seq_begin(w);
-    for (size_t i = 0; i < ri->nslurm_jobs; i++) rec_str(w, ri->slurm_jobs[i]);
-    rec_seq_end(w);
-    rec_map_end(w);
-}
-
-static void write_scale(rec_t *w, const sres_t *s)
-{
-    rec_map_begin(w);
-    rec_kv_int(w, "scale", s->scale);
-    rec_kv_int(w, "gpus", s->gpus);
-    rec_kv_int(w, "devices", s->devices);
-    rec_kv_int(w, "launches", s->nlaunch);
-    rec_kv_int(w, "ok", s->nok);
-    rec_kv_int(w, "samples", (int64_t)s->n);
-    if (s->n) {
-        rec_key(w, "step_s");
-        rec_flow_map_begin(w);
-        kv_num(w, "median", s->st.median);
-        kv_num(w, "ci_lo", s->st.ci_lo);
-        kv_num(w, "ci_hi", s->st.ci_hi);
-        kv_num(w, "min", s->st.min);
-        kv_num(w, "max", s->st.max);
-        rec_kv_bool(w, "ci_exact", s->st.ci_exact);
-        rec_map_end(w);
-        rec_kv_doubles(w, "launch_medians_s", s->launch_median, s->nlm);
-        kv_num(w, "samples_per_step", s->samples_per_step);
-        kv_ci(w, "throughput_samples_per_s", s->thr, s->thr_lo, s->thr_hi);
-        kv_ci(w, "efficiency", s->eff, s->eff_lo, s->eff_hi);
-        kv_num(w, "executed_flops_per_step", s->exec_per_step);
-        kv_num(w, "sustained_flops", s->sustained);
-        kv_num(w, "peak_flops", s->peak);
-        kv_num(w, "convention_sustained_flops", s->conv_sustained);
-        kv_num(w, "convention_peak_flops", s->conv_peak);
-        kv_num(w, "fraction_of_peak", s->frac_peak);
-    }
-    if (s->nkinds) {
-        rec_key(w, "kernels_per_step");
-        rec_seq_begin(w);
-        double tot = 0;
-        for (size_t k = 0; k < s->nkinds; k++) tot += s->kinds[k].time_s;
-        for (size_t k = 0; k < s->nkinds; k++) {
-            const kkind_t *x = &s->kinds[k];
-            rec_flow_map_begin(w);
-            rec_kv_str(w, "kernel", x->kind);
-            kv_num(w, "calls", x->calls);
-            kv_num(w, "flops", x->flops);
-            kv_num(w, "time_s", x->time_s);
-            kv_num(w, "share", tot > 0 ? x->time_s / tot : NAN);
-            rec_map_end(w);
-        }
-        rec_seq_end(w);
-    }
-    rec_map_end(w);
-}
-
-static void write_coll(rec_t *w, const cres_t *c)
-{
-    rec_flow_map_begin(w);
-    rec_kv_int(w, "scale", c->scale);
-    rec_kv_str(w, "op", c->op);
-    rec_kv_str(w, "dtype", c->dtype);
-    rec_kv_str(w, "redop", c->redop);
-    rec_kv_bool(w, "inplace", c->inplace);
-    kv_count(w, "bytes", c->bytes); /* integers, as in the record */
-    kv_count(w, "count", c->count);
-    rec_kv_int(w, "samples", (int64_t)c->st.n);
-    kv_num(w, "median_s", c->st.median);
-    kv_num(w, "ci_lo_s", c->st.ci_lo);
-    kv_num(w, "ci_hi_s", c->st.ci_hi);
-    kv_num(w, "min_s", c->st.min);
-    kv_num(w, "max_s", c->st.max);
-    kv_num(w, "algbw_GBps", c->algbw);
-    kv_num(w, "busbw_GBps", c->busbw);
-    kv_num(w, "latency_us", c->latency_us);
-    rec_kv_int(w, "wrong", c->wrong);
-    rec_map_end(w);
-}
-
-static void write_params(rec_t *w, const char *key, const kv_t *p, size_t n)
-{
-    rec_key(w, key);
-    rec_flow_map_begin(w);
-    for (size_t i = 0; i < n; i++) {
-        rec_key(w, p[i].key);
-        long long iv;
-        double d;
-        if (p[i].value && !opt_parse_int(p[i].value, &iv)) rec_int(w, iv);
-        else if (p[i].value && !opt_parse_double(p[i].value, &d) && isfinite(d)) rec_double(w, d);
-        else rec_str(w, p[i].value);
-    }
-    rec_map_end(w);
-}
-
-static void write_checks(rec_t *w, const checks_t *ck)
-{
-    rec_key(w, "checks");
-    rec_seq_begin(w);
-    for (size_t i = 0; i < ck->n; i++) {
-        const check_t *c = &ck->c[i];
-        rec_map_begin(w);
-        rec_kv_str(w, "reference", c->reference);
-        rec_kv_str(w, "reference_file", c->reference_file);
-        rec_kv_str(w, "kind", c->kind);
-        rec_kv_str(w, "metric", c->metric);
-        rec_kv_str(w, "where", c->where);
-        rec_kv_str(w, "benchmark", c->bench);
-        kv_scale(w, c->scale);
-        if (c->row) rec_kv_str(w, "row_keys", c->row); /* text: the row it was measured on */
-        kv_num(w, "measured", c->measured);
-        kv_num(w, "expected", c->expected);
-        kv_num(w, "lower_bound", c->lo);
-        kv_num(w, "upper_bound", c->hi);
-        rec_kv_str(w, "unit", c->unit);
-        rec_kv_str(w, "outcome", ck_name(c->outcome));
-        rec_kv_str(w, "source", c->source);
-        rec_kv_str(w, "detail", c->detail);
-        rec_map_end(w);
-    }
-    rec_seq_end(w);
 }
 
 int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
@@ -314,20 +125,20 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     for (size_t i = 0; i < ri->nhistory; i++) rec_str(w, ri->history[i]);
     rec_seq_end(w);
     rec_map_end(w);
-    write_slurm(w, ri);
+    results_write_slurm(w, ri);
     rec_key(w, "harness_cost");
     rec_map_begin(w);
-    kv_num(w, "wall_s", ri->wall_s);
-    kv_num(w, "launches_s", ri->launches_s);
-    kv_num(w, "overhead_per_launch_s",
+    results_kv_num(w, "wall_s", ri->wall_s);
+    results_kv_num(w, "launches_s", ri->launches_s);
+    results_kv_num(w, "overhead_per_launch_s",
            ri->no ? (ri->wall_s - ri->launches_s - ri->probe_s - ri->analysis_s - ri->plots_s -
                      ri->report_s) /
                         (double)ri->no
                   : NAN);
-    kv_num(w, "peak_probe_s", ri->probe_s);
-    kv_num(w, "analysis_s", ri->analysis_s);
-    kv_num(w, "plots_s", ri->plots_s);
-    kv_num(w, "report_s", ri->report_s);
+    results_kv_num(w, "peak_probe_s", ri->probe_s);
+    results_kv_num(w, "analysis_s", ri->analysis_s);
+    results_kv_num(w, "plots_s", ri->plots_s);
+    results_kv_num(w, "report_s", ri->report_s);
     rec_map_end(w);
     rec_kv_str(w, "statistics",
                "step times are the max over ranks (as the benchmark records them); warm-up "
@@ -337,10 +148,10 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
                "medians kept; rates never averaged arithmetically");
     rec_key(w, "device_peak");
     rec_flow_map_begin(w);
-    kv_num(w, "flops_per_device", an->device_peak);
+    results_kv_num(w, "flops_per_device", an->device_peak);
     rec_kv_str(w, "source", an->peak_source);
     if (an->any_cpu_bf16) { /* fp32-only runs keep the block they always had */
-        kv_num(w, "bf16_flops_per_core", an->bf16.per_core);
+        results_kv_num(w, "bf16_flops_per_core", an->bf16.per_core);
         if (an->bf16.isa) rec_kv_str(w, "bf16_isa", an->bf16.isa);
         rec_kv_str(w, "bf16_source", an->bf16.source);
         rec_key(w, "precision"); /* per entry: which peak its fraction_of_peak divides by */
@@ -368,7 +179,7 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
     rec_seq_end(w);
     rec_key(w, "launches");
     rec_seq_begin(w);
-    for (size_t i = 0; i < ri->no; i++) write_launch(w, &ri->o[i]);
+    for (size_t i = 0; i < ri->no; i++) results_write_launch(w, &ri->o[i]);
     rec_seq_end(w);
     rec_key(w, "benchmarks");
     rec_seq_begin(w);
@@ -381,15 +192,15 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
         rec_kv_str(w, "scaling", scaling_name(b->scaling));
         rec_kv_int(w, "launches", b->nlaunch);
         rec_kv_int(w, "failed", b->nfailed);
-        write_params(w, "config", b->params, b->nparams);
+        results_write_params(w, "config", b->params, b->nparams);
         rec_key(w, "scales");
         rec_seq_begin(w);
-        for (size_t j = 0; j < b->ns; j++) write_scale(w, &b->s[j]);
+        for (size_t j = 0; j < b->ns; j++) results_write_scale(w, &b->s[j]);
         rec_seq_end(w);
         if (b->nc) {
             rec_key(w, "collectives");
             rec_seq_begin(w);
-            for (size_t j = 0; j < b->nc; j++) write_coll(w, &b->c[j]);
+            for (size_t j = 0; j < b->nc; j++) results_write_coll(w, &b->c[j]);
             rec_seq_end(w);
         }
         rec_map_end(w);
@@ -401,12 +212,12 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
         const metric_t *m = &t->m[i];
         rec_flow_map_begin(w);
         rec_kv_str(w, "benchmark", m->bench);
-        kv_scale(w, m->scale);
+        results_kv_scale(w, m->scale);
         rec_kv_str(w, "metric", m->metric);
-        kv_num(w, "value", m->value);
-        kv_num(w, "ci_lo", m->lo);
-        kv_num(w, "ci_hi", m->hi);
-        kv_num(w, "n", m->n);
+        results_kv_num(w, "value", m->value);
+        results_kv_num(w, "ci_lo", m->lo);
+        results_kv_num(w, "ci_hi", m->hi);
+        results_kv_num(w, "n", m->n);
         rec_kv_str(w, "unit", m->unit);
         /* the keys that tell rows apart, typed (checks/rowkeys.h); the benchmark's
          * config is listed once above */
@@ -424,7 +235,7 @@ int results_write(const runctx_t *c, const char *path, char *err, size_t errlen)
         rec_map_end(w);
     }
     rec_seq_end(w);
-    write_checks(w, ck);
+    results_write_checks(w, ck);
     rec_map_end(w);
     return rec_close(w, err, errlen);
 }

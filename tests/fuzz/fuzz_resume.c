@@ -1,5 +1,5 @@
 /* Fuzz what `exadl run --resume` reads of a run folder and decides from it
- * (harness/run: runstate.c, sweep.c; harness/util/safefile.c): the input is
+ * (harness/run: runstate.c, sweep_resume.c; harness/util/safefile.c): the input is
  * journal.yaml, or run.yaml then "\n#journal\n" then journal.yaml, of a
  * folder of the harness's own with a fixed suite and one whole record.  Each
  * input: the folder check, run.yaml, the journal, the sweep's decision (kept

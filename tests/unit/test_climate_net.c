@@ -1,4 +1,4 @@
-/* The climate network (benchmarks/networks/deepcam/cl_net.c) on the
+/* The climate network (benchmarks/networks/deepcam/cl_net*.c) on the
  * reference kernels:
  *  - its gradients are the loss's: for one parameter layer of every kind
  *    (first convolution, a strided depthwise one, a dilated depthwise one,

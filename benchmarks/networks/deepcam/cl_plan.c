@@ -253,7 +253,7 @@ static int decoder(cl_plan *p, int x)
     return tconv(p, "last_deconv", x, CL_CLASSES);
 }
 
-/* Consumers and which gradients accumulate (cl_net.c's backward). */
+/* Consumers and which gradients accumulate (cl_net_pass.c's backward). */
 static void mark(cl_plan *p)
 {
     for (int i = 0; i < p->nop; i++) {

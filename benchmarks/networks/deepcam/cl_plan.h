@@ -2,7 +2,7 @@
  * operations over tensors, built from a configuration before anything is
  * allocated: the layer list, the flat parameter array's layout and the exact
  * counts --describe prints (parameters, forward convolution FLOPs per
- * sample).  cl_net.c runs the list forward and backward.
+ * sample).  cl_net_pass.c runs the list forward and backward.
  *
  * Tensors are NCHW maps of the batch; a tensor may be a window of channels
  * of another (parent >= 0): the concatenations of ASPP and of the decoder

@@ -1,8 +1,9 @@
-/* net_impl: the FC-DenseNet's buffers as net.c and net_split.c share them
- * (private to the network: nothing outside these two files includes it).
- * net.c allocates and runs the network; net_split.c holds what a spatial
- * split adds (fd_split.h, docs/spatial.md): padded buffers, halo fills and
- * folds around the k x k convolutions, the loss's 1/S.
+/* net_impl: the FC-DenseNet's buffers as net.c, net_pass.c and net_split.c
+ * share them (private to the network: nothing outside these three files
+ * includes it).  net.c allocates the network and holds its parameters;
+ * net_pass.c runs forward and backward over its buffers; net_split.c holds
+ * what a spatial split adds (fd_split.h, docs/spatial.md): padded buffers,
+ * halo fills and folds around the k x k convolutions, the loss's 1/S.
  *
  * defines: nbuf, struct net, alloc_t, net_grab, net_buf_alloc, net_view,
  *          nsp_* */

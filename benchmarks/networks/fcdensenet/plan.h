@@ -1,6 +1,6 @@
 /* plan: the FC-DenseNet of a configuration as a table of parametrised layers
  * (shapes, weights, forward FLOPs, offsets in the flat parameter array), built
- * without allocating anything.  --describe prints it; net.c runs it; its
+ * without allocating anything.  --describe prints it; net_pass.c runs it; its
  * gradient tensors are exported (plan_tensors, plan_preset_tensors) for the
  * gradient engine and the orchestration benchmark.
  *

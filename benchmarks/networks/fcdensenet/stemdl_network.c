@@ -38,7 +38,7 @@ static int slices(const void *model, net_slice **out)
     return p->n;
 }
 
-/* Backward makes the tensors in the reverse of forward order (net.c: a
+/* Backward makes the tensors in the reverse of forward order (net_pass.c: a
  * layer's bias gradient before its weights'). */
 static int tensors(const void *model, gsync_tensor **out)
 {
