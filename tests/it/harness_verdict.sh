@@ -175,8 +175,14 @@ out=$("$exadl" compare --mode procurement "$ra" "$rb" 2>&1); rc=$?
 echo "$out" | sed 's/^/    /'
 line=$(grep -E '^step_time_s ' <<<"$out")
 read -r r lo hi < <(sed -E 's/.* ([0-9.]+)x \[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/' <<<"$line")
-awk -v r="$r" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= 1.5 && 1.5 <= hi && lo > 1.1 && r > 1.3) }' \
-    && [ $rc -eq 0 ] && grep -qE '^overall: B \(slow\) is 0\.6[0-9]*x A \(fast\)' <<<"$out" \
+# the CI must hold the planted 1.5 where no launch read busy; a busy launch (other jobs on
+# the cores) stretches every sleep by its wake-up delay, which pulls the measured ratio below
+# 1.5 with a CI that is right about what was measured (failed so at load ~9): then only the
+# winner, the ratio's range and the busy tag are checked
+busytag=0; grep -qE '\[[AB] busy [0-9]+/[0-9]+\]' <<<"$line" && busytag=1
+awk -v r="$r" -v lo="$lo" -v hi="$hi" -v b="$busytag" \
+    'BEGIN { exit !(lo > 1.1 && r > 1.3 && lo <= r && r <= hi && (b ? r < 1.6 : (lo <= 1.5 && 1.5 <= hi))) }' \
+    && [ $rc -eq 0 ] && grep -qE '^overall: B \(slow\) is 0\.[67][0-9]*x A \(fast\)' <<<"$out" \
     && grep -qE 'A \(fast\)( \[[AB] busy [0-9]+/[0-9]+\])*$' <<<"$line" \
     && pass "procurement: the planted 1.5x is $r [$lo, $hi], winner A, overall ~0.67x" \
     || fail "procurement: '$line' ($rc)"
