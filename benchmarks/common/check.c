@@ -51,8 +51,15 @@ void check_fail(const char *call, const char *file, int line, const char *fmt, .
 
 void check_usage(const char *fmt, ...)
 {
-    /* every rank parses the same command line: one of them says what is wrong */
-    if (g_rank > 0) exit(2);
+    /* every rank parses the same command line: one of them says what is wrong.  The others
+     * leave the floor to rank 0: a rank that exits non-zero first makes mpirun abort the job,
+     * which can kill rank 0 before its line is written (on a loaded machine the refusal was
+     * lost so).  mpirun ends them when rank 0 exits; where rank 0 does not fail (an error
+     * only some ranks see), they exit after 10 s */
+    if (g_rank > 0) {
+        for (int i = 0; i < 100; i++) usleep(100000);
+        exit(2);
+    }
     va_list ap;
     fprintf(stderr, "%s: error: ", g_program);
     va_start(ap, fmt);
