@@ -6,6 +6,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/opt.h"
+#include "benchmarks/train/tdataopt.h"
 
 static void usage(FILE *f)
 {
@@ -98,68 +99,24 @@ static const char *const own_options[] = {
     "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing",
     "--read-only", "--verify", "--checkpoint-every", "--checkpoint-dir", "--restore", "--stage", NULL};
 
-static long long whole(const char *name, const char *value, long long lo, long long hi)
-{
-    long long n;
-    if (opt_parse_int(value, &n) || n < lo || n > hi)
-        check_usage("%s: '%s' is not a whole number from %lld to %lld", name, value, lo, hi);
-    return n;
-}
-
 static void take_option(void *prog, const char *name, const char *value)
 {
     cf_args *a = prog;
+    const tdopt_fields f = {.make_data = &a->make_data, .format = &a->format, .stage = &a->stage,
+                            .samples = &a->samples, .val_samples = &a->val_samples,
+                            .shard_samples = &a->shard_samples, .make_missing = &a->make_missing,
+                            .feed = &a->feed, .quality = &a->quality};
+    if (tdopt_take(&f, name, value)) return;
     if (!strcmp(name, "--write-data")) {
         a->write_data = value;
-    } else if (!strcmp(name, "--samples")) {
-        a->samples = whole(name, value, 1, 1LL << 40);
-    } else if (!strcmp(name, "--make-data")) {
-        a->make_data = value;
-    } else if (!strcmp(name, "--format")) {
-        if (strcmp(value, "raw") && strcmp(value, "hdf5"))
-            check_usage("--format: '%s' is not raw or hdf5", value);
-        a->format = value;
-    } else if (!strcmp(name, "--val-samples")) {
-        a->val_samples = whole(name, value, 0, 1LL << 40);
-    } else if (!strcmp(name, "--shard-samples")) {
-        a->shard_samples = whole(name, value, 1, 1LL << 30);
-    } else if (!strcmp(name, "--shuffle")) {
-        if (strcmp(value, "global") && strcmp(value, "local") && strcmp(value, "none"))
-            check_usage("--shuffle: '%s' is not global, local or none", value);
-        snprintf(a->feed.shuffle, sizeof a->feed.shuffle, "%s", value);
-    } else if (!strcmp(name, "--prefetch")) {
-        a->feed.prefetch = (int)whole(name, value, 0, 1024);
-    } else if (!strcmp(name, "--eval-every")) {
-        a->quality.eval_every = (int)whole(name, value, 0, 1 << 24);
-    } else if (!strcmp(name, "--target-loss")) {
-        double x;
-        if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
-            check_usage("--target-loss: '%s' is not a number >= 0", value);
-        a->quality.target_loss = x;
-    } else if (!strcmp(name, "--stage")) {
-        a->stage = value;
     } else if (!strcmp(name, "--checkpoint-every")) {
-        a->ckpt.every = (int)whole(name, value, 0, 1 << 24);
+        a->ckpt.every = (int)tdopt_whole(name, value, 0, 1 << 24);
     } else if (!strcmp(name, "--checkpoint-dir")) {
         a->ckpt.dir = value;
     } else if (!strcmp(name, "--restore")) {
         a->ckpt.restore = value;
-    } else if (!strcmp(name, "--verify")) {
-        if (strcmp(value, "true") && strcmp(value, "false"))
-            check_usage("--verify: '%s' is not true or false", value);
-        a->feed.no_verify = !strcmp(value, "false");
     } else if (!strcmp(name, "--read-only")) {
-        if (strcmp(value, "true") && strcmp(value, "false"))
-            check_usage("--read-only: '%s' is not true or false", value);
-        a->read_only = !strcmp(value, "true");
-    } else if (!strcmp(name, "--make-missing")) {
-        if (strcmp(value, "true") && strcmp(value, "false"))
-            check_usage("--make-missing: '%s' is not true or false", value);
-        a->make_missing = !strcmp(value, "true");
-    } else if (!strcmp(name, "--mllog")) {
-        if (strcmp(value, "true") && strcmp(value, "false"))
-            check_usage("--mllog: '%s' is not true or false", value);
-        a->quality.mllog = !strcmp(value, "true");
+        a->read_only = tdopt_truth(name, value);
     }
 }
 

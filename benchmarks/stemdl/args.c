@@ -7,6 +7,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/opt.h"
 #include "benchmarks/networks/fcdensenet/validate.h"
+#include "benchmarks/train/tdataopt.h"
 
 static void usage(FILE *f)
 {
@@ -94,61 +95,16 @@ static const char *const own_options[] = {
     "--shuffle", "--prefetch", "--verify", "--eval-every", "--target-loss", "--mllog",
     "--make-missing", "--stage", NULL};
 
-static long long whole(const char *name, const char *value, long long lo, long long hi)
-{
-    long long n;
-    if (opt_parse_int(value, &n) || n < lo || n > hi)
-        check_usage("%s: '%s' is not a whole number from %lld to %lld", name, value, lo, hi);
-    return n;
-}
-
-static int truth(const char *name, const char *value)
-{
-    if (strcmp(value, "true") && strcmp(value, "false"))
-        check_usage("%s: '%s' is not true or false", name, value);
-    return !strcmp(value, "true");
-}
-
 static void take_option(void *prog, const char *name, const char *value)
 {
     args_t *a = prog;
     st_data_opts *d = &a->data;
-    if (!strcmp(name, "--data")) {
-        d->data = value;
-    } else if (!strcmp(name, "--make-data")) {
-        d->make_data = value;
-    } else if (!strcmp(name, "--format")) {
-        if (strcmp(value, "raw") && strcmp(value, "hdf5"))
-            check_usage("--format: '%s' is not raw or hdf5", value);
-        d->format = value;
-    } else if (!strcmp(name, "--samples")) {
-        d->samples = whole(name, value, 1, 1LL << 40);
-    } else if (!strcmp(name, "--val-samples")) {
-        d->val_samples = whole(name, value, 0, 1LL << 40);
-    } else if (!strcmp(name, "--shard-samples")) {
-        d->shard_samples = whole(name, value, 1, 1LL << 30);
-    } else if (!strcmp(name, "--shuffle")) {
-        if (strcmp(value, "global") && strcmp(value, "local") && strcmp(value, "none"))
-            check_usage("--shuffle: '%s' is not global, local or none", value);
-        snprintf(d->feed.shuffle, sizeof d->feed.shuffle, "%s", value);
-    } else if (!strcmp(name, "--prefetch")) {
-        d->feed.prefetch = (int)whole(name, value, 0, 1024);
-    } else if (!strcmp(name, "--verify")) {
-        d->feed.no_verify = !truth(name, value);
-    } else if (!strcmp(name, "--eval-every")) {
-        a->quality.eval_every = (int)whole(name, value, 0, 1 << 24);
-    } else if (!strcmp(name, "--target-loss")) {
-        double x;
-        if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
-            check_usage("--target-loss: '%s' is not a number >= 0", value);
-        a->quality.target_loss = x;
-    } else if (!strcmp(name, "--mllog")) {
-        a->quality.mllog = truth(name, value);
-    } else if (!strcmp(name, "--stage")) {
-        d->stage = value;
-    } else if (!strcmp(name, "--make-missing")) {
-        d->make_missing = truth(name, value);
-    }
+    const tdopt_fields f = {.make_data = &d->make_data, .format = &d->format, .stage = &d->stage,
+                            .samples = &d->samples, .val_samples = &d->val_samples,
+                            .shard_samples = &d->shard_samples, .make_missing = &d->make_missing,
+                            .feed = &d->feed, .quality = &a->quality};
+    if (!strcmp(name, "--data")) d->data = value;
+    else tdopt_take(&f, name, value);
 }
 
 void args_parse(args_t *a, int argc, char **argv, int rank)

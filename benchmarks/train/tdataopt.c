@@ -1,0 +1,63 @@
+#include "benchmarks/train/tdataopt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "benchmarks/common/check.h"
+#include "benchmarks/common/opt.h"
+
+long long tdopt_whole(const char *name, const char *value, long long lo, long long hi)
+{
+    long long n;
+    if (opt_parse_int(value, &n) || n < lo || n > hi)
+        check_usage("%s: '%s' is not a whole number from %lld to %lld", name, value, lo, hi);
+    return n;
+}
+
+int tdopt_truth(const char *name, const char *value)
+{
+    if (strcmp(value, "true") && strcmp(value, "false"))
+        check_usage("%s: '%s' is not true or false", name, value);
+    return !strcmp(value, "true");
+}
+
+int tdopt_take(const tdopt_fields *f, const char *name, const char *value)
+{
+    if (!strcmp(name, "--make-data")) {
+        *f->make_data = value;
+    } else if (!strcmp(name, "--format")) {
+        if (strcmp(value, "raw") && strcmp(value, "hdf5"))
+            check_usage("--format: '%s' is not raw or hdf5", value);
+        *f->format = value;
+    } else if (!strcmp(name, "--samples")) {
+        *f->samples = tdopt_whole(name, value, 1, 1LL << 40);
+    } else if (!strcmp(name, "--val-samples")) {
+        *f->val_samples = tdopt_whole(name, value, 0, 1LL << 40);
+    } else if (!strcmp(name, "--shard-samples")) {
+        *f->shard_samples = tdopt_whole(name, value, 1, 1LL << 30);
+    } else if (!strcmp(name, "--shuffle")) {
+        if (strcmp(value, "global") && strcmp(value, "local") && strcmp(value, "none"))
+            check_usage("--shuffle: '%s' is not global, local or none", value);
+        snprintf(f->feed->shuffle, sizeof f->feed->shuffle, "%s", value);
+    } else if (!strcmp(name, "--prefetch")) {
+        f->feed->prefetch = (int)tdopt_whole(name, value, 0, 1024);
+    } else if (!strcmp(name, "--verify")) {
+        f->feed->no_verify = !tdopt_truth(name, value);
+    } else if (!strcmp(name, "--stage")) {
+        *f->stage = value;
+    } else if (!strcmp(name, "--make-missing")) {
+        *f->make_missing = tdopt_truth(name, value);
+    } else if (!strcmp(name, "--eval-every")) {
+        f->quality->eval_every = (int)tdopt_whole(name, value, 0, 1 << 24);
+    } else if (!strcmp(name, "--target-loss")) {
+        double x;
+        if (opt_parse_double(value, &x) || !(x >= 0) || x > 1e30)
+            check_usage("--target-loss: '%s' is not a number >= 0", value);
+        f->quality->target_loss = x;
+    } else if (!strcmp(name, "--mllog")) {
+        f->quality->mllog = tdopt_truth(name, value);
+    } else {
+        return 0;
+    }
+    return 1;
+}

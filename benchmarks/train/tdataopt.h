@@ -1,0 +1,35 @@
+/* tdataopt: the data-set and time-to-train options of the training programs that read sets
+ * from files (stemdl, cosmoflow): --make-data, --format, --samples, --val-samples,
+ * --shard-samples, --shuffle, --prefetch, --verify, --stage, --make-missing, --eval-every,
+ * --target-loss, --mllog.  One parser, so that the programs' spellings, ranges and messages
+ * cannot drift apart (each program had its own copy, line for line).  Each program keeps
+ * its fields where they are and hands this module pointers to them.
+ *
+ * defines: tdopt_fields, tdopt_take, tdopt_whole, tdopt_truth */
+#ifndef TRAIN_TDATAOPT_H
+#define TRAIN_TDATAOPT_H
+
+#include <stdint.h>
+
+#include "benchmarks/common/shard/shard_feed.h"
+#include "benchmarks/train/ttt.h"
+
+typedef struct {
+    const char **make_data, **format, **stage;
+    int64_t *samples, *val_samples, *shard_samples;
+    int *make_missing;
+    shard_feed_opts *feed; /* --shuffle, --prefetch, --verify */
+    ttt_cfg *quality;      /* --eval-every, --target-loss, --mllog */
+} tdopt_fields;
+
+/* Set the field of option NAME from VALUE: 1 when NAME is one of the options above, 0 when
+ * it is not (the program's own); bad values end in check_usage (one line, exit 2). */
+int tdopt_take(const tdopt_fields *f, const char *name, const char *value);
+
+/* VALUE as a whole number in [lo, hi], or check_usage naming NAME. */
+long long tdopt_whole(const char *name, const char *value, long long lo, long long hi);
+
+/* VALUE as true (1) or false (0), or check_usage naming NAME. */
+int tdopt_truth(const char *name, const char *value);
+
+#endif
