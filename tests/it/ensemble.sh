@@ -74,9 +74,11 @@ grep -q '^  trainers: 2$' "$T/r.yaml" && grep -q 'aggregate_samples_per_s:' "$T/
 # CosmoFlow: spatial groups inside trainers (the normal build only: the same
 # runtime path as stemdl's above, and slow under the sanitizers)
 case ${EXADL_BUILD:-build} in
-*build-san*) echo "SKIP: ensemble cosmoflow trainers: normal build only (CI time)"; C=/nonexistent ;;
+*build-san*) echo "SKIP: ensemble cosmoflow trainers: normal build only (CI time)"; C= ;;
 esac
-if [ -x "$C" ]; then
+# An empty C, not a sentinel path: a path such as /nonexistent can exist (as
+# root, an earlier run may have made it), and a directory passes -x.
+if [ -n "$C" ] && [ -f "$C" ] && [ -x "$C" ]; then
     if $M -np 4 "$C" --preset tiny --steps 1 --warmup 0 --quiet --spatial 2 --trainers 2 \
         --record "$T/c.yaml" >"$T/c.out" 2>&1 && grep -q '^  trainers: 2$' "$T/c.yaml"; then
         echo "PASS: ensemble cosmoflow 2 trainers x (1 group of 2 spatial ranks)"

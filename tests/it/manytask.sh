@@ -23,7 +23,7 @@ else
     echo "FAIL: manytask permanent failures: $(tail -n 2 "$T/b.out")"
 fi
 # a task that never works: no task done, status failed, exit non-zero
-if "$B" --tasks 2 --concurrency 2 --launcher direct --task /nonexistent/task --retries 0 \
+if "$B" --tasks 2 --concurrency 2 --launcher direct --task /nonexistent-exadl-test/task --retries 0 \
     --record "$T/c.yaml" >"$T/c.out" 2>&1; then
     echo "FAIL: manytask a task that cannot start passed"
 else

@@ -61,7 +61,7 @@ static void cleanup(void)
 
 static power_cfg_t cfg(const char *root)
 {
-    return (power_cfg_t){.powercap_root = root, .nvml_lib = "/nonexistent/libnvidia-ml.so.1",
+    return (power_cfg_t){.powercap_root = root, .nvml_lib = "/nonexistent-exadl-test/libnvidia-ml.so.1",
                          .meter = NULL, .meter_accuracy = NAN, .interval_s = 0};
 }
 
@@ -142,7 +142,7 @@ static void test_rapl_unreadable(void)
 
 static void test_absent(void)
 {
-    power_cfg_t c = cfg("/nonexistent/powercap");
+    power_cfg_t c = cfg("/nonexistent-exadl-test/powercap");
     power_sess_t s;
     power_open(&s, &c);
     T_ASSERT(s.nsrc == 0 && s.nabsent == 3, "%d sources, %d absent", s.nsrc, s.nabsent);
@@ -172,7 +172,7 @@ static void test_nvml(void)
     put("gpu0_energy_mj", "1000\n");
     put("gpu1_power_mw", "250000\n");
     setenv("EXADL_FAKE_NVML_DIR", tmp, 1);
-    power_cfg_t c = cfg("/nonexistent");
+    power_cfg_t c = cfg("/nonexistent-exadl-test");
     c.nvml_lib = lib;
     power_sess_t s;
     power_open(&s, &c);
@@ -207,7 +207,7 @@ static void test_site(void)
     snprintf(f, sizeof f, "%s/meter", tmp);
     put("meter", "12.5 kJ\n");
     snprintf(m, sizeof m, "file:%s", f);
-    power_cfg_t c = cfg("/nonexistent");
+    power_cfg_t c = cfg("/nonexistent-exadl-test");
     c.meter = m;
     c.meter_accuracy = 0.01;
     power_sess_t s;
