@@ -6,7 +6,7 @@
 #include "benchmarks/common/mpi/comm.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/networks/fcdensenet/fd_convtime.h"
-#include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/train/sp_halo.h"
 #include "benchmarks/networks/fcdensenet/fd_links.h"
 #include "benchmarks/networks/fcdensenet/fd_split.h"
 #include "benchmarks/stemdl/args.h"
@@ -86,13 +86,13 @@ int main(int argc, char **argv)
         st_model m = {.feed = NULL};
         plan_build(&m.plan, &a.cfg);
         /* spatial parallelism: the ranks sharing each sample (fd_split.h) */
-        fd_group grp = {.comm = MPI_COMM_NULL};
+        sp_group grp = {.comm = MPI_COMM_NULL};
         if (fd_split_of(&a.cfg) > 1) {
             if (!comm.mpi)
                 check_usage("--spatial %s needs MPI ranks to split samples over", a.cfg.spatial);
             int hw[2];
             fd_split_hw(&a.cfg, hw);
-            if (fd_group_open(&grp, hw[0], hw[1], comm.world, err, sizeof err))
+            if (sp_group_open(&grp, hw[0], hw[1], comm.world, err, sizeof err))
                 check_usage("%s", err);
             m.plan.group = &grp;
         }
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
         rc = tprog_train(&job, &run);
         backend_close(&be);
         shard_feed_close(m.feed);
-        fd_group_close(&grp);
+        sp_group_close(&grp);
         plan_free(&m.plan);
     }
     if (comm.mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm.world));

@@ -7,7 +7,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 
-int fd_shuf_init(fd_shuf *x, const fd_group *g, int sh, int sw, const kern_ops *ops, void *ctx,
+int fd_shuf_init(fd_shuf *x, const sp_group *g, int sh, int sw, const kern_ops *ops, void *ctx,
                  int dry, int64_t max_elems, char *err, size_t errlen)
 {
     *x = (fd_shuf){.g = g, .ops = ops, .ctx = ctx, .dry = dry, .sh = g ? g->sh : sh,

@@ -16,10 +16,10 @@
 
 #include <stdint.h>
 
-#include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/train/sp_halo.h"
 
 typedef struct {
-    const fd_group *g;   /* NULL when dry (--describe) */
+    const sp_group *g;   /* NULL when dry (--describe) */
     const kern_ops *ops;
     void *ctx;
     int dry, S, sh, sw, rank;
@@ -32,7 +32,7 @@ typedef struct {
 /* Staging for shuffles of up to max_elems elements per rank; sh x sw the
  * group's tiles (the group's own when g is given); -1 with err when out of
  * memory. */
-int fd_shuf_init(fd_shuf *x, const fd_group *g, int sh, int sw, const kern_ops *ops, void *ctx,
+int fd_shuf_init(fd_shuf *x, const sp_group *g, int sh, int sw, const kern_ops *ops, void *ctx,
                  int dry, int64_t max_elems, char *err, size_t errlen);
 void fd_shuf_free(fd_shuf *x);
 

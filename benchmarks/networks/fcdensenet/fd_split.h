@@ -1,7 +1,7 @@
 /* fd_split: the spatial split of the FC-DenseNet along H (docs/spatial.md),
  * as numbers: which rows of every layer a rank holds, whether a split fits
  * the network, and what a rank exchanges.  Pure arithmetic, no MPI; the
- * exchange itself is fd_halo.c, the tiles' computation net_pass.c.
+ * exchange itself is sp_halo.c, the tiles' computation net_pass.c.
  *
  * A group of S ranks (contiguous world ranks, the runtime's convention,
  * network.h) splits each sample into S horizontal tiles of equal height:

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/train/sp_halo.h"
 #include "benchmarks/networks/fcdensenet/fd_shuffle.h"
 #include "benchmarks/networks/fcdensenet/net.h"
 
@@ -56,7 +56,7 @@ struct net {
     float *scale_master;   /* a 1x1 conv of c_out maps by diag(1/S): that scale */
     void *scale_w;
     float *host_tile;      /* the tile's rows of a batch, cropped on the host */
-    fd_xchg hx;
+    sp_xchg hx;
     int hx_open;
     /* a per-level plan (fd_split.h): levels [K, L] hold whole samples */
     int K;

@@ -107,7 +107,7 @@ void nsp_alloc(alloc_t *a)
     int64_t cc = (int64_t)c->c_out * c->c_out;
     n->scale_master = net_grab(a, (size_t)cc * sizeof(float));
     n->scale_w = esz == (int64_t)sizeof(float) ? n->scale_master : net_grab(a, (size_t)(cc * esz));
-    /* the exchange's staging: 2 x 2 regions of the widest halo (fd_halo.c) */
+    /* the exchange's staging: 2 x 2 regions of the widest halo (sp_halo.c) */
     int64_t fe = COUNT_PROD("halo elements", n->batch, face);
     int64_t t;
     CHECK(count_add((int64_t)n->bytes, 4 * fe * esz, &t) == 0, "the network's bytes overflow");
@@ -123,7 +123,7 @@ void nsp_setup(net_t *n)
     if (cfg_parse_spatial(c->spatial, s)) s[0] = s[1] = 1;
     n->Sh = s[0], n->Sw = s[1];
     n->S = n->Sh * n->Sw;
-    const struct fd_group *g = n->plan->group;
+    const struct sp_group *g = n->plan->group;
     n->srank = g ? g->rank : 0;
     n->srh = g ? g->rh : 0;
     n->srw = g ? g->rw : 0;
@@ -146,7 +146,7 @@ int nsp_open(net_t *n, char *err, size_t errlen)
     int64_t wp0 = n->in.w + 2 * n->pw0;
     int64_t face = max64((int64_t)c->c_in * max64(n->ph0 * wp0, (int64_t)n->pw0 * n->in.h),
                          split_face(n));
-    if (fd_xchg_init(&n->hx, n->plan->group, n->ops, n->ctx, n->dry, (int64_t)n->batch * face, err,
+    if (sp_xchg_init(&n->hx, n->plan->group, n->ops, n->ctx, n->dry, (int64_t)n->batch * face, err,
                      errlen))
         return -1;
     n->hx_open = 1;
@@ -214,8 +214,8 @@ void nsp_pad_fill(net_t *n, kc_t *kc, const char *name, nbuf *b, const tview *sr
     t3view s = nsp_as3(src),
            d = nsp_pbox(n, b->rp, b->c, b->hp, b->wp, ch0, nch, n->ph, b->h, n->pw, b->w);
     kc_copy3d(kc, "halo_pad", name, &s, &d);
-    fd_pad P = {b->rp, n->batch, b->c, b->hp, b->wp, ch0, nch, n->ph, n->pw};
-    fd_halo_fill(&n->hx, kc, name, &P);
+    sp_pad P = {b->rp, n->batch, b->c, b->hp, b->wp, ch0, nch, n->ph, n->pw};
+    sp_halo_fill(&n->hx, kc, name, &P);
 }
 
 /* The neighbours' parts of the padded data gradient added in, then the own
@@ -223,8 +223,8 @@ void nsp_pad_fill(net_t *n, kc_t *kc, const char *name, nbuf *b, const tview *sr
 void nsp_fold_dr(net_t *n, kc_t *kc, const char *name, nbuf *b, int ch0, int nch,
                     const tview *dst)
 {
-    fd_pad P = {b->drp, n->batch, b->c, b->hp, b->wp, ch0, nch, n->ph, n->pw};
-    fd_halo_fold(&n->hx, kc, name, &P);
+    sp_pad P = {b->drp, n->batch, b->c, b->hp, b->wp, ch0, nch, n->ph, n->pw};
+    sp_halo_fold(&n->hx, kc, name, &P);
     t3view s = nsp_pbox(n, b->drp, b->c, b->hp, b->wp, ch0, nch, n->ph, b->h, n->pw, b->w),
            d = nsp_as3(dst);
     kc_copy3d(kc, "halo_crop", name, &s, &d);
@@ -259,7 +259,7 @@ tview nsp_pad_dy(net_t *n, kc_t *kc, const char *name, const tview *dy, int h)
 
 void nsp_release(net_t *n)
 {
-    if (n->hx_open) fd_xchg_free(&n->hx);
+    if (n->hx_open) sp_xchg_free(&n->hx);
     n->hx_open = 0;
     if (n->sh_open) fd_shuf_free(&n->sh);
     n->sh_open = 0;
@@ -310,8 +310,8 @@ void nsp_init_fwd(net_t *n, kc_t *kc, const tview *in, const void *w, const tvie
     t3view s = nsp_as3(in),
            d = nsp_pbox(n, n->inp, c->c_in, hp, wp, 0, c->c_in, n->ph0, n->in.h, n->pw0, n->in.w);
     kc_copy3d(kc, "halo_pad", "conv_init", &s, &d);
-    fd_pad P = {n->inp, n->batch, c->c_in, hp, wp, 0, c->c_in, n->ph0, n->pw0};
-    fd_halo_fill(&n->hx, kc, "conv_init", &P);
+    sp_pad P = {n->inp, n->batch, c->c_in, hp, wp, 0, c->c_in, n->ph0, n->pw0};
+    sp_halo_fill(&n->hx, kc, "conv_init", &P);
     tview inp = {n->inp, n->batch, c->c_in, hp, wp, (int64_t)c->c_in * hp * wp};
     nsp_conv_fwd(n, kc, "conv_init", &inp, w, c->k0, y0);
 }

@@ -46,7 +46,7 @@ typedef struct {
     /* spatial parallelism (fd_split.h): this rank's group, set by the
      * program after plan_build for a split run; NULL: none (or a dry
      * instance: --describe) */
-    const struct fd_group *group;
+    const struct sp_group *group;
 } plan_t;
 
 /* Build the plan of a validated configuration (a fatal error when its counts

@@ -1,6 +1,8 @@
-/* fd_halo: the communication of the FC-DenseNet's H split (fd_split.h,
- * docs/spatial.md): the spatial group's neighbours and the two exchanges of
- * a halo-padded activation.
+/* sp_halo: the communication of a 2D network's spatial split (docs/spatial.md:
+ * the FC-DenseNet's, fcdensenet/fd_split.h, and the climate network's,
+ * deepcam/cl_split.h; here in the runtime so that both networks share it):
+ * the spatial group's neighbours and the two exchanges of a halo-padded
+ * activation.
  *
  * A padded buffer is [n][C][hp][wp] with hp = tile rows + 2 halo_h and
  * wp = tile columns + 2 halo_w (halo_h 0 when H is not split, halo_w 0 when
@@ -22,10 +24,10 @@
  * so that any set works; messages are bytes of the set's element type.
  * MPI calls come from the main thread only, on the group's own communicator.
  *
- * defines: fd_group, fd_group_open, fd_group_close, fd_xchg, fd_xchg_init,
- *          fd_xchg_free, fd_pad, fd_halo_fill, fd_halo_fold */
-#ifndef EXADL_FCDENSENET_FD_HALO_H
-#define EXADL_FCDENSENET_FD_HALO_H
+ * defines: sp_group, sp_group_open, sp_group_close, sp_xchg, sp_xchg_init,
+ *          sp_xchg_free, sp_pad, sp_halo_fill, sp_halo_fold */
+#ifndef EXADL_TRAIN_SP_HALO_H
+#define EXADL_TRAIN_SP_HALO_H
 
 #include <mpi.h>
 #include <stdint.h>
@@ -33,20 +35,20 @@
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/kernels/kern.h"
 
-typedef struct fd_group {
+typedef struct sp_group {
     MPI_Comm comm;       /* the S = sh x sw ranks sharing this rank's samples */
     int size, rank;      /* S and this rank's tile (0: the top left; row-major) */
     int sh, sw;          /* tiles along H and W */
     int rh, rw;          /* this rank's tile row and column */
     int up, down;        /* neighbours (MPI_PROC_NULL at the edges) */
     int left, right;
-} fd_group;
+} sp_group;
 
 /* Groups of sh x sw contiguous ranks of world (collective over world), rank
  * r of a group holding tile (r / sw, r % sw).  0, or -1 with err when the
  * ranks do not form whole groups. */
-int fd_group_open(fd_group *g, int sh, int sw, MPI_Comm world, char *err, size_t errlen);
-void fd_group_close(fd_group *g);
+int sp_group_open(sp_group *g, int sh, int sw, MPI_Comm world, char *err, size_t errlen);
+void sp_group_close(sp_group *g);
 
 /* The rows of channels [c0, c0 + nc) of a padded buffer. */
 typedef struct {
@@ -54,10 +56,10 @@ typedef struct {
     int n, C, hp, wp;    /* its samples, channels, padded rows and columns */
     int c0, nc;          /* the channels exchanged */
     int halo_h, halo_w;  /* halo rows and columns (0: that axis is not split) */
-} fd_pad;
+} sp_pad;
 
 typedef struct {
-    const fd_group *g;
+    const sp_group *g;
     const kern_ops *ops;
     void *ctx;
     int dry;             /* count kernels only: no transfers, no MPI */
@@ -65,15 +67,15 @@ typedef struct {
     void *stage[2], *acc[2]; /* set memory: above, below */
     char *sbuf[2], *rbuf[2]; /* host */
     int64_t bytes, messages; /* sent since init */
-} fd_xchg;
+} sp_xchg;
 
 /* Staging for regions of up to max_elems elements; -1 with err when out of
  * memory. */
-int fd_xchg_init(fd_xchg *x, const fd_group *g, const kern_ops *ops, void *ctx, int dry,
+int sp_xchg_init(sp_xchg *x, const sp_group *g, const kern_ops *ops, void *ctx, int dry,
                  int64_t max_elems, char *err, size_t errlen);
-void fd_xchg_free(fd_xchg *x);
+void sp_xchg_free(sp_xchg *x);
 
-void fd_halo_fill(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P);
-void fd_halo_fold(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P);
+void sp_halo_fill(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P);
+void sp_halo_fold(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P);
 
 #endif

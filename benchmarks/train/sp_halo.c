@@ -1,4 +1,4 @@
-#include "benchmarks/networks/fcdensenet/fd_halo.h"
+#include "benchmarks/train/sp_halo.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/mpi/comm.h"
 
-int fd_group_open(fd_group *g, int sh, int sw, MPI_Comm world, char *err, size_t errlen)
+int sp_group_open(sp_group *g, int sh, int sw, MPI_Comm world, char *err, size_t errlen)
 {
     int rank, size, split = sh * sw;
     CHECK_MPI(MPI_Comm_rank(world, &rank));
@@ -30,16 +30,16 @@ int fd_group_open(fd_group *g, int sh, int sw, MPI_Comm world, char *err, size_t
     return 0;
 }
 
-void fd_group_close(fd_group *g)
+void sp_group_close(sp_group *g)
 {
     if (g->comm != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_free(&g->comm));
     g->comm = MPI_COMM_NULL;
 }
 
-int fd_xchg_init(fd_xchg *x, const fd_group *g, const kern_ops *ops, void *ctx, int dry,
+int sp_xchg_init(sp_xchg *x, const sp_group *g, const kern_ops *ops, void *ctx, int dry,
                  int64_t max_elems, char *err, size_t errlen)
 {
-    *x = (fd_xchg){.g = g, .ops = ops, .ctx = ctx, .dry = dry};
+    *x = (sp_xchg){.g = g, .ops = ops, .ctx = ctx, .dry = dry};
     x->cap = (size_t)max_elems * ops->act_bytes;
     if (dry) return 0;
     for (int s = 0; s < 2; s++) {
@@ -50,14 +50,14 @@ int fd_xchg_init(fd_xchg *x, const fd_group *g, const kern_ops *ops, void *ctx, 
         if (!x->stage[s] || !x->acc[s] || !x->sbuf[s] || !x->rbuf[s]) {
             snprintf(err, errlen, "halo staging of 4 x %.3g GB could not be allocated",
                      (double)x->cap / 1e9);
-            fd_xchg_free(x);
+            sp_xchg_free(x);
             return -1;
         }
     }
     return 0;
 }
 
-void fd_xchg_free(fd_xchg *x)
+void sp_xchg_free(sp_xchg *x)
 {
     for (int s = 0; s < 2; s++) {
         if (x->stage[s]) x->ops->release(x->ctx, x->stage[s]);
@@ -72,14 +72,14 @@ void fd_xchg_free(fd_xchg *x)
 /* The neighbours along an axis (0: H, above and below; 1: W, left and
  * right); a dry exchange without a group (the FLOP count of --describe)
  * has both, whose copies it counts. */
-static void nbrs(const fd_xchg *x, int axis, int nbr[2])
+static void nbrs(const sp_xchg *x, int axis, int nbr[2])
 {
     nbr[0] = x->g ? (axis ? x->g->left : x->g->up) : 0;
     nbr[1] = x->g ? (axis ? x->g->right : x->g->down) : 0;
 }
 
 /* A box of the padded region: rows [r0, r0 + nr), columns [c0, c0 + ncol). */
-static t3view box(const fd_xchg *x, const fd_pad *P, int r0, int nr, int col0, int ncol)
+static t3view box(const sp_xchg *x, const sp_pad *P, int r0, int nr, int col0, int ncol)
 {
     int64_t plane = (int64_t)P->hp * P->wp;
     t3view v = {.n = P->n, .c = P->nc, .d = 1, .h = nr, .w = ncol, .sn = (int64_t)P->C * plane,
@@ -91,7 +91,7 @@ static t3view box(const fd_xchg *x, const fd_pad *P, int r0, int nr, int col0, i
 }
 
 /* The same shape, dense, in a staging buffer. */
-static t3view dense(const fd_pad *P, void *p, int nr, int ncol)
+static t3view dense(const sp_pad *P, void *p, int nr, int ncol)
 {
     int64_t plane = (int64_t)nr * ncol;
     return (t3view){.p = p, .n = P->n, .c = P->nc, .d = 1, .h = nr, .w = ncol,
@@ -107,7 +107,7 @@ typedef struct {
     int depth;          /* halo rows or columns */
 } side_t;
 
-static t3view side_box(const fd_xchg *x, const fd_pad *P, const side_t *a, int s)
+static t3view side_box(const sp_xchg *x, const sp_pad *P, const side_t *a, int s)
 {
     return a->axis ? box(x, P, a->r0, a->nr, a->at[s], a->depth)
                    : box(x, P, a->at[s], a->depth, a->c0, a->nc);
@@ -118,7 +118,7 @@ static int side_cols(const side_t *a) { return a->axis ? a->depth : a->nc; }
 
 /* Send region at[] of side s to that side's neighbour and receive from it
  * into staging s. */
-static void swap(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, const side_t *a)
+static void swap(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P, const side_t *a)
 {
     int nbr[2];
     nbrs(x, a->axis, nbr);
@@ -157,7 +157,7 @@ static void swap(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, const
 }
 
 /* The axis's geometry: along H the whole padded width, along W the own rows. */
-static side_t axis_of(const fd_pad *P, int axis)
+static side_t axis_of(const sp_pad *P, int axis)
 {
     side_t a = {.axis = axis};
     a.depth = axis ? P->halo_w : P->halo_h;
@@ -166,9 +166,9 @@ static side_t axis_of(const fd_pad *P, int axis)
     return a;
 }
 
-static int extent(const fd_pad *P, int axis) { return axis ? P->wp : P->hp; }
+static int extent(const sp_pad *P, int axis) { return axis ? P->wp : P->hp; }
 
-static void fill_axis(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, int axis)
+static void fill_axis(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P, int axis)
 {
     side_t a = axis_of(P, axis);
     if (a.depth == 0) return; /* 1x1 kernels, or the axis is not split */
@@ -186,7 +186,7 @@ static void fill_axis(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, 
     }
 }
 
-static void fold_axis(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, int axis)
+static void fold_axis(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P, int axis)
 {
     side_t a = axis_of(P, axis);
     if (a.depth == 0) return;
@@ -210,13 +210,13 @@ static void fold_axis(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P, 
     }
 }
 
-void fd_halo_fill(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P)
+void sp_halo_fill(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P)
 {
     fill_axis(x, kc, layer, P, 1); /* W over the own rows */
     fill_axis(x, kc, layer, P, 0); /* H over the padded width: the corners */
 }
 
-void fd_halo_fold(fd_xchg *x, kc_t *kc, const char *layer, const fd_pad *P)
+void sp_halo_fold(sp_xchg *x, kc_t *kc, const char *layer, const sp_pad *P)
 {
     fold_axis(x, kc, layer, P, 0);
     fold_axis(x, kc, layer, P, 1);
