@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "benchmarks/networks/deepcam/cl_plan.h"
+#include "benchmarks/networks/deepcam/cl_split.h"
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -14,7 +17,9 @@ static void usage(FILE *f)
             "writes a result record.  Runs as one process, or under mpirun with data\n"
             "parallelism; batch norm uses each rank's own statistics (--bn local, DeepCAM's\n"
             "default) or those of a group of ranks (--bn sync [--bn-group G]: sums of x and\n"
-            "x^2, then of dy and dy xhat, allreduced in double; cpu backend).\n"
+            "x^2, then of dy and dy xhat, allreduced in double; cpu backend).  --spatial N\n"
+            "splits each sample along H over groups of N ranks (halo exchanges, batch norm\n"
+            "summed over the group; docs/spatial.md).\n"
             "\n"
             "  --help                 this text\n"
             "  --describe             print the layer table and exact counts per sample;\n"
@@ -37,12 +42,23 @@ static void usage(FILE *f)
             "  climate --preset deepcam --describe\n"
             "  climate --preset small --steps 20 --record small.yaml\n"
             "  mpirun -np 2 climate --preset small --batch 2\n"
-            "  mpirun -np 2 climate --preset small --batch 2 --bn sync   # = 1 rank of batch 4\n");
+            "  mpirun -np 2 climate --preset small --batch 2 --bn sync   # = 1 rank of batch 4\n"
+            "  mpirun -np 2 climate --preset tiny --spatial 2   # each sample split in 2 along H\n"
+            "  mpirun -np 4 climate --preset tiny --spatial 2 --batch 1 --bn sync  # 2 groups x 2\n");
 }
 
+/* The configuration's own checks, then whether its layer list splits
+ * --spatial ways (every map's height, every halo: cl_split.h). */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    return cl_cfg_validate(cfg, err, errlen);
+    const cl_cfg *c = cfg;
+    if (cl_cfg_validate(c, err, errlen)) return -1;
+    if (c->spatial <= 1) return 0;
+    cl_plan p;
+    cl_plan_build(&p, c);
+    int rc = cl_split_check(&p, c->spatial, err, errlen);
+    cl_plan_free(&p);
+    return rc;
 }
 
 void args_parse(args_t *a, int argc, char **argv, int rank)

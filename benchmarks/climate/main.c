@@ -12,6 +12,8 @@
 #include "benchmarks/networks/deepcam/cl_net.h"
 #include "benchmarks/networks/deepcam/cl_network.h"
 #include "benchmarks/networks/deepcam/cl_plan.h"
+#include "benchmarks/networks/deepcam/cl_split.h"
+#include "benchmarks/train/sp_halo.h"
 #include "benchmarks/train/backend.h"
 #include "benchmarks/train/tprog.h"
 #include "benchmarks/train/train.h"
@@ -33,6 +35,24 @@ static int describe(const args_t *a, const comm_t *comm)
                "%.3g GB, Adam's moments %.3g GB)\n",
                (double)net + adam, ((double)net + adam) / 1e9, a->cfg.run.batch,
                (double)net / 1e9, adam / 1e9);
+        int N = cl_split_of(&p);
+        if (N > 1) {
+            /* the same rank unsplit: the network's buffers at full height */
+            cl_cfg one = a->cfg;
+            one.spatial = 1;
+            cl_plan q;
+            cl_plan_build(&q, &one);
+            size_t whole = cl_net_bytes_needed(&q, kern_ref_ops(), a->cfg.run.batch);
+            cl_plan_free(&q);
+            int64_t msgs = 0, hb = cl_split_halo_bytes(&p, N, a->cfg.run.batch, 4, &msgs);
+            printf("spatial                        %dx1  (each sample split along H over %d "
+                   "ranks; batch norm's sums and the image pool over the group)\n", N, N);
+            printf("network_bytes_per_rank         %zu  (unsplit %zu: %.2fx; padded tiles and "
+                   "halo staging included)\n", net, whole, (double)net / (double)whole);
+            printf("halo_bytes_per_step            %lld  (a middle rank, %lld messages, %d "
+                   "convolutions with a halo; fp32)\n", (long long)hb, (long long)msgs,
+                   cl_split_halo_ops(&p, N));
+        }
     }
     cl_plan_free(&p);
     return 0;
@@ -45,8 +65,18 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     cl_plan p;
     cl_plan_build(&p, &a->cfg);
     cl_bnsync bn = {.comm = MPI_COMM_NULL};
-    int sync = !strcmp(a->cfg.bn, "sync");
-    if (sync && cl_bnsync_open(&bn, a->cfg.bn_group, comm->mpi ? comm->world : MPI_COMM_NULL,
+    int N = cl_split_of(&p), sync = !strcmp(a->cfg.bn, "sync") || N > 1;
+    /* a split: the ranks sharing each sample (sp_halo.h); their batch norm
+     * sums over the group (or a --bn-group of whole groups), so that the
+     * tiles normalise as the whole sample does */
+    sp_group grp = {.comm = MPI_COMM_NULL};
+    if (N > 1) {
+        if (!comm->mpi) check_usage("--spatial %d needs MPI ranks to split samples over", N);
+        if (sp_group_open(&grp, N, 1, comm->world, err, sizeof err)) check_usage("%s", err);
+        p.group = &grp;
+    }
+    int bgroup = strcmp(a->cfg.bn, "sync") ? N : a->cfg.bn_group;
+    if (sync && cl_bnsync_open(&bn, bgroup, comm->mpi ? comm->world : MPI_COMM_NULL,
                                comm->size, err, sizeof err))
         check_usage("%s", err);
     p.bn = sync ? &bn : NULL;
@@ -63,12 +93,15 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
              a->cfg.preset);
     char bnl[64] = "per-rank statistics";
     if (sync) snprintf(bnl, sizeof bnl, "statistics synchronised over groups of %d rank(s)", bn.ranks);
+    char spl[64] = "";
+    if (N > 1) snprintf(spl, sizeof spl, "; samples split %dx1 (%d groups)", N, comm->size / N);
     if (comm->rank == 0 && !a->t.quiet)
-        printf("climate: %d rank(s), %d thread(s) per rank, kernels: %s; batch norm: %s\n",
-               comm->size, be.threads, be.library, bnl);
+        printf("climate: %d rank(s), %d thread(s) per rank, kernels: %s; batch norm: %s%s\n",
+               comm->size, be.threads, be.library, bnl, spl);
     int rc = tprog_train(&job, &run);
     backend_close(&be);
     if (sync) cl_bnsync_close(&bn);
+    if (N > 1) sp_group_close(&grp);
     cl_plan_free(&p);
     return rc;
 }

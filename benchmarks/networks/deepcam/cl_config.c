@@ -25,6 +25,8 @@ static const kt_key keys[] = {
      .help = "batch norm statistics: local (each rank's batch, DeepCAM's default) | sync "
              "(allreduced over a group of ranks)"},
     INT(bn_group, 0, 1 << 20, "--bn sync: ranks per statistics group (0: every rank)"),
+    INT(spatial, 1, 4096, "ranks splitting each sample along H into tiles (groups of N ranks; "
+                          "batch norm then sums over the group; docs/spatial.md)"),
     {.key = NULL},
 };
 
@@ -41,6 +43,7 @@ int cl_cfg_preset(cl_cfg *c, const char *name)
     /* DeepCAM's reference trains with --batchnorm_group_size 1 (each GPU's
      * own statistics) unless told otherwise: local is the default here too */
     snprintf(d.bn, sizeof d.bn, "local");
+    d.spatial = 1;
     d.width_div = 1, d.middle_blocks = 16, d.channels = 16;
     if (!strcmp(name, "deepcam") || !strcmp(name, "gb2018")) {
         /* MLPerf HPC DeepCAM's reference sizes; the SC18 run's fields have
@@ -126,6 +129,22 @@ int cl_cfg_validate(const cl_cfg *c, char *err, size_t errlen)
     if (!strcmp(c->bn, "sync") && c->run.trainers > 1) {
         snprintf(err, errlen, "--bn sync with --trainers %d: synchronised statistics are for one "
                               "trainer's ranks only", c->run.trainers);
+        return -1;
+    }
+    if (c->spatial > 1 && strcmp(c->run.backend, "cpu")) {
+        snprintf(err, errlen, "--spatial %d runs on the cpu backend only (its batch-norm sums "
+                              "and halo copies have not run on a GPU)", c->spatial);
+        return -1;
+    }
+    if (c->spatial > 1 && c->run.trainers > 1) {
+        snprintf(err, errlen, "--spatial %d with --trainers %d: not supported (a split's batch "
+                              "norm is synchronised over its group)", c->spatial, c->run.trainers);
+        return -1;
+    }
+    if (c->spatial > 1 && c->bn_group > 0 && c->bn_group % c->spatial) {
+        snprintf(err, errlen, "--bn-group %d with --spatial %d: a statistics group must hold "
+                              "whole spatial groups (a multiple of %d ranks)",
+                 c->bn_group, c->spatial, c->spatial);
         return -1;
     }
     if (strcmp(c->bn, "sync") && c->bn_group != 0) {

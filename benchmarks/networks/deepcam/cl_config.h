@@ -35,6 +35,7 @@ typedef struct {
     double bn_eps;               /* batch norm epsilon */
     char bn[8];                  /* local: each rank's statistics; sync: the group's (cl_bnsync.h) */
     int bn_group;                /* sync: ranks per statistics group (0: every rank) */
+    int spatial;                 /* ranks splitting each sample along H (cl_split.h); 1: none */
     runcfg_t run;                /* batch, steps, seed, precision, kernels, backend, ... */
 } cl_cfg;
 

@@ -14,6 +14,7 @@
 #include "benchmarks/common/count.h"
 #include "benchmarks/common/rng.h"
 #include "benchmarks/networks/deepcam/cl_net_impl.h"
+#include "benchmarks/networks/deepcam/cl_split.h"
 
 /* ---- allocation ------------------------------------------------------------- */
 
@@ -28,9 +29,10 @@ static void *grab(cl_net *n, int64_t bytes)
     return q;
 }
 
+/* a tensor's elements on this rank: its tile's rows under a split */
 static int64_t elems(const cl_net *n, const cl_tensor *t)
 {
-    return COUNT_PROD("a tensor's elements", n->batch, t->c, t->h, t->w);
+    return COUNT_PROD("a tensor's elements", n->batch, t->c, cl_rows(n, (int)(t - n->p->t)), t->w);
 }
 
 static int root_of(const cl_plan *p, int id) { return p->t[id].parent >= 0 ? p->t[id].parent : id; }
@@ -89,6 +91,39 @@ static void alloc_grads(cl_net *n, int64_t ab)
     free(done);
 }
 
+/* A split's buffers: the halo convolutions' padded input and output (the
+ * largest of each), the exchange's staging (counted in the network's bytes
+ * as the set memory it is), the backward's class weights. */
+static void alloc_split(cl_net *n, int64_t ab)
+{
+    const cl_plan *p = n->p;
+    int64_t in = 1, out = 1, side = 1;
+    for (int i = 0; i < p->nop; i++) {
+        int a = n->halo[i];
+        if (!a) continue;
+        const cl_op *o = &p->op[i];
+        const cl_tensor *x = &p->t[o->in], *y = &p->t[o->out];
+        int hp = cl_rows(n, o->in) + 2 * a;
+        int ho = o->kind == CL_TCONV ? 2 * hp : kern_dconv_out(hp, &o->g);
+        int64_t e = COUNT_PROD("padded elements", n->batch, x->c, hp, x->w);
+        int64_t f = COUNT_PROD("padded elements", n->batch, y->c, ho, y->w);
+        int64_t g = COUNT_PROD("halo elements", n->batch, x->c, a, x->w);
+        in = e > in ? e : in, out = f > out ? f : out, side = g > side ? g : side;
+    }
+    n->pin = grab(n, COUNT_PROD("bytes", in, ab));
+    n->pout = grab(n, COUNT_PROD("bytes", out, ab));
+    n->class_wb = grab(n, 4 * CL_CLASSES);
+    char err[160];
+    if (!n->failed &&
+        sp_xchg_init(&n->xchg, p->group, n->ops, n->ctx, n->dry || !p->group, side, err,
+                     sizeof err))
+        n->failed = 1, n->failed_bytes = (size_t)COUNT_PROD("bytes", side, 4 * ab);
+    int64_t total;
+    CHECK(count_add((int64_t)n->bytes, COUNT_PROD("bytes", side, 4 * ab), &total) == 0,
+          "the network's bytes overflow");
+    n->bytes = (size_t)total;
+}
+
 static void alloc_all(cl_net *n)
 {
     const cl_plan *p = n->p;
@@ -111,9 +146,10 @@ static void alloc_all(cl_net *n)
     n->mean = grab(n, COUNT_PROD("bytes", stats, 4));
     n->var = grab(n, COUNT_PROD("bytes", stats, 4));
     const cl_tensor *in = &p->t[p->input];
-    int64_t pixels = COUNT_PROD("pixels", n->batch, in->h, in->w);
+    int64_t pixels = COUNT_PROD("pixels", n->batch, cl_rows(n, p->input), in->w);
     n->label = grab(n, COUNT_PROD("bytes", pixels, 4));
     n->class_w = grab(n, 4 * CL_CLASSES);
+    if (n->S > 1) alloc_split(n, ab);
     int64_t pb = COUNT_PROD("parameter bytes", p->params, 4);
     n->params = grab(n, pb);
     n->grads = grab(n, pb);
@@ -130,6 +166,12 @@ static cl_net *make(const cl_plan *p, const kern_ops *ops, void *ctx, int batch,
     n->live_lo = XCALLOC((size_t)p->nt, sizeof *n->live_lo, "gradient liveness");
     n->live_hi = XCALLOC((size_t)p->nt, sizeof *n->live_hi, "gradient liveness");
     n->gbuf = XCALLOC((size_t)p->nt, sizeof *n->gbuf, "gradient buffers");
+    n->S = cl_split_of(p);
+    n->srank = p->group ? p->group->rank : 0;
+    n->whole = XCALLOC((size_t)p->nt, 1, "split tensors");
+    n->halo = XCALLOC((size_t)p->nop, sizeof *n->halo, "split halos");
+    cl_split_whole(p, n->whole);
+    for (int i = 0; i < p->nop; i++) n->halo[i] = cl_split_halo(p, i, n->S);
     alloc_all(n);
     return n;
 }
@@ -140,6 +182,9 @@ cl_net *cl_net_create(const cl_plan *p, const kern_ops *ops, void *ctx, int batc
     /* cl_bnsync's loops read and write the views on the host, in fp32 */
     CHECK(!p->bn || (ops->act_bytes == 4 && strcmp(ops->name, "cuda")),
           "--bn sync needs a CPU kernel set with fp32 activations, not '%s'", ops->name);
+    /* a split's batch norm must see the whole sample: the group's sums */
+    CHECK(dry || cl_split_of(p) == 1 || (p->bn && p->group),
+          "--spatial %d needs its group and batch norm synchronised over it", cl_split_of(p));
     cl_net *n = make(p, ops, ctx, batch, dry);
     if (n->failed) {
         snprintf(err, errlen, "a buffer of %.3g GB could not be allocated",
@@ -153,6 +198,14 @@ cl_net *cl_net_create(const cl_plan *p, const kern_ops *ops, void *ctx, int batc
         ops->h2d(ctx, n->class_w, w, sizeof w);
         n->label_host = XMALLOC((size_t)batch * (size_t)c->height * (size_t)c->width * 4,
                                 "labels");
+        if (n->S > 1) {
+            /* the gradient of the sample's mean loss is 1/S of the tile's mean's */
+            for (int k = 0; k < CL_CLASSES; k++) w[k] /= (float)n->S;
+            ops->h2d(ctx, n->class_wb, w, sizeof w);
+            n->host_tile = XMALLOC((size_t)batch * (size_t)c->channels *
+                                       (size_t)cl_rows(n, p->input) * (size_t)c->width * 4,
+                                   "the input tile");
+        }
     }
     return n;
 }
@@ -175,7 +228,9 @@ void cl_net_free(cl_net *n)
     if (!n) return;
     for (int i = 0; i < n->p->nt; i++) rel(n, n->x[i]);
     for (int b = 0; b < n->ngbuf; b++) rel(n, n->gbuf[b]);
-    void *flat[] = {n->scratch, n->mean, n->var, n->label, n->class_w, n->params, n->grads};
+    void *flat[] = {n->scratch, n->mean,  n->var,  n->label, n->class_w,
+                    n->params,  n->grads, n->pin,  n->pout,  n->class_wb};
+    if (n->S > 1) sp_xchg_free(&n->xchg);
     for (size_t i = 0; i < sizeof flat / sizeof *flat; i++) rel(n, flat[i]);
     if (n->wc != n->params) rel(n, n->wc);
     free(n->x);
@@ -185,6 +240,9 @@ void cl_net_free(cl_net *n)
     free(n->live_hi);
     free(n->gbuf);
     free(n->label_host);
+    free(n->host_tile);
+    free(n->whole);
+    free(n->halo);
     free(n);
 }
 

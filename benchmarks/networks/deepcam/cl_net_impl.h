@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "benchmarks/networks/deepcam/cl_net.h"
+#include "benchmarks/train/sp_halo.h"
 
 struct cl_net {
     const cl_plan *p;
@@ -35,6 +36,37 @@ struct cl_net {
     float *class_w;      /* [CL_CLASSES] in the set's memory */
     float *params, *grads;
     void *wc;
+    /* the spatial split (cl_split.h; S 1: none, and nothing below is used) */
+    int S, srank;        /* ranks per sample, this rank's tile (0: the top one) */
+    char *whole;         /* [nt]: maps every rank holds whole (the image-pool branch) */
+    int *halo;           /* [nop]: a convolution's halo rows (0: it runs on the tile) */
+    void *pin, *pout;    /* a halo convolution's padded input (or its data gradient)
+                            and padded output (or output gradient) */
+    sp_xchg xchg;
+    float *class_wb;     /* class weights / S: the tile's share of the sample's mean loss */
+    float *host_tile;    /* load's staging of the tile's rows */
 };
+
+/* Rows a rank holds of tensor t: its tile's, or all for a whole map. */
+static inline int cl_rows(const struct cl_net *n, int t)
+{
+    const cl_tensor *x = &n->p->t[t];
+    int root = x->parent >= 0 ? x->parent : t;
+    return n->S > 1 && !n->whole[root] ? x->h / n->S : x->h;
+}
+
+/* cl_split_pass.c: the halo convolutions (a halo rows, > 0) on padded tiles,
+ * and the image pool's sum over the group.  x, dy, y, d: the tile views; d
+ * (the data gradient's destination) may be NULL. */
+void cl_split_conv_fwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x, const void *w,
+                       const tview *y);
+void cl_split_conv_bwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
+                       const tview *dy, const void *w, float *dw, const tview *d);
+void cl_split_tconv_fwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
+                        const void *w, const tview *y);
+void cl_split_tconv_bwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
+                        const tview *dy, const void *w, float *dw, const tview *d);
+/* v (a dense whole map in set memory) summed over the group, in place */
+void cl_split_sum(cl_net *n, kc_t *kc, const char *layer, const tview *v);
 
 #endif

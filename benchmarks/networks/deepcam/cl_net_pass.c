@@ -5,6 +5,8 @@
  * gradients) follows the liveness cl_net.c computed. */
 #include "benchmarks/networks/deepcam/cl_net.h"
 
+#include <string.h>
+
 #include "benchmarks/common/check.h"
 #include "benchmarks/networks/deepcam/cl_bnsync.h"
 #include "benchmarks/networks/deepcam/cl_net_impl.h"
@@ -17,8 +19,9 @@ static tview tv(const cl_net *n, int id, void *const *arr)
     const cl_tensor *t = &n->p->t[id];
     int root = t->parent >= 0 ? t->parent : id, ch0 = t->parent >= 0 ? t->ch0 : 0;
     const cl_tensor *r = &n->p->t[root];
-    size_t plane = (size_t)t->h * (size_t)t->w;
-    tview v = {.n = n->batch, .c = t->c, .h = t->h, .w = t->w,
+    int rows = cl_rows(n, id); /* the tile's under a split */
+    size_t plane = (size_t)rows * (size_t)t->w;
+    tview v = {.n = n->batch, .c = t->c, .h = rows, .w = t->w,
                .sstride = (int64_t)r->c * (int64_t)plane};
     v.p = arr[root] ? (char *)arr[root] + (size_t)ch0 * plane * n->ops->act_bytes : NULL;
     return v;
@@ -28,8 +31,9 @@ static tview tv(const cl_net *n, int id, void *const *arr)
 static tview scratch(const cl_net *n, int id)
 {
     const cl_tensor *t = &n->p->t[id];
-    return (tview){.p = n->scratch, .n = n->batch, .c = t->c, .h = t->h, .w = t->w,
-                   .sstride = (int64_t)t->c * t->h * t->w};
+    int rows = cl_rows(n, id);
+    return (tview){.p = n->scratch, .n = n->batch, .c = t->c, .h = rows, .w = t->w,
+                   .sstride = (int64_t)t->c * rows * t->w};
 }
 
 static void *wts(const cl_net *n, const cl_op *o, int64_t at)
@@ -50,28 +54,47 @@ void cl_net_load(cl_net *n, const float *input, const float *target)
 {
     if (n->dry) return;
     tview in = tv(n, n->p->input, n->x);
-    n->ops->put_f32(n->ctx, &in, input);
     const cl_cfg *c = &n->p->cfg;
-    size_t pixels = (size_t)n->batch * (size_t)c->height * (size_t)c->width;
+    /* a split rank takes its tile's rows [r0, r0 + th) of every plane */
+    size_t W = (size_t)c->width, th = (size_t)in.h, r0 = (size_t)n->srank * th;
+    size_t planes = (size_t)n->batch * (size_t)c->channels;
+    if (n->S > 1) {
+        for (size_t q = 0; q < planes; q++)
+            memcpy(n->host_tile + q * th * W, input + (q * (size_t)c->height + r0) * W,
+                   th * W * sizeof *input);
+        input = n->host_tile;
+    }
+    n->ops->put_f32(n->ctx, &in, input);
+    size_t pixels = (size_t)n->batch * th * W;
     for (size_t i = 0; i < pixels; i++) {
-        CHECK(target[i] >= 0 && target[i] < CL_CLASSES, "pixel %zu has class %g", i,
-              (double)target[i]);
-        n->label_host[i] = (int32_t)target[i];
+        size_t b = i / (th * W), j = i % (th * W);
+        float v = target[(b * (size_t)c->height + r0) * W + j];
+        CHECK(v >= 0 && v < CL_CLASSES, "pixel %zu has class %g", i, (double)v);
+        n->label_host[i] = (int32_t)v;
     }
     n->ops->h2d(n->ctx, n->label, n->label_host, pixels * sizeof *n->label_host);
+}
+
+/* the mean's divisor: the whole map's pixels (a split rank pools its tile) */
+static float pool_scale(const cl_net *n, const cl_op *o)
+{
+    const cl_tensor *t = &n->p->t[o->in];
+    return 1.0f / ((float)t->h * (float)t->w);
 }
 
 static void op_fwd(cl_net *n, kc_t *kc, const cl_op *o)
 {
     tview x = tv(n, o->in, n->x), y = tv(n, o->out, n->x);
-    int c = x.c;
+    int c = x.c, a = n->halo[o - n->p->op];
     switch (o->kind) {
     case CL_CONV:
-        kc_dconv_fwd(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
+        if (a) cl_split_conv_fwd(n, kc, o, a, &x, wts(n, o, 0), &y);
+        else kc_dconv_fwd(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
         if (o->bias) kc_bias_fwd(kc, o->name, &y, wts(n, o, o->count - y.c));
         break;
     case CL_TCONV: /* the data gradient of the convolution from y's shape to x's */
-        kc_dconv_bwd_data(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
+        if (a) cl_split_tconv_fwd(n, kc, o, a, &x, wts(n, o, 0), &y);
+        else kc_dconv_bwd_data(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
         break;
     case CL_BN: {
         float *m = n->mean ? n->mean + n->stat_off[o - n->p->op] : NULL;
@@ -97,7 +120,10 @@ static void op_fwd(cl_net *n, kc_t *kc, const cl_op *o)
         kc_add(kc, o->name, &x2, &y);
         break;
     }
-    case CL_GPOOL: kc_gpool(kc, "gpool_fwd", o->name, &x, &y, 1.0f / ((float)x.h * x.w)); break;
+    case CL_GPOOL:
+        kc_gpool(kc, "gpool_fwd", o->name, &x, &y, pool_scale(n, o));
+        if (n->S > 1) cl_split_sum(n, kc, o->name, &y); /* the tiles' parts of the mean */
+        break;
     case CL_BCAST: kc_bcast(kc, "bcast_fwd", o->name, &x, &y, 1.0f); break;
     }
 }
@@ -129,10 +155,18 @@ static void gdone(cl_net *n, kc_t *kc, const cl_op *o, int id, int add, const tv
 static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready, void *user)
 {
     tview x = tv(n, o->in, n->x), dy = tv(n, o->out, n->dx);
-    int c = x.c, add, want_dx = o->in != n->p->input;
+    int c = x.c, add, want_dx = o->in != n->p->input, a = n->halo[o - n->p->op];
     switch (o->kind) {
     case CL_CONV: {
         if (o->bias) kc_bias_bwd(kc, o->name, &dy, grd(n, o, o->count - dy.c));
+        if (a) {
+            tview d = want_dx ? gdst(n, o->in, &add) : (tview){0};
+            cl_split_conv_bwd(n, kc, o, a, &x, &dy, wts(n, o, 0), grd(n, o, 0),
+                              want_dx ? &d : NULL);
+            if (ready) ready(user, o->layer, grd(n, o, 0), o->count);
+            if (want_dx) gdone(n, kc, o, o->in, add, &d);
+            break;
+        }
         kc_dconv_bwd_weights(kc, o->name, &x, &dy, &o->g, grd(n, o, 0));
         if (ready) ready(user, o->layer, grd(n, o, 0), o->count);
         if (!want_dx) break;
@@ -142,6 +176,13 @@ static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready,
         break;
     }
     case CL_TCONV: { /* the convolution it transposes runs from dy's shape to x's */
+        if (a) {
+            tview d = gdst(n, o->in, &add);
+            cl_split_tconv_bwd(n, kc, o, a, &x, &dy, wts(n, o, 0), grd(n, o, 0), &d);
+            if (ready) ready(user, o->layer, grd(n, o, 0), o->count);
+            gdone(n, kc, o, o->in, add, &d);
+            break;
+        }
         kc_dconv_bwd_weights(kc, o->name, &dy, &x, &o->g, grd(n, o, 0));
         if (ready) ready(user, o->layer, grd(n, o, 0), o->count);
         tview d = gdst(n, o->in, &add);
@@ -189,8 +230,11 @@ static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready,
         break;
     }
     case CL_GPOOL: {
+        /* a split rank's dy holds its tile's part (the broadcast's backward
+         * summed its rows): the group's sum is the whole map's gradient */
+        if (n->S > 1) cl_split_sum(n, kc, o->name, &dy);
         tview d = gdst(n, o->in, &add);
-        kc_bcast(kc, "gpool_bwd", o->name, &dy, &d, 1.0f / ((float)x.h * x.w));
+        kc_bcast(kc, "gpool_bwd", o->name, &dy, &d, pool_scale(n, o));
         gdone(n, kc, o, o->in, add, &d);
         break;
     }
@@ -207,7 +251,8 @@ void cl_net_backward(cl_net *n, kc_t *kc, net_grad_ready_fn ready, void *user)
 {
     const cl_plan *p = n->p;
     tview z = tv(n, p->logits, n->x), dz = tv(n, p->logits, n->dx);
-    kc_wce_bwd(kc, "loss", &z, n->label, n->class_w, &dz);
+    /* a split: the class weights / S (the tile's share of the sample's mean) */
+    kc_wce_bwd(kc, "loss", &z, n->label, n->S > 1 ? n->class_wb : n->class_w, &dz);
     for (int i = p->nop - 1; i >= 0; i--) {
         /* a summed gradient starts at zero when its first sender runs (its
          * buffer held another tensor's gradient before) */

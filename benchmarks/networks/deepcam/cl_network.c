@@ -7,6 +7,7 @@
 #include "benchmarks/networks/deepcam/cl_data.h"
 #include "benchmarks/networks/deepcam/cl_net.h"
 #include "benchmarks/networks/deepcam/cl_plan.h"
+#include "benchmarks/networks/deepcam/cl_split.h"
 
 static void facts(const void *model, net_facts *f)
 {
@@ -16,6 +17,8 @@ static void facts(const void *model, net_facts *f)
     f->fwd_conv_flops = p->fwd_conv_flops;
     /* the convention of the other workloads: forward, data and weight gradients */
     f->convention_flops = 3 * p->fwd_conv_flops;
+    /* --spatial N: groups of N ranks share each sample (cl_split.h) */
+    f->replica_ranks = cl_split_of(p);
 }
 
 /* One slice per parameter layer, in forward order. */
@@ -68,6 +71,19 @@ static void write_record(const void *model, rec_t *w)
     rec_kv_int(w, "bn_group_ranks", bn ? bn->ranks : 1);
     rec_kv_int(w, "bn_sync_reductions_per_step", bn ? cl_plan_bnsync_reductions(p) : 0);
     rec_kv_int(w, "bn_sync_bytes_per_step", bn ? cl_plan_bnsync_bytes(p) : 0);
+    /* the split (docs/spatial.md "The climate network"): N x 1 tiles, and
+     * what a middle rank of the group sends in halos per step (counted from
+     * the plan, fp32 activations); batch norm is then synchronised over
+     * (at least) the group, the image pool summed over it */
+    int N = cl_split_of(p);
+    char grid[32];
+    snprintf(grid, sizeof grid, "%dx1", N);
+    int64_t msgs = 0, hb = cl_split_halo_bytes(p, N, p->cfg.run.batch, 4, &msgs);
+    rec_kv_int(w, "spatial", N);
+    rec_kv_str(w, "spatial_grid", grid);
+    rec_kv_int(w, "halo_convolutions", N > 1 ? cl_split_halo_ops(p, N) : 0);
+    rec_kv_int(w, "halo_bytes_per_step", hb);
+    rec_kv_int(w, "halo_messages_per_step", msgs);
     rec_map_end(w);
 }
 
