@@ -49,7 +49,7 @@ static int describe(const args_t *a, const comm_t *comm)
                    "ranks; batch norm's sums and the image pool over the group)\n", N, N);
             printf("network_bytes_per_rank         %zu  (unsplit %zu: %.2fx; padded tiles and "
                    "halo staging included)\n", net, whole, (double)net / (double)whole);
-            printf("halo_bytes_per_step            %lld  (a middle rank, %lld messages, %d "
+            printf("halo_bytes_per_step            %lld  (the busiest rank, %lld messages, %d "
                    "convolutions with a halo; fp32)\n", (long long)hb, (long long)msgs,
                    cl_split_halo_ops(&p, N));
         }

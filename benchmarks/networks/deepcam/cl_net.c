@@ -103,11 +103,12 @@ static void alloc_split(cl_net *n, int64_t ab)
         if (!a) continue;
         const cl_op *o = &p->op[i];
         const cl_tensor *x = &p->t[o->in], *y = &p->t[o->out];
-        int hp = cl_rows(n, o->in) + 2 * a;
+        int gather = a > cl_rows(n, o->in); /* the whole map (cl_split_gathers) */
+        int hp = gather ? x->h : cl_rows(n, o->in) + 2 * a;
         int ho = o->kind == CL_TCONV ? 2 * hp : kern_dconv_out(hp, &o->g);
         int64_t e = COUNT_PROD("padded elements", n->batch, x->c, hp, x->w);
         int64_t f = COUNT_PROD("padded elements", n->batch, y->c, ho, y->w);
-        int64_t g = COUNT_PROD("halo elements", n->batch, x->c, a, x->w);
+        int64_t g = gather ? 1 : COUNT_PROD("halo elements", n->batch, x->c, a, x->w);
         in = e > in ? e : in, out = f > out ? f : out, side = g > side ? g : side;
     }
     n->pin = grab(n, COUNT_PROD("bytes", in, ab));

@@ -54,18 +54,15 @@ int cl_split_check(const cl_plan *p, int N, char *err, size_t errlen)
             rc = -1;
             break;
         }
-        if (i < 0) continue;
-        int a = cl_split_halo(p, i, N), th = p->t[p->op[i].in].h / N;
-        if (a > th) {
-            snprintf(err, errlen,
-                     "--spatial %d: layer %s's tiles of %d rows are thinner than its halo of %d "
-                     "rows (its input's height is %d)",
-                     N, name, th, a, p->t[p->op[i].in].h);
-            rc = -1;
-        }
     }
     free(whole);
     return rc;
+}
+
+int cl_split_gathers(const cl_plan *p, int i, int N)
+{
+    const cl_op *o = &p->op[i];
+    return N > 1 && o->kind == CL_CONV && cl_split_halo(p, i, N) > p->t[o->in].h / N;
 }
 
 int64_t cl_split_halo_bytes(const cl_plan *p, int N, int batch, int elem_bytes,
@@ -76,11 +73,20 @@ int64_t cl_split_halo_bytes(const cl_plan *p, int N, int batch, int elem_bytes,
         int a = cl_split_halo(p, i, N);
         if (a == 0) continue;
         const cl_tensor *x = &p->t[p->op[i].in];
-        /* one message to each of the two neighbours: a rows of every channel */
-        int64_t one = COUNT_PROD("halo bytes", batch, x->c, a, x->w, elem_bytes);
         int xchgs = p->op[i].in == p->input ? 2 : 3; /* fill, refill, fold */
-        bytes += COUNT_PROD("halo bytes", one, 2 * xchgs);
-        msgs += 2 * xchgs;
+        if (cl_split_gathers(p, i, N)) {
+            /* the tile to each of the N - 1 others, per collective */
+            int64_t tile = COUNT_PROD("halo bytes", batch, x->c, x->h / N, x->w, elem_bytes);
+            bytes += COUNT_PROD("halo bytes", tile, (int64_t)(N - 1) * xchgs);
+            msgs += (int64_t)(N - 1) * xchgs;
+            continue;
+        }
+        /* one message to each neighbour (two in the middle of a group of 3 or
+         * more, one in a group of 2): a rows of every channel */
+        int nb = N > 2 ? 2 : 1;
+        int64_t one = COUNT_PROD("halo bytes", batch, x->c, a, x->w, elem_bytes);
+        bytes += COUNT_PROD("halo bytes", one, nb * xchgs);
+        msgs += nb * xchgs;
     }
     if (messages) *messages = msgs;
     return bytes;

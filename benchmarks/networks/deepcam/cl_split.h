@@ -18,10 +18,14 @@
  * to a multiple of the stride (so that the padded tile's output rows align
  * with the tile's own); a 1x1 convolution, strided or not, needs none.  The
  * 3x3 stride-2 transposed convolutions read one row below (halo 1).  A tile
- * thinner than its halo would need the neighbour's neighbour and is refused.
+ * thinner than its halo would need the neighbour's neighbour: such a
+ * convolution (the exit flow's and ASPP's atrous ones at the smallest maps)
+ * gathers its whole input instead (an allgather over the group; its data
+ * gradient a reduce-scatter), computes the tile's output rows from it and
+ * counts the gather's bytes as its halo's.
  *
  * defines: cl_split_of, cl_split_whole, cl_split_halo, cl_split_check,
- *          cl_split_halo_bytes, cl_split_halo_ops */
+ *          cl_split_halo_bytes, cl_split_halo_ops, cl_split_gathers */
 #ifndef CLIMATE_CL_SPLIT_H
 #define CLIMATE_CL_SPLIT_H
 
@@ -41,16 +45,21 @@ void cl_split_whole(const cl_plan *p, char *whole);
  * 0: the op runs on the tile as it is (N 1, 1x1 kernels, rates >= H). */
 int cl_split_halo(const cl_plan *p, int i, int N);
 
+/* Whether op i's halo is deeper than its input's tile: it gathers. */
+int cl_split_gathers(const cl_plan *p, int i, int N);
+
 /* 0 when the plan splits N ways; else -1 and one line in err naming
  * --spatial, the first layer that cannot be split, its height and why. */
 int cl_split_check(const cl_plan *p, int N, char *err, size_t errlen);
 
-/* Bytes one rank in the middle of the group (two neighbours) sends in the
+/* Bytes the busiest rank of a group (two neighbours, one in a group of 2) sends in the
  * halo exchanges of one training step of `batch` samples per group, for
  * elem_bytes per element: per convolution with a halo, forward the fill
  * of its input's halo rows, backward the same fill again (the padded input
  * is rebuilt, not kept) and the fold of its data gradient (none for the
- * network's input); 0 when N is 1.  *messages (may be NULL): their count. */
+ * network's input); a gathering convolution sends its tile to the N - 1
+ * others twice (the allgathers) and the others' parts of its data gradient
+ * (the reduce-scatter); 0 when N is 1.  *messages (may be NULL): their count. */
 int64_t cl_split_halo_bytes(const cl_plan *p, int N, int batch, int elem_bytes,
                             int64_t *messages);
 

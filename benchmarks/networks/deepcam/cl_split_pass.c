@@ -24,9 +24,17 @@
  * A transposed convolution (the data gradient of a stride-2 convolution,
  * halo 1) is the same with the roles of its passes swapped: its padded
  * output has 2 (th + 2) rows, of which rows [2, 2 + 2 th) are the tile's.
+ * A convolution whose halo is deeper than the tile (cl_split_gathers) takes
+ * the whole input map instead: an allgather of the tiles (`halo_gather`),
+ * the convolution over the whole map, the tile's output rows kept; backward
+ * the output gradient in the tile's rows of a zeroed whole map, and the data
+ * gradient over the whole map reduce-scattered (`halo_scatter`: each rank
+ * gets the group's sum of its own rows).  It runs on the host in fp32, and
+ * each rank computes the whole map's convolution (the smallest maps only).
  * Every copy goes through counted kernels (rows `halo_pad`, `halo_crop`,
  * the exchange's `halo`, `halo_pack`, `halo_unpack`, sp_halo.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
@@ -95,26 +103,89 @@ static void fold_out(cl_net *n, kc_t *kc, const char *layer, const tview *dxp, i
     crop(n, kc, layer, dxp, a, d);
 }
 
+/* The group's tiles of x as one dense whole map in pin. */
+static tview gather_input(cl_net *n, kc_t *kc, const char *layer, const tview *x)
+{
+    int S = n->S, th = x->h;
+    tview xp = dense(n, n->pin, x->c, th * S, x->w);
+    ktab_row *r = ktab_row_for(kc->tab, "halo_gather", layer);
+    r->calls++;
+    if (kc->dry || n->dry) return xp;
+    CHECK(n->ops->act_bytes == 4, "the split's gathers move fp32 maps");
+    size_t tile = (size_t)tview_elems(x), planes = (size_t)x->n * (size_t)x->c,
+           rw = (size_t)th * (size_t)x->w;
+    CHECK(tile <= 0x7fffffff, "a tile of %zu elements: over MPI's int count", tile);
+    float *mine = XMALLOC(tile * sizeof *mine, "gather"),
+          *all = XMALLOC(tile * (size_t)S * sizeof *all, "gather"),
+          *full = XMALLOC(tile * (size_t)S * sizeof *full, "gather");
+    double t0 = timer_now_s();
+    n->ops->get_f32(n->ctx, x, mine);
+    CHECK_MPI(MPI_Allgather(mine, (int)tile, MPI_FLOAT, all, (int)tile, MPI_FLOAT,
+                            n->p->group->comm));
+    /* all is [rank][plane][th][w]; the map is [plane][rank th + row][w] */
+    for (int k = 0; k < S; k++)
+        for (size_t q = 0; q < planes; q++)
+            memcpy(full + (q * (size_t)S + (size_t)k) * rw, all + (size_t)k * tile + q * rw,
+                   rw * sizeof *full);
+    n->ops->put_f32(n->ctx, &xp, full);
+    if (kc->timing) r->time_s += timer_now_s() - t0;
+    free(mine);
+    free(all);
+    free(full);
+    return xp;
+}
+
+/* A data gradient over the whole map (dxp): the group's sum of this rank's
+ * rows into d. */
+static void scatter_grad(cl_net *n, kc_t *kc, const char *layer, const tview *dxp,
+                         const tview *d)
+{
+    ktab_row *r = ktab_row_for(kc->tab, "halo_scatter", layer);
+    r->calls++;
+    if (kc->dry || n->dry) return;
+    int S = n->S;
+    size_t tile = (size_t)tview_elems(d), planes = (size_t)d->n * (size_t)d->c,
+           rw = (size_t)d->h * (size_t)d->w;
+    float *mine = XMALLOC(tile * sizeof *mine, "scatter"),
+          *all = XMALLOC(tile * (size_t)S * sizeof *all, "scatter"),
+          *full = XMALLOC(tile * (size_t)S * sizeof *full, "scatter");
+    double t0 = timer_now_s();
+    n->ops->get_f32(n->ctx, dxp, full);
+    for (int k = 0; k < S; k++)
+        for (size_t q = 0; q < planes; q++)
+            memcpy(all + (size_t)k * tile + q * rw, full + (q * (size_t)S + (size_t)k) * rw,
+                   rw * sizeof *all);
+    CHECK_MPI(MPI_Reduce_scatter_block(all, mine, (int)tile, MPI_FLOAT, MPI_SUM,
+                                       n->p->group->comm));
+    n->ops->put_f32(n->ctx, d, mine);
+    if (kc->timing) r->time_s += timer_now_s() - t0;
+    free(mine);
+    free(all);
+    free(full);
+}
+
 void cl_split_conv_fwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x, const void *w,
                        const tview *y)
 {
-    tview xp = pad_input(n, kc, o->name, x, a);
-    int s = o->g.stride > 0 ? o->g.stride : 1;
+    int s = o->g.stride > 0 ? o->g.stride : 1, gather = a > x->h;
+    tview xp = gather ? gather_input(n, kc, o->name, x) : pad_input(n, kc, o->name, x, a);
     tview yp = dense(n, n->pout, y->c, kern_dconv_out(xp.h, &o->g), y->w);
     kc_dconv_fwd(kc, o->name, &xp, w, &o->g, &yp);
-    crop(n, kc, o->name, &yp, a / s, y);
+    crop(n, kc, o->name, &yp, gather ? n->srank * y->h : a / s, y);
 }
 
 void cl_split_conv_bwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
                        const tview *dy, const void *w, float *dw, const tview *d)
 {
-    tview xp = pad_input(n, kc, o->name, x, a);
-    int s = o->g.stride > 0 ? o->g.stride : 1;
-    tview yp = pad_grad(n, kc, o->name, dy, kern_dconv_out(xp.h, &o->g), a / s);
+    int s = o->g.stride > 0 ? o->g.stride : 1, gather = a > x->h;
+    tview xp = gather ? gather_input(n, kc, o->name, x) : pad_input(n, kc, o->name, x, a);
+    tview yp = pad_grad(n, kc, o->name, dy, kern_dconv_out(xp.h, &o->g),
+                        gather ? n->srank * dy->h : a / s);
     kc_dconv_bwd_weights(kc, o->name, &xp, &yp, &o->g, dw);
     if (!d) return;
     kc_dconv_bwd_data(kc, o->name, &yp, w, &o->g, &xp); /* xp's buffer now holds dx */
-    fold_out(n, kc, o->name, &xp, a, d);
+    if (gather) scatter_grad(n, kc, o->name, &xp, d);
+    else fold_out(n, kc, o->name, &xp, a, d);
 }
 
 void cl_split_tconv_fwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
