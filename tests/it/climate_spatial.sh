@@ -11,7 +11,7 @@
 #   are bit-identical, and within 1e-4 (relative 2-norm) of the 1-rank run's
 #   (measured 4e-6 to 6e-6 after 1 step: Adam's first step is about lr for
 #   any gradient near zero, and the image pool's gradient nearly cancels);
-# - the record says the split (spatial, spatial_grid) and its halo bytes,
+# - the record says the split (spatial_ranks, spatial_grid) and its halo bytes,
 #   the same as --describe's, which prints the network's bytes per rank
 #   below the unsplit network's; the kernel table has the halo rows;
 # - splits that do not fit are refused in one line, exit 2.
@@ -99,7 +99,7 @@ ib=$("$C" --preset tiny --describe 2>&1 | awk -v N=2 -v b=2 '
     }
     END { if (!bad) print bytes }')
 net=$(awk '/^network:/ { on = 1 } on { printf "%s ", $0 } on && /}/ { exit }' "$y" 2>/dev/null | tr -s ' ')
-if printf '%s' "$net" | grep -q 'spatial: 2, spatial_grid: 2x1' && [ -n "$hb" ] && [ "$hb" -gt 0 ] &&
+if printf '%s' "$net" | grep -q 'spatial_ranks: 2, spatial_grid: 2x1' && [ -n "$hb" ] && [ "$hb" -gt 0 ] &&
     [ "$hb" = "$db" ] && [ "$hb" = "$ib" ] && printf '%s' "$net" | grep -q 'batch_norm: synchronised, bn_group_ranks: 2,'; then
     echo "PASS: climate --spatial 2: the record says the split 2x1, batch norm over the group and $hb halo bytes per step (= --describe = counted from the layer table)"
 else
