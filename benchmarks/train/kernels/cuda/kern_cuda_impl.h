@@ -7,8 +7,10 @@
  *   kern_cuda_mem.cu      device memory and transfers, copy and zero
  *   kern_cuda_ew.cu       the kernels of this set: ReLU, bias, pooling, the
  *                         L1 loss, Adam, add, conversions, the fp16 overflow check
- *   kern_cuda_conv.cu     convolutions through cuDNN (descriptors, algorithm
- *                         choice, workspace, aligned stand-ins)
+ *   kern_cuda_conv.cu     convolutions through cuDNN (the calls, aligned
+ *                         stand-ins, sample chunks, fallback algorithms)
+ *   kern_cuda_algo.cu     a convolution problem's descriptors, its algorithm
+ *                         choice (cudnnFind or heuristics) and workspace size
  *   kern_cuda_device.cu   facts about the device and the peak probe (cuBLAS GEMM)
  *   kern_cuda_nccl.cu     NCCL: the communicator and gsync's gradient transport
  *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
@@ -360,6 +362,13 @@ void kcu_op_tconv_bwd_weights(void *c, const tview *x, const tview *dy, void *dw
 void kcu_op_dconv_fwd(void *c, const tview *x, const void *w, const kern_dconv *g, const tview *y);
 void kcu_op_dconv_bwd_data(void *c, const tview *dy, const void *w, const kern_dconv *g, const tview *dx);
 void kcu_op_dconv_bwd_weights(void *c, const tview *x, const tview *dy, const kern_dconv *g, void *dw);
+/* kern_cuda_algo.cu: the problem of a call (found in C->convs, else made with
+ * its descriptors and algo -1: not chosen yet); its algorithm chosen over the
+ * call's operands (accumulate: the call adds into its output, so cudnnFind
+ * writes a scratch instead); the workspace its current algorithm needs */
+Conv *kcu_conv_for(Ctx *C, int op, const tview *X, const tview *Y, const kern_dconv *cg);
+void kcu_conv_tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y, void *dw, bool accumulate);
+size_t kcu_conv_ws_size(Ctx *C, Conv *cv);
 /* kern_cuda_seg.cu: the rest of the segmentation members (batch norm through
  * cuDNN, weighted cross-entropy, image pooling and broadcast) and the dconv
  * members above */
