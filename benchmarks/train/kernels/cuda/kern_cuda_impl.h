@@ -17,9 +17,11 @@
  *   kern_cuda_3d.cu       the 3D kernels (cuBLAS dense layers, pooling, leaky
  *                         ReLU, bias, MSE, strided copies)
  *   kern_cuda_conv3d.cu   the 3D convolutions (cuDNN Nd descriptors)
- *   kern_cuda_seg.cu      the segmentation kernels (batch norm through cuDNN,
- *                         weighted cross-entropy, image pooling; the dilated and
- *                         grouped convolutions are kern_cuda_conv.cu's)
+ *   kern_cuda_seg.cu      the segmentation kernels' table and batch norm
+ *                         through cuDNN (the dilated and grouped convolutions
+ *                         are kern_cuda_conv.cu's)
+ *   kern_cuda_segew.cu    the segmentation set's small kernels: weighted
+ *                         cross-entropy, image pooling and its broadcast
  *
  * All work is queued on one compute stream; NCCL runs on a second stream.
  * Device code cannot be shared between these files (they are compiled without
@@ -374,5 +376,7 @@ size_t kcu_conv_ws_size(Ctx *C, Conv *cv);
  * members above */
 void kcu_fill_seg(kern_ops *o);
 void kcu_release_seg(Ctx *C);
+/* kern_cuda_segew.cu: weighted cross-entropy, image pooling and broadcast */
+void kcu_fill_segew(kern_ops *o);
 
 #endif
