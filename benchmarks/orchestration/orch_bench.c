@@ -13,20 +13,8 @@
 #include "benchmarks/common/stats.h"
 #include "benchmarks/common/sysinfo.h"
 #include "benchmarks/common/timer.h"
+#include "benchmarks/orchestration/orch_cfg.h"
 #include "benchmarks/orchestration/tensors.h"
-
-#define MAX_TENSOR_COUNTS 16
-
-typedef struct {
-    int modes[3], groupings[4];
-    int ngroups;
-    int tensor_counts[MAX_TENSOR_COUNTS], ncounts; /* 0: the gb2019 list */
-    size_t tensor_bytes;
-    int ready_per_cycle, steps, warmup_steps;
-    double timeout_s;
-    unsigned long long seed;
-    const char *record;
-} ocfg_t;
 
 typedef struct {
     int mode, grouping, groups, tensors;
@@ -36,85 +24,6 @@ typedef struct {
     unsigned long long *set_sig;                           /* per step: order-free */
     int agree, once;
 } orow_t;
-
-static void usage(void)
-{
-    printf("usage: orchestration [options]\n"
-           "Per-step control cost of Horovod-style negotiation: every rank marks its tensors\n"
-           "ready in its own random order, one cycle after another, until every group is\n"
-           "released.  See docs/collectives.md.\n"
-           "  --mode coordinator|cache|all        (all)\n"
-           "  --grouping none|layer|even|all      (all)\n"
-           "  --groups N              even groups (4)\n"
-           "  --tensors N[,N...]      synthetic tensor counts (default: the gb2019 list)\n"
-           "  --tensor-bytes B        bytes per synthetic tensor (4M); two tensors per layer\n"
-           "  --ready-per-cycle K     tensors each rank marks ready per cycle (1)\n"
-           "  --steps S               timed steps (50)\n"
-           "  --warmup-steps W        untimed steps first; the first fills the cache (2)\n"
-           "  --timeout SECONDS       a step without progress this long is an error (10)\n"
-           "  --seed N                ready orders (1)\n"
-           "  --record FILE           write the result record\n"
-           "  --check-config          check the options, run nothing (exit 0, or 2 with the error)\n");
-}
-
-static void parse(int argc, char **argv, ocfg_t *o)
-{
-    memset(o, 0, sizeof *o);
-    o->modes[0] = o->modes[1] = 1;
-    o->groupings[0] = o->groupings[1] = o->groupings[2] = 1;
-    o->ngroups = 4;
-    o->tensor_bytes = 4u << 20;
-    o->ready_per_cycle = 1;
-    o->steps = 50;
-    o->warmup_steps = 2;
-    o->timeout_s = 10;
-    o->seed = 1;
-    for (int i = 1; i < argc; i++) {
-        char name[64];
-        const char *eq, *a = mpiopt_option(argv[i], usage, name, sizeof name, &eq);
-        if (!strcmp(a, "--mode")) {
-            mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_mode_names, o->modes);
-        } else if (!strcmp(a, "--grouping")) {
-            mpiopt_choice_list(a, mpiopt_value(argc, argv, &i, eq), orch_grouping_names,
-                                 o->groupings);
-        } else if (!strcmp(a, "--groups")) {
-            o->ngroups = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 1, 1 << 20);
-        } else if (!strcmp(a, "--tensors")) {
-            const char *v = mpiopt_value(argc, argv, &i, eq);
-            char *copy = strdup(v), *save = NULL;
-            CHECK(copy != NULL, "out of memory for --tensors");
-            o->ncounts = 0;
-            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                if (o->ncounts == MAX_TENSOR_COUNTS)
-                    mpiopt_usage_error("--tensors: more than %d counts", MAX_TENSOR_COUNTS);
-                o->tensor_counts[o->ncounts++] = (int)mpiopt_int(a, t, 1, 1 << 20);
-            }
-            free(copy);
-            if (!o->ncounts) mpiopt_usage_error("--tensors needs a value");
-        } else if (!strcmp(a, "--tensor-bytes")) {
-            o->tensor_bytes = mpiopt_size(a, mpiopt_value(argc, argv, &i, eq));
-        } else if (!strcmp(a, "--ready-per-cycle")) {
-            o->ready_per_cycle = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 1, 1 << 20);
-        } else if (!strcmp(a, "--steps")) {
-            o->steps = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 1, 1000000);
-        } else if (!strcmp(a, "--warmup-steps")) {
-            o->warmup_steps = (int)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 0, 1000000);
-        } else if (!strcmp(a, "--timeout")) {
-            const char *v = mpiopt_value(argc, argv, &i, eq);
-            char *end;
-            o->timeout_s = strtod(v, &end);
-            if (*end || end == v || !(o->timeout_s >= 0))
-                mpiopt_usage_error("--timeout: '%s' is not a number of seconds", v);
-        } else if (!strcmp(a, "--seed")) {
-            o->seed = (unsigned long long)mpiopt_int(a, mpiopt_value(argc, argv, &i, eq), 0,
-                                                       (1LL << 62));
-        } else if (!strcmp(a, "--record")) {
-            o->record = mpiopt_value(argc, argv, &i, eq);
-        } else {
-            mpiopt_usage_error("unknown option '%s'", argv[i]);
-        }
-    }
-}
 
 /* the ready order of one rank in one step */
 static void permutation(int *perm, int n, unsigned long long seed, int rank, int step)
@@ -129,7 +38,7 @@ static void permutation(int *perm, int n, unsigned long long seed, int rank, int
     }
 }
 
-static void run_row(const ocfg_t *o, comm_t *c, const coll_tensor_t *tens, int T, int mode,
+static void run_row(const orch_cfg_t *o, comm_t *c, const coll_tensor_t *tens, int T, int mode,
                     int grouping, orow_t *row)
 {
     int *layer = XCALLOC((size_t)T, sizeof *layer, "layers");
@@ -215,49 +124,17 @@ static void run_row(const ocfg_t *o, comm_t *c, const coll_tensor_t *tens, int T
     orch_destroy(h);
 }
 
-/* docs/collectives.md "The orchestration benchmark": every option that ran */
-static void write_config(rec_t *r, const void *arg)
-{
-    const ocfg_t *o = arg;
-    rec_key(r, "config");
-    rec_map_begin(r);
-    rec_key(r, "modes");
-    rec_flow_seq_begin(r);
-    for (int m = 0; m < 2; m++)
-        if (o->modes[m]) rec_str(r, orch_mode_names[m]);
-    rec_seq_end(r);
-    rec_key(r, "groupings");
-    rec_flow_seq_begin(r);
-    for (int g = 0; g < 3; g++)
-        if (o->groupings[g]) rec_str(r, orch_grouping_names[g]);
-    rec_seq_end(r);
-    rec_kv_int(r, "groups", o->ngroups);
-    rec_kv_str(r, "tensor_set", o->ncounts ? "synthetic" : "gb2019");
-    if (o->ncounts) {
-        int64_t tc[MAX_TENSOR_COUNTS];
-        for (int i = 0; i < o->ncounts; i++) tc[i] = o->tensor_counts[i];
-        rec_kv_ints(r, "tensors", tc, (size_t)o->ncounts);
-        rec_kv_int(r, "tensor_bytes", (int64_t)o->tensor_bytes);
-    }
-    rec_kv_int(r, "ready_per_cycle", o->ready_per_cycle);
-    rec_kv_int(r, "steps", o->steps);
-    rec_kv_int(r, "warmup_steps", o->warmup_steps);
-    rec_kv_double(r, "timeout_s", o->timeout_s);
-    rec_kv_int(r, "seed", (int64_t)o->seed);
-    rec_map_end(r);
-}
-
 int orch_bench_check(int argc, char **argv)
 {
-    ocfg_t o;
-    parse(argc, argv, &o);
+    orch_cfg_t o;
+    orch_cfg_parse(argc, argv, &o);
     return opt_config_valid();
 }
 
 int orch_bench_run(int argc, char **argv, comm_t *c)
 {
-    ocfg_t o;
-    parse(argc, argv, &o);
+    orch_cfg_t o;
+    orch_cfg_parse(argc, argv, &o);
     char started[32];
     timer_utc_iso(started, sizeof started);
     sysinfo_t si;
@@ -343,7 +220,7 @@ int orch_bench_run(int argc, char **argv, comm_t *c)
         rec_header_t h = {.benchmark = "orchestration", .status = ok ? "ok" : "invalid",
                           .error = ok ? NULL : "orchestration validation failed",
                           .started_utc = started, .argc = argc, .argv = argv, .system = &si,
-                          .config = write_config, .config_arg = &o, .ranks = c->size, .gpus = 0,
+                          .config = orch_cfg_write, .config_arg = &o, .ranks = c->size, .gpus = 0,
                           .backend = "mpi", .precision = "fp16"};
         char err[512];
         rec_t *r = rec_header_open(o.record, &h, err, sizeof err);

@@ -252,6 +252,7 @@ void kt_write(const kt_spec *s, const void *cfg, rec_t *r)
     for (size_t t = 0; t < s->nparts; t++) {
         const char *base = (const char *)cfg + s->parts[t].base;
         for (const kt_key *k = s->parts[t].keys; k->key; k++) {
+            if (k->describe_only && !(s->was_set && s->was_set(cfg, k))) continue;
             rec_key(r, k->key);
             switch (k->type) {
             case KT_INT: rec_int(r, *(const int *)(base + k->off)); break;

@@ -39,6 +39,10 @@ typedef struct {
     int (*valid)(const char *text); /* KT_WORD: 1 when text is a value */
     const char *what;           /* KT_WORD: what a value is, for the message */
     const char *help;           /* one line of --help */
+    /* 1: only --describe reads it (stemdl's plan-model keys): the record's
+     * config lists it only where it was set (kt_spec.was_set), so that a
+     * record does not carry settings that did not shape the run */
+    int describe_only;
 } kt_key;
 
 typedef struct {
@@ -59,6 +63,9 @@ typedef struct {
     const char *first;
     /* Called after a table key was set (derived fields); may be NULL. */
     void (*after_set)(void *cfg, const kt_key *k);
+    /* 1 when the describe-only key k was set (command line, YAML); NULL:
+     * never (kt_write then leaves every describe-only key out). */
+    int (*was_set)(const void *cfg, const kt_key *k);
 } kt_spec;
 
 /* Set one key from text ('-' and '_' are the same).  0; -1 with a message;
@@ -70,7 +77,8 @@ int kt_set(const kt_spec *s, void *cfg, const char *key, const char *value, char
  * with "FILE:LINE:COL: problem" in err. */
 int kt_load_yaml(const kt_spec *s, void *cfg, const char *path, char *err, size_t errlen);
 
-/* Every table key with its value, in order, into the open mapping of r. */
+/* Every table key with its value, in order, into the open mapping of r; a
+ * describe-only key only where it was set (kt_spec.was_set). */
 void kt_write(const kt_spec *s, const void *cfg, rec_t *r);
 
 /* One line per table key for --help. */

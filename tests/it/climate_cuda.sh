@@ -2,7 +2,7 @@
 # climate --backend cuda (docs/climate.md "CUDA"):
 #   - the CUDA module defines the segmentation kernels (the dconv entry points
 #     of kern_cuda_conv.cu, kern_cuda_seg.cu's table filler and device
-#     kernels) and imports cuDNN's batch norm and group-count calls;
+#     kernels, kern_cuda_segew.cu's) and imports cuDNN's batch norm and group-count calls;
 #   - with the CUDA module replaced by tests/support/fake_kcu.c (the
 #     reference kernels in host memory), climate --backend cuda trains the
 #     tiny preset: status ok, the same losses and the same counted FLOPs per

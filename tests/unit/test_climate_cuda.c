@@ -1,7 +1,7 @@
 /* The CUDA set's segmentation kernels (cuda/kern_cuda_conv.cu's dconv,
- * cuda/kern_cuda_seg.cu) against the reference set (ref/kern_ref_seg.c), in
- * fp32 and bf16: dilated and grouped convolution forward, data and weight
- * gradients; batch norm forward (y, mean, biased variance) and backward
+ * cuda/kern_cuda_seg.cu, cuda/kern_cuda_segew.cu) against the reference set
+ * (ref/kern_ref_seg.c), in fp32 and bf16: dilated and grouped convolution
+ * forward, data and weight gradients; batch norm forward (y, mean, biased variance) and backward
  * (dx, dgamma, dbeta); weighted cross-entropy (loss, dz); image pooling and
  * broadcast.  The shapes are test_train_seg_fast.c's (DeepLabv3+'s
  * geometries: stride 2, atrous rates 2/4/6, 1x1, depthwise and grouped).

@@ -6,6 +6,7 @@
  * says what is wrong; where a file is involved the message starts with
  * "FILE:LINE:COL:" at the offending line. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,76 @@ static void test_yaml_twice(void)
              "same file, different results");
 }
 
+/* ---- the record's config block --------------------------------------------------- */
+
+/* c's config block as a record file; its text in buf. */
+static const char *config_text(const cfg_t *c, const char *name)
+{
+    static char buf[16384];
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    rec_t *r = rec_open(path, err, sizeof err);
+    T_ASSERT(r != NULL, "rec_open: %s", err);
+    rec_map_begin(r);
+    cfg_write(c, r);
+    rec_map_end(r);
+    T_ASSERT(rec_close(r, err, sizeof err) == 0, "rec_close: %s", err);
+    FILE *f = fopen(path, "rb");
+    T_ASSERT(f != NULL, "cannot read %s", path);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    T_ASSERT(HAS(buf, "spatial_plan: ") && HAS(buf, "batch: "), "no config keys in:\n%s", buf);
+    return buf;
+}
+
+/* The number after "KEY: " in text; NAN when KEY is not there. */
+static double key_value(const char *text, const char *key)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%s: ", key);
+    const char *at = strstr(text, want);
+    return at ? strtod(at + strlen(want), NULL) : NAN;
+}
+
+/* The plan model's keys only shape --describe: a record whose run did not
+ * set them does not list them (they were noise in every stemdl record). */
+static void test_record_leaves_out_unset_model_keys(void)
+{
+    cfg_t c = preset("tiny");
+    const char *text = config_text(&c, "unset.yaml");
+    T_ASSERT(!HAS(text, "model_"), "model keys nobody set in the record:\n%s", text);
+}
+
+/* Those set, from the command line or a YAML file, are listed (and only
+ * they); a preset given after them resets them, values and listing alike. */
+static void test_record_keeps_set_model_keys(void)
+{
+    cfg_t c = preset("tiny");
+    T_ASSERT(cfg_set(&c, "model-flops", "1e12", err, sizeof err) == 0, "%s", err);
+    T_ASSERT(cfg_set(&c, "model_conv_times", "false", err, sizeof err) == 0, "%s", err);
+    const char *text = config_text(&c, "set.yaml");
+    T_ASSERT(key_value(text, "model_flops") == 1e12, "model_flops set, not listed:\n%s", text);
+    T_ASSERT(HAS(text, "model_conv_times: false"), "model_conv_times set to its default, not listed:\n%s",
+             text);
+    T_ASSERT(!HAS(text, "model_latency_s") && !HAS(text, "model_links") &&
+                 !HAS(text, "model_bytes_per_s") && !HAS(text, "model_memory_bytes"),
+             "model keys nobody set in the record:\n%s", text);
+
+    const char yaml[] = "preset: tiny\nmodel_latency_s: 2e-6\n";
+    const char *path = write_file("model.yaml", yaml, sizeof yaml - 1);
+    cfg_t y = preset("small");
+    T_ASSERT(cfg_load_yaml(&y, path, err, sizeof err) == 0, "%s", err);
+    text = config_text(&y, "yaml.yaml");
+    T_ASSERT(key_value(text, "model_latency_s") == 2e-6, "model_latency_s from YAML, not listed:\n%s",
+             text);
+    T_ASSERT(!HAS(text, "model_flops"), "model_flops nobody set in the record:\n%s", text);
+
+    T_ASSERT(cfg_set(&c, "preset", "small", err, sizeof err) == 0, "%s", err);
+    text = config_text(&c, "reset.yaml");
+    T_ASSERT(!HAS(text, "model_"), "model keys a later preset reset, still listed:\n%s", text);
+}
+
 /* ---- plan --------------------------------------------------------------------- */
 
 static void test_plan_exact(void)
@@ -465,6 +536,8 @@ int main(void)
     T_RUN(test_yaml_good);
     T_RUN(test_yaml_bad);
     T_RUN(test_yaml_twice);
+    T_RUN(test_record_leaves_out_unset_model_keys);
+    T_RUN(test_record_keeps_set_model_keys);
     T_RUN(test_plan_exact);
     T_RUN(test_plan_tiny);
     char cmd[600];

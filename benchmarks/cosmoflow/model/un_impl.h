@@ -1,8 +1,8 @@
-/* un_impl: the 3D U-Net's buffers (struct un_net), shared by the step of
- * un_train.c and the kernel-set calls of un_kern.c; nothing else includes
- * it.
+/* un_impl: the 3D U-Net's buffers (struct un_net), made by un_train.c and
+ * walked by the step of un_step.c and the kernel-set calls of un_kern.c;
+ * nothing else includes it.
  *
- * defines: un_lbuf, struct un_net */
+ * defines: un_lbuf, struct un_net, un_unif */
 #ifndef COSMOFLOW_UN_IMPL_H
 #define COSMOFLOW_UN_IMPL_H
 
@@ -48,5 +48,16 @@ struct un_net {
     int64_t pad_floats;
     int64_t halo_bytes;  /* sent by this rank in the last step's exchanges */
 };
+
+/* A uniform draw in [-1, 1) from the stream s (splitmix64's mixer): the
+ * initial weights (un_train.c) and the synthetic batches (un_step.c). */
+static inline float un_unif(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)((z >> 40) * (2.0 / 16777216.0) - 1.0);
+}
 
 #endif

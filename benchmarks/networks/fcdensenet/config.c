@@ -83,25 +83,29 @@ static const kt_key keys[] = {
      .help = "per-level decomposition of a --spatial run, levels 0 (full size) to the "
              "bottleneck: h (the grid's tiles) or s (whole samples, after an all-to-all shuffle); "
              "the last letter repeats; h = every level split (docs/spatial.md)"},
+    /* the plan model's keys: only --describe reads them (describe_only) */
     {.key = "model_flops", .type = KT_DOUBLE, .off = F(model_flops), .min = 0, .max = 1e21,
+     .describe_only = 1,
      .help = "plan model (--describe): sustained FLOP/s of one rank; 0: no predictions"},
     {.key = "model_latency_s", .type = KT_DOUBLE, .off = F(model_latency_s), .min = 0, .max = 1,
-     .help = "plan model: seconds per message between two ranks"},
+     .describe_only = 1, .help = "plan model: seconds per message between two ranks"},
     {.key = "model_bytes_per_s", .type = KT_DOUBLE, .off = F(model_Bps), .min = 0, .max = 1e15,
+     .describe_only = 1,
      .help = "plan model: bytes per second of a link between two ranks; 0: no predictions"},
-    {.key = "model_conv_times", .type = KT_BOOL, .off = F(model_conv_times),
+    {.key = "model_conv_times", .type = KT_BOOL, .off = F(model_conv_times), .describe_only = 1,
      .help = "plan model: charge each convolution of a candidate its time measured on this "
              "machine at its shape (benchmarked once, cached in EXADL_CONV_CACHE, else "
              "~/.cache/exadl/conv-HOST.tsv) instead of its FLOPs at --model-flops"},
     {.key = "model_links", .type = KT_WORD, .off = F(model_links),
      .aux = sizeof(((cfg_t *)0)->model_links), .valid = cfg_path_text,
-     .what = "a file name",
+     .what = "a file name", .describe_only = 1,
      .help = "plan model: latency and bandwidth from a machine file (reference/machines/*.yaml) "
              "or a collectives pingpong record, instead of --model-latency-s and "
              "--model-bytes-per-s"},
     {.key = "model_memory_bytes", .type = KT_DOUBLE, .off = F(model_memory_bytes), .min = 0,
-     .max = 1e18, .help = "plan model: network bytes one rank may hold (plans above it do not "
-                          "fit); 0: no limit"},
+     .max = 1e18, .describe_only = 1,
+     .help = "plan model: network bytes one rank may hold (plans above it do not fit); 0: no "
+             "limit"},
     {.key = NULL},
 };
 
@@ -174,11 +178,22 @@ static const char *const extra_keys[] = {"preset", "image", NULL};
 
 static int set_extra(void *cfg, const char *key, const char *value, char *err, size_t errlen);
 
-/* Derived fields: the number of levels is the length of down. */
+/* cfg_t.describe_set holds a bit per key */
+_Static_assert(sizeof keys / sizeof *keys <= 64, "more keys than describe_set has bits");
+
+/* Derived fields: the number of levels is the length of down; which
+ * describe-only keys were set (keys[] is their only table). */
 static void after_set(void *cfg, const kt_key *k)
 {
     cfg_t *c = cfg;
     if (k->off == F(down)) c->levels = c->ndown;
+    if (k->describe_only) c->describe_set |= (uint64_t)1 << (k - keys);
+}
+
+static int was_set(const void *cfg, const kt_key *k)
+{
+    const cfg_t *c = cfg;
+    return k->describe_only && (c->describe_set >> (k - keys) & 1);
 }
 
 static const kt_table parts[] = {
@@ -193,6 +208,7 @@ static const kt_spec spec = {
     .set_extra = set_extra,
     .first = "preset",
     .after_set = after_set,
+    .was_set = was_set,
 };
 
 static int set_extra(void *cfg, const char *key, const char *value, char *err, size_t errlen)

@@ -46,6 +46,9 @@ typedef struct {
     double model_memory_bytes; /* the memory one rank may hold; 0: no limit */
     int model_conv_times;      /* 1: measured convolution times (fd_convtime.h) */
     char model_links[512];     /* machine file or pingpong record (fd_links.h); "": none */
+    /* which of those describe-only keys were set, a bit per key of config.c's
+     * table (its index): the record lists only these (keytab.h) */
+    uint64_t describe_set;
     runcfg_t run;              /* batch, steps, seed, precision, kernels, backend, ... */
 } cfg_t;
 

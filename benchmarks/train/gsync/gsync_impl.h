@@ -1,5 +1,5 @@
-/* The inside of gsync, shared by gsync.c (set-up, the main thread's calls)
- * and gsync_engine.c (the background thread). */
+/* The inside of gsync, shared by gsync.c (set-up), gsync_step.c (the main
+ * thread's calls of a step) and gsync_engine.c (the background thread). */
 #ifndef EXADL_TRAIN_GSYNC_IMPL_H
 #define EXADL_TRAIN_GSYNC_IMPL_H
 

@@ -208,7 +208,7 @@ extern "C" void *kcu_create(const kcu_opts *o, char *err, size_t errlen)
     C->device = o->device;
     switch (prec) {
     case P_FP32:
-        /* fp32 means fp32: cuDNN's FMA math only (kern_cuda_conv.cu refuses
+        /* fp32 means fp32: cuDNN's FMA math only (kern_cuda_algo.cu refuses
          * any other), cuBLAS's plain fp32 compute type.  Not through
          * NVIDIA_TF32_OVERRIDE: read once per process, it would also take
          * TF32 from a tf32 context made later in the same process. */

@@ -7,17 +7,21 @@
  *   kern_cuda_mem.cu      device memory and transfers, copy and zero
  *   kern_cuda_ew.cu       the kernels of this set: ReLU, bias, pooling, the
  *                         L1 loss, Adam, add, conversions, the fp16 overflow check
- *   kern_cuda_conv.cu     convolutions through cuDNN (descriptors, algorithm
- *                         choice, workspace, aligned stand-ins)
+ *   kern_cuda_conv.cu     convolutions through cuDNN (the calls, aligned
+ *                         stand-ins, sample chunks, fallback algorithms)
+ *   kern_cuda_algo.cu     a convolution problem's descriptors, its algorithm
+ *                         choice (cudnnFind or heuristics) and workspace size
  *   kern_cuda_device.cu   facts about the device and the peak probe (cuBLAS GEMM)
  *   kern_cuda_nccl.cu     NCCL: the communicator and gsync's gradient transport
  *   kern_cuda_lion.cu     the Lion optimizer's kernels (docs/lioncub.md)
  *   kern_cuda_3d.cu       the 3D kernels (cuBLAS dense layers, pooling, leaky
  *                         ReLU, bias, MSE, strided copies)
  *   kern_cuda_conv3d.cu   the 3D convolutions (cuDNN Nd descriptors)
- *   kern_cuda_seg.cu      the segmentation kernels (batch norm through cuDNN,
- *                         weighted cross-entropy, image pooling; the dilated and
- *                         grouped convolutions are kern_cuda_conv.cu's)
+ *   kern_cuda_seg.cu      the segmentation kernels' table and batch norm
+ *                         through cuDNN (the dilated and grouped convolutions
+ *                         are kern_cuda_conv.cu's)
+ *   kern_cuda_segew.cu    the segmentation set's small kernels: weighted
+ *                         cross-entropy, image pooling and its broadcast
  *
  * All work is queued on one compute stream; NCCL runs on a second stream.
  * Device code cannot be shared between these files (they are compiled without
@@ -360,10 +364,19 @@ void kcu_op_tconv_bwd_weights(void *c, const tview *x, const tview *dy, void *dw
 void kcu_op_dconv_fwd(void *c, const tview *x, const void *w, const kern_dconv *g, const tview *y);
 void kcu_op_dconv_bwd_data(void *c, const tview *dy, const void *w, const kern_dconv *g, const tview *dx);
 void kcu_op_dconv_bwd_weights(void *c, const tview *x, const tview *dy, const kern_dconv *g, void *dw);
+/* kern_cuda_algo.cu: the problem of a call (found in C->convs, else made with
+ * its descriptors and algo -1: not chosen yet); its algorithm chosen over the
+ * call's operands (accumulate: the call adds into its output, so cudnnFind
+ * writes a scratch instead); the workspace its current algorithm needs */
+Conv *kcu_conv_for(Ctx *C, int op, const tview *X, const tview *Y, const kern_dconv *cg);
+void kcu_conv_tune(Ctx *C, Conv *cv, const tview *X, const void *w, const tview *Y, void *dw, bool accumulate);
+size_t kcu_conv_ws_size(Ctx *C, Conv *cv);
 /* kern_cuda_seg.cu: the rest of the segmentation members (batch norm through
  * cuDNN, weighted cross-entropy, image pooling and broadcast) and the dconv
  * members above */
 void kcu_fill_seg(kern_ops *o);
 void kcu_release_seg(Ctx *C);
+/* kern_cuda_segew.cu: weighted cross-entropy, image pooling and broadcast */
+void kcu_fill_segew(kern_ops *o);
 
 #endif

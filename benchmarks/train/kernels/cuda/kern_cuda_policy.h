@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* cuDNN's math modes (cudnnMathType_t, mapped by kern_cuda_conv.cu) and the
+/* cuDNN's math modes (cudnnMathType_t, mapped by kern_cuda_algo.cu) and the
  * precisions of kern_cuda.h. */
 enum { KCU_MATH_DEFAULT, KCU_MATH_TENSOR_OP, KCU_MATH_TENSOR_OP_CONVERT, KCU_MATH_FMA };
 enum { KCU_PREC_FP32, KCU_PREC_TF32, KCU_PREC_BF16, KCU_PREC_FP16 };
