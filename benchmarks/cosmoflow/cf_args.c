@@ -77,21 +77,25 @@ static void usage(FILE *f)
 /* The configuration's check, then the program's options that go together
  * (tprog parses those first, so --check-config sees them too): cfg is the
  * cfg member of a cf_args (cf_args_parse passes &a->cfg). */
+/* the fields of the shared options (tdataopt.h) in a */
+static tdopt_fields fields_of(cf_args *a)
+{
+    return (tdopt_fields){.make_data = &a->make_data, .format = &a->format, .stage = &a->stage,
+                          .samples = &a->samples, .val_samples = &a->val_samples,
+                          .shard_samples = &a->shard_samples, .make_missing = &a->make_missing,
+                          .feed = &a->feed, .quality = &a->quality, .read_only = &a->read_only,
+                          .ckpt = &a->ckpt};
+}
+
+/* The configuration's check, then the program's options that go together
+ * (tprog parses those first, so --check-config sees them too): cfg is the
+ * cfg member of a cf_args (cf_args_parse passes &a->cfg). */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    const cf_args *a = (const cf_args *)((const char *)cfg - offsetof(cf_args, cfg));
+    cf_args *a = (cf_args *)((const char *)cfg - offsetof(cf_args, cfg));
     if (cf_validate(cfg, err, errlen)) return -1;
-    if (a->ckpt.every > 0 && !a->ckpt.dir) {
-        snprintf(err, errlen, "--checkpoint-every needs --checkpoint-dir DIR (where the "
-                 "checkpoints go)");
-        return -1;
-    }
-    if (a->quality.target_loss > 0 && a->quality.eval_every == 0) {
-        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
-                 "validation loss)");
-        return -1;
-    }
-    return 0;
+    const tdopt_fields f = fields_of(a);
+    return tdopt_check(&f, a->cfg.data, err, errlen);
 }
 
 static const char *const own_options[] = {
@@ -102,22 +106,8 @@ static const char *const own_options[] = {
 static void take_option(void *prog, const char *name, const char *value)
 {
     cf_args *a = prog;
-    const tdopt_fields f = {.make_data = &a->make_data, .format = &a->format, .stage = &a->stage,
-                            .samples = &a->samples, .val_samples = &a->val_samples,
-                            .shard_samples = &a->shard_samples, .make_missing = &a->make_missing,
-                            .feed = &a->feed, .quality = &a->quality};
-    if (tdopt_take(&f, name, value)) return;
-    if (!strcmp(name, "--write-data")) {
-        a->write_data = value;
-    } else if (!strcmp(name, "--checkpoint-every")) {
-        a->ckpt.every = (int)tdopt_whole(name, value, 0, 1 << 24);
-    } else if (!strcmp(name, "--checkpoint-dir")) {
-        a->ckpt.dir = value;
-    } else if (!strcmp(name, "--restore")) {
-        a->ckpt.restore = value;
-    } else if (!strcmp(name, "--read-only")) {
-        a->read_only = tdopt_truth(name, value);
-    }
+    const tdopt_fields f = fields_of(a);
+    if (!tdopt_take(&f, name, value) && !strcmp(name, "--write-data")) a->write_data = value;
 }
 
 void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
