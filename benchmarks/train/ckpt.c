@@ -189,15 +189,27 @@ static int read_rank(const char *path, const comm_t *comm, int64_t n, int has_v,
     return 0;
 }
 
-/* c->restore's manifest is there: 0, or -1 with err */
+/* c->restore's manifest is there and is a checkpoint's (a data set's folder
+ * has a manifest too): 0, or -1 with err */
 static int has_manifest(const ckpt_cfg *c, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
     struct stat st;
     snprintf(path, sizeof path, "%s/manifest.yaml", c->restore);
-    if (stat(path, &st) == 0) return 0;
-    snprintf(err, errlen, "%s: no manifest: not a checkpoint, or its writer did not finish", path);
-    return -1;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: no manifest: not a checkpoint, or its writer did not finish",
+                 path);
+        return -1;
+    }
+    ytdoc *d = yt_load_file(path, err, errlen);
+    if (!d) return -1;
+    const ytnode *f = d->root && d->root->kind == YT_MAP ? yt_get(d->root, "format") : NULL;
+    const char *fmt = NULL;
+    int ok = f && yt_string(d, f, &fmt, err, errlen) == 0 && !strcmp(fmt, "exadl-checkpoint");
+    yt_free(d);
+    if (!ok)
+        snprintf(err, errlen, "%s: not a checkpoint's manifest (format exadl-checkpoint)", path);
+    return ok ? 0 : -1;
 }
 
 /* this rank's header: a checkpoint of this rank of this many ranks and params */
