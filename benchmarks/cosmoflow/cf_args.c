@@ -44,8 +44,6 @@ static void usage(FILE *f)
             "                         (--samples, --val-samples, --format) when DIR has none\n"
             "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
             "                         the set to DIR (node-local storage) before training\n"
-            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
-            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
             "  --verify false         skip each sample's CRC check (default true; a rank reading\n"
             "                         a sub-volume cannot check it)\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
@@ -53,17 +51,17 @@ static void usage(FILE *f)
             "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
-            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
-            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
-            "  --checkpoint-dir DIR   where checkpoints go\n"
-            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
-            "                         (--warmup 0; the run continues to --steps)\n"
-            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n");
+    tdopt_print_help(f);
+    fprintf(f,
             "  --network unet3d       the 3D U-Net instead, with its own options\n"
             "                         (cosmoflow --network unet3d --help)\n"
             "\n"
-            "Exit status: 0 ok; 1 the run failed or a deciding check failed; 2 bad input (an\n"
-            "option, a configuration, a data set refused: file and sample named).\n");
+            "Exit status: 0 ok; 1 the run failed or a deciding check failed (a checkpoint that\n"
+            "cannot be written, a corrupt checkpoint file); 2 bad input (an option, a\n"
+            "configuration, a data set refused: file and sample named; --read-only without\n"
+            "--data files:DIR; --checkpoint-every without --checkpoint-dir; --restore of a\n"
+            "checkpoint of another rank count or preset).\n");
     cf_print_help(f);
     fprintf(f,
             "\n"

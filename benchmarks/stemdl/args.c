@@ -51,15 +51,9 @@ static void usage(FILE *f)
             "  --verify false         skip each sample's CRC check (default true)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
-            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
-            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
-            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
-            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
-            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
-            "  --checkpoint-dir DIR   where checkpoints go\n"
-            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
-            "                         (--warmup 0, the rank count and preset that wrote it; the\n"
-            "                         run continues to --steps)\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n");
+    tdopt_print_help(f);
+    fprintf(f,
             "\n"
             "Exit status: 0 ok; 1 the run failed (a checkpoint that cannot be written, a corrupt\n"
             "checkpoint file); 2 bad input (an option, a configuration, a data set refused: file\n"

@@ -88,3 +88,16 @@ int tdopt_check(const tdopt_fields *f, const char *data, char *err, size_t errle
     snprintf(err, errlen, "%s", why);
     return -1;
 }
+
+void tdopt_print_help(FILE *f)
+{
+    fprintf(f,
+            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
+            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
+            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
+            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
+            "  --checkpoint-dir DIR   where checkpoints go\n"
+            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
+            "                         (--warmup 0, the rank count and preset that wrote it; the\n"
+            "                         run continues to --steps)\n");
+}

@@ -7,13 +7,14 @@
  * for line).  Each program keeps its fields where they are and hands this module pointers
  * to them.
  *
- * defines: tdopt_fields, tdopt_take, tdopt_check, tdopt_whole, tdopt_truth */
+ * defines: tdopt_fields, tdopt_take, tdopt_check, tdopt_print_help, tdopt_whole, tdopt_truth */
 #ifndef TRAIN_TDATAOPT_H
 #define TRAIN_TDATAOPT_H
 
 #include <stdint.h>
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "benchmarks/common/shard/shard_feed.h"
 #include "benchmarks/train/ckpt.h"
@@ -37,6 +38,9 @@ int tdopt_take(const tdopt_fields *f, const char *name, const char *value);
  * (--checkpoint-every without --checkpoint-dir, --target-loss without --eval-every,
  * --read-only without files:DIR or with checkpoints or evaluations), else 0. */
 int tdopt_check(const tdopt_fields *f, const char *data, char *err, size_t errlen);
+
+/* The --help lines of --read-only, --checkpoint-every, --checkpoint-dir and --restore. */
+void tdopt_print_help(FILE *f);
 
 /* VALUE as a whole number in [lo, hi], or check_usage naming NAME. */
 long long tdopt_whole(const char *name, const char *value, long long lo, long long hi);
