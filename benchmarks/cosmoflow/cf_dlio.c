@@ -26,7 +26,8 @@ int cf_read_only(const cf_args *a, cf_model *m, comm_t *comm)
     opener o = {.a = a, .m = m, .steps = (int64_t)c->steps + c->warmup};
     tdlio_cfg d = {.program = "cosmoflow", .data = a->cfg.data, .feed = &a->feed,
                    .steps = o.steps, .first = (int64_t)m->part.group * c->batch,
-                   .batch = c->batch, .ranks_per_sample = m->part.ranks_per_sample};
+                   .batch = c->batch, .ranks_per_sample = m->part.ranks_per_sample,
+                   .record = a->t.record};
     cosmoflow_network.batch_floats(m, c->batch, &d.input_floats, &d.target_floats);
     return tdlio_run(&d, open_feed, &o, comm);
 }

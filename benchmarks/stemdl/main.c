@@ -83,7 +83,8 @@ static int train(args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **argv,
     int64_t steps = (int64_t)a->cfg.run.steps + a->cfg.run.warmup;
     int rc;
     if (a->read_only) {
-        rc = st_read_only(&m, &a->data, a->cfg.run.seed, S, a->cfg.run.batch, steps, comm);
+        rc = st_read_only(&m, &a->data, a->cfg.run.seed, S, a->cfg.run.batch, steps, a->t.record,
+                          comm);
     } else {
         if (st_data_is(a->data.data) &&
             st_data_open(&m, &a->data, a->cfg.run.seed, comm->size / S, comm->rank / S,

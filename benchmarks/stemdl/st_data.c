@@ -129,12 +129,13 @@ static int open_feed(void *user, shard_feed **feed, char *err, size_t errlen)
 }
 
 int st_read_only(st_model *m, const st_data_opts *o, uint64_t seed, int S, int batch,
-                 int64_t steps, const comm_t *comm)
+                 int64_t steps, const char *record, const comm_t *comm)
 {
     opener r = {.m = m, .o = o, .seed = seed, .groups = comm->size / S, .group = comm->rank / S,
                 .batch = batch, .steps = steps};
     tdlio_cfg d = {.program = "stemdl", .data = o->data, .feed = &o->feed, .steps = steps,
-                   .first = (int64_t)r.group * batch, .batch = batch, .ranks_per_sample = S};
+                   .first = (int64_t)r.group * batch, .batch = batch, .ranks_per_sample = S,
+                   .record = record};
     stemdl_network.batch_floats(&m->plan, batch, &d.input_floats, &d.target_floats);
     return tdlio_run(&d, open_feed, &r, comm);
 }

@@ -61,10 +61,11 @@ int st_data_open(st_model *m, const st_data_opts *o, uint64_t seed, int groups, 
 /* --read-only true: open m->feed as st_data_open would and read the steps'
  * batches with nothing else (benchmarks/train/tdlio.h: the lines with the
  * job's samples/s and GB/s on rank 0); the S ranks of a spatial group each
- * read whole samples (counted once in samples/s, S times in bytes).  The
- * exit code, 0; a set refused at open ends in check_usage (exit 2). */
+ * read whole samples (counted once in samples/s, S times in bytes); with
+ * record (--record FILE), the numbers written there.  The exit code (0, 1
+ * the record not written); a set refused at open ends in check_usage (2). */
 int st_read_only(st_model *m, const st_data_opts *o, uint64_t seed, int S, int batch,
-                 int64_t steps, const comm_t *comm);
+                 int64_t steps, const char *record, const comm_t *comm);
 
 /* --make-data: write the CBED set; the exit code (0, 1 failed, 2 bad input). */
 int st_make_data(const plan_t *p, const st_data_opts *o, uint64_t seed);

@@ -4,7 +4,40 @@
 #include <stdlib.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/common/record/record.h"
 #include "benchmarks/common/timer.h"
+
+/* the numbers of the lines as a YAML mapping in FILE: 0, or -1 (said on stderr) */
+static int write_record(const tdlio_cfg *c, int ranks, double samples, int64_t bytes, double s)
+{
+    char err[768];
+    rec_t *w = rec_open(c->record, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "%s: error: %s\n", c->program, err);
+        return -1;
+    }
+    rec_map_begin(w);
+    rec_key(w, "read_only");
+    rec_map_begin(w);
+    rec_kv_str(w, "program", c->program);
+    rec_kv_str(w, "data", c->data);
+    rec_kv_int(w, "ranks", ranks);
+    rec_kv_int(w, "steps", c->steps);
+    rec_kv_int(w, "batch", c->batch);
+    rec_kv_int(w, "prefetch", c->feed->prefetch);
+    rec_kv_str(w, "shuffle", c->feed->shuffle);
+    rec_kv_bool(w, "verified", !c->feed->no_verify);
+    rec_kv_double(w, "samples", samples);
+    rec_kv_int(w, "bytes", bytes);
+    rec_kv_double(w, "seconds", s);
+    rec_kv_double(w, "samples_per_s", samples / s);
+    rec_kv_double(w, "GBps", (double)bytes / s / 1e9);
+    rec_map_end(w);
+    rec_map_end(w);
+    if (rec_close(w, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "%s: error: %s\n", c->program, err);
+    return -1;
+}
 
 int tdlio_run(const tdlio_cfg *c, tdlio_open_fn open, void *user, const comm_t *comm)
 {
@@ -35,7 +68,9 @@ int tdlio_run(const tdlio_cfg *c, tdlio_open_fn open, void *user, const comm_t *
                c->program, comm->size, whole, (long long)sum[0], c->data, wall,
                (long long)c->steps, c->batch, c->feed->prefetch, c->feed->shuffle, whole / wall,
                (double)sum[0] / wall / 1e9, wall, (long long)sum[0]);
+    int rc = 0;
+    if (comm->rank == 0 && c->record && write_record(c, comm->size, whole, sum[0], wall)) rc = 1;
     free(in);
     free(tg);
-    return 0;
+    return rc;
 }

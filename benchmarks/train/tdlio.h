@@ -28,6 +28,7 @@ typedef struct {
     int batch;                   /* samples per batch and group */
     int ranks_per_sample;        /* ranks reading a part (or a copy) of each sample */
     size_t input_floats, target_floats; /* a batch's */
+    const char *record;          /* --record FILE: the numbers as a `read_only` map; NULL: none */
 } tdlio_cfg;
 
 /* Opens this rank's feed (kept by the caller, which closes it): 0, or -1
@@ -37,9 +38,10 @@ typedef int (*tdlio_open_fn)(void *user, shard_feed **feed, char *err, size_t er
 /* Read the steps on every rank (collective), print the lines on rank 0:
  *   PROGRAM: read only (no compute): ...
  *   read_only: samples_per_s X GBps Y seconds Z bytes N
- * A set refused at open ends in check_usage (exit 2) naming --data; a
- * corrupt sample ends the run naming file and sample (shard_feed.h).
- * Returns 0. */
+ * and with c->record, writes them there (rank 0, atomically).  A set refused
+ * at open ends in check_usage (exit 2) naming --data; a corrupt sample ends
+ * the run naming file and sample (shard_feed.h).  Returns 0, or 1 when the
+ * record could not be written. */
 int tdlio_run(const tdlio_cfg *c, tdlio_open_fn open, void *user, const comm_t *comm);
 
 #endif

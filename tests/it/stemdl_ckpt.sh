@@ -8,7 +8,8 @@
 #   reading shards) and on 2 ranks splitting each sample (--spatial 2); the
 #   record's checkpoint block has the writes and their bandwidth;
 # - --read-only true reads the batches of every step and prints samples/s and
-#   GB/s: the sample counts on 1 rank, 2 groups and a spatial pair;
+#   GB/s (and with --record, writes them): the sample counts on 1 rank, 2
+#   groups and a spatial pair;
 # - bad combinations are refused in one line, exit 2: --read-only without
 #   files:DIR or with checkpoints, --checkpoint-every without a folder, a
 #   restore with a warm-up or no steps left, a checkpoint of another rank
@@ -78,7 +79,14 @@ ro() { # name np expected-samples args...
         echo "FAIL: --read-only on $np rank(s) $*: exit $rc: $(tail -n 2 "$T/$name.out")"
     fi
 }
-ro ro1 1 32 --batch 4
+ro ro1 1 32 --batch 4 --record "$T/ro1.yaml"
+if grep -q '^read_only:$' "$T/ro1.yaml" && grep -q '^  program: stemdl$' "$T/ro1.yaml" &&
+    grep -q '^  samples: 32$' "$T/ro1.yaml" && grep -Eq '^  GBps: [0-9.e+-]+$' "$T/ro1.yaml" &&
+    grep -Eq '^  samples_per_s: [0-9.e+-]+$' "$T/ro1.yaml"; then
+    echo "PASS: --read-only --record FILE writes the read_only map (samples, bytes, seconds, samples/s, GB/s)"
+else
+    echo "FAIL: --read-only --record: $(cat "$T/ro1.yaml" 2>&1 | head -n 5)"
+fi
 ro ro2 2 32 --batch 2
 ro ros 2 16 --batch 2 --spatial 2
 bytes1=$(awk '$1 == "read_only:" { print $9 }' "$T/ro1.out")
