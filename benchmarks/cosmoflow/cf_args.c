@@ -44,8 +44,6 @@ static void usage(FILE *f)
             "                         (--samples, --val-samples, --format) when DIR has none\n"
             "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
             "                         the set to DIR (node-local storage) before training\n"
-            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
-            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
             "  --verify false         skip each sample's CRC check (default true; a rank reading\n"
             "                         a sub-volume cannot check it)\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
@@ -53,17 +51,17 @@ static void usage(FILE *f)
             "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
-            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
-            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
-            "  --checkpoint-dir DIR   where checkpoints go\n"
-            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
-            "                         (--warmup 0; the run continues to --steps)\n"
-            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n");
+    tdopt_print_help(f);
+    fprintf(f,
             "  --network unet3d       the 3D U-Net instead, with its own options\n"
             "                         (cosmoflow --network unet3d --help)\n"
             "\n"
-            "Exit status: 0 ok; 1 the run failed or a deciding check failed; 2 bad input (an\n"
-            "option, a configuration, a data set refused: file and sample named).\n");
+            "Exit status: 0 ok; 1 the run failed or a deciding check failed (a checkpoint that\n"
+            "cannot be written, a corrupt checkpoint file); 2 bad input (an option, a\n"
+            "configuration, a data set refused: file and sample named; --read-only without\n"
+            "--data files:DIR; --checkpoint-every without --checkpoint-dir; --restore of a\n"
+            "checkpoint of another rank count or preset).\n");
     cf_print_help(f);
     fprintf(f,
             "\n"
@@ -77,21 +75,25 @@ static void usage(FILE *f)
 /* The configuration's check, then the program's options that go together
  * (tprog parses those first, so --check-config sees them too): cfg is the
  * cfg member of a cf_args (cf_args_parse passes &a->cfg). */
+/* the fields of the shared options (tdataopt.h) in a */
+static tdopt_fields fields_of(cf_args *a)
+{
+    return (tdopt_fields){.make_data = &a->make_data, .format = &a->format, .stage = &a->stage,
+                          .samples = &a->samples, .val_samples = &a->val_samples,
+                          .shard_samples = &a->shard_samples, .make_missing = &a->make_missing,
+                          .feed = &a->feed, .quality = &a->quality, .read_only = &a->read_only,
+                          .ckpt = &a->ckpt};
+}
+
+/* The configuration's check, then the program's options that go together
+ * (tprog parses those first, so --check-config sees them too): cfg is the
+ * cfg member of a cf_args (cf_args_parse passes &a->cfg). */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    const cf_args *a = (const cf_args *)((const char *)cfg - offsetof(cf_args, cfg));
+    cf_args *a = (cf_args *)((const char *)cfg - offsetof(cf_args, cfg));
     if (cf_validate(cfg, err, errlen)) return -1;
-    if (a->ckpt.every > 0 && !a->ckpt.dir) {
-        snprintf(err, errlen, "--checkpoint-every needs --checkpoint-dir DIR (where the "
-                 "checkpoints go)");
-        return -1;
-    }
-    if (a->quality.target_loss > 0 && a->quality.eval_every == 0) {
-        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
-                 "validation loss)");
-        return -1;
-    }
-    return 0;
+    const tdopt_fields f = fields_of(a);
+    return tdopt_check(&f, a->cfg.data, err, errlen);
 }
 
 static const char *const own_options[] = {
@@ -102,22 +104,8 @@ static const char *const own_options[] = {
 static void take_option(void *prog, const char *name, const char *value)
 {
     cf_args *a = prog;
-    const tdopt_fields f = {.make_data = &a->make_data, .format = &a->format, .stage = &a->stage,
-                            .samples = &a->samples, .val_samples = &a->val_samples,
-                            .shard_samples = &a->shard_samples, .make_missing = &a->make_missing,
-                            .feed = &a->feed, .quality = &a->quality};
-    if (tdopt_take(&f, name, value)) return;
-    if (!strcmp(name, "--write-data")) {
-        a->write_data = value;
-    } else if (!strcmp(name, "--checkpoint-every")) {
-        a->ckpt.every = (int)tdopt_whole(name, value, 0, 1 << 24);
-    } else if (!strcmp(name, "--checkpoint-dir")) {
-        a->ckpt.dir = value;
-    } else if (!strcmp(name, "--restore")) {
-        a->ckpt.restore = value;
-    } else if (!strcmp(name, "--read-only")) {
-        a->read_only = tdopt_truth(name, value);
-    }
+    const tdopt_fields f = fields_of(a);
+    if (!tdopt_take(&f, name, value) && !strcmp(name, "--write-data")) a->write_data = value;
 }
 
 void cf_args_parse(cf_args *a, int argc, char **argv, int rank)

@@ -4,7 +4,9 @@
  * sub-volume of its group's samples, the same shuffle, reader thread and
  * prefetch as training) and nothing else; the job's samples/s and GB/s
  * (bytes all ranks read / the slowest rank's time) are what the storage
- * delivers, to set beside the samples/s a training consumes.
+ * delivers, to set beside the samples/s a training consumes.  The timing,
+ * reading and printing are the training runtime's (benchmarks/train/tdlio.h,
+ * stemdl's too); this module opens CosmoFlow's feed for it.
  *
  * defines: cf_read_only */
 #ifndef COSMOFLOW_CF_DLIO_H

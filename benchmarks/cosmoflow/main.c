@@ -100,7 +100,6 @@ static int train(const cf_args *a, comm_t *comm, int thread_level, sysinfo_t *si
     }
     a = &made;
     if (a->read_only) {
-        if (strncmp(a->cfg.data, "files:", 6)) check_usage("--read-only needs --data files:DIR");
         int rc = cf_read_only(a, &m, comm);
         cf_model_free(&m);
         return rc;

@@ -51,10 +51,14 @@ static void usage(FILE *f)
             "  --verify false         skip each sample's CRC check (default true)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
-            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n");
+    tdopt_print_help(f);
+    fprintf(f,
             "\n"
-            "Exit status: 0 ok; 1 the run failed; 2 bad input (an option, a configuration, a\n"
-            "data set refused: file and sample named).\n");
+            "Exit status: 0 ok; 1 the run failed (a checkpoint that cannot be written, a corrupt\n"
+            "checkpoint file); 2 bad input (an option, a configuration, a data set refused: file\n"
+            "and sample named; --read-only without --data files:DIR; --checkpoint-every without\n"
+            "--checkpoint-dir; --restore of a checkpoint of another rank count or preset).\n");
     cfg_print_help(f);
     fprintf(f,
             "\n"
@@ -64,24 +68,35 @@ static void usage(FILE *f)
             "  mpirun -np 4 stemdl --preset tiny --batch 2 --record tiny4.yaml\n"
             "  mpirun -np 4 stemdl --preset tiny --spatial 2 --batch 1   (2 groups of 2 tiles)\n"
             "  stemdl --preset tiny --make-data cbed --samples 64 --val-samples 16\n"
-            "  stemdl --preset tiny --data files:cbed --eval-every 10 --target-loss 0.5\n");
+            "  stemdl --preset tiny --data files:cbed --eval-every 10 --target-loss 0.5\n"
+            "  stemdl --preset tiny --data files:cbed --read-only true --steps 16 --batch 4\n"
+            "  stemdl --preset tiny --steps 20 --checkpoint-every 10 --checkpoint-dir ck\n"
+            "  stemdl --preset tiny --steps 20 --warmup 0 --restore ck/step-00000010\n");
+}
+
+/* the fields of the shared options (tdataopt.h) in a */
+static tdopt_fields fields_of(args_t *a)
+{
+    st_data_opts *d = &a->data;
+    return (tdopt_fields){.make_data = &d->make_data, .format = &d->format, .stage = &d->stage,
+                          .samples = &d->samples, .val_samples = &d->val_samples,
+                          .shard_samples = &d->shard_samples, .make_missing = &d->make_missing,
+                          .feed = &d->feed, .quality = &a->quality, .read_only = &a->read_only,
+                          .ckpt = &a->ckpt};
 }
 
 /* the configuration's check, then the options that go together (cfg is the
  * cfg member of an args_t) */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
-    const args_t *a = (const args_t *)((const char *)cfg - offsetof(args_t, cfg));
+    args_t *a = (args_t *)((const char *)cfg - offsetof(args_t, cfg));
     if (cfg_validate(cfg, err, errlen)) return -1;
     if (strcmp(a->data.data, "synthetic") && !st_data_is(a->data.data)) {
         snprintf(err, errlen, "--data: '%s' is not synthetic, cbed or files:DIR", a->data.data);
         return -1;
     }
-    if (a->quality.target_loss > 0 && a->quality.eval_every == 0) {
-        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
-                 "validation loss)");
-        return -1;
-    }
+    const tdopt_fields f = fields_of(a);
+    if (tdopt_check(&f, a->data.data, err, errlen)) return -1;
     if (a->quality.eval_every > 0 && !st_data_is(a->data.data)) {
         snprintf(err, errlen, "--eval-every needs a data set with a validation split (--data cbed "
                  "or files:DIR)");
@@ -93,17 +108,14 @@ static int validate(const void *cfg, char *err, size_t errlen)
 static const char *const own_options[] = {
     "--data", "--make-data", "--format", "--samples", "--val-samples", "--shard-samples",
     "--shuffle", "--prefetch", "--verify", "--eval-every", "--target-loss", "--mllog",
-    "--make-missing", "--stage", NULL};
+    "--make-missing", "--stage", "--read-only", "--checkpoint-every", "--checkpoint-dir",
+    "--restore", NULL};
 
 static void take_option(void *prog, const char *name, const char *value)
 {
     args_t *a = prog;
-    st_data_opts *d = &a->data;
-    const tdopt_fields f = {.make_data = &d->make_data, .format = &d->format, .stage = &d->stage,
-                            .samples = &d->samples, .val_samples = &d->val_samples,
-                            .shard_samples = &d->shard_samples, .make_missing = &d->make_missing,
-                            .feed = &d->feed, .quality = &a->quality};
-    if (!strcmp(name, "--data")) d->data = value;
+    const tdopt_fields f = fields_of(a);
+    if (!strcmp(name, "--data")) a->data.data = value;
     else tdopt_take(&f, name, value);
 }
 

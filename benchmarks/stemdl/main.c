@@ -55,6 +55,63 @@ static int describe(const args_t *a, comm_t *comm, sysinfo_t *si)
     return 0;
 }
 
+/* A training (or with --read-only, its reads alone) from the synthetic stream
+ * or a data set; the exit code. */
+static int train(args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **argv,
+                 const char *started)
+{
+    char err[512];
+    /* the model is a st_model: the plan, and the data set's feed (st_data.h) */
+    st_model m = {.feed = NULL};
+    plan_build(&m.plan, &a->cfg);
+    /* spatial parallelism: the ranks sharing each sample (fd_split.h) */
+    sp_group grp = {.comm = MPI_COMM_NULL};
+    int S = fd_split_of(&a->cfg) > 1 ? fd_split_of(&a->cfg) : 1;
+    if (S > 1) {
+        if (!comm->mpi)
+            check_usage("--spatial %s needs MPI ranks to split samples over", a->cfg.spatial);
+        int hw[2];
+        fd_split_hw(&a->cfg, hw);
+        if (sp_group_open(&grp, hw[0], hw[1], comm->world, err, sizeof err))
+            check_usage("%s", err);
+        m.plan.group = &grp;
+    }
+    if (st_make_missing(&m.plan, &a->data, a->cfg.run.seed, comm))
+        check_usage("--make-missing: could not write the set");
+    if (st_stage(&a->data, comm, a->quality.mllog && comm->rank == 0))
+        check_usage("--stage %s: the set could not be copied", a->data.stage);
+    int64_t steps = (int64_t)a->cfg.run.steps + a->cfg.run.warmup;
+    int rc;
+    if (a->read_only) {
+        rc = st_read_only(&m, &a->data, a->cfg.run.seed, S, a->cfg.run.batch, steps, a->t.record,
+                          comm);
+    } else {
+        if (st_data_is(a->data.data) &&
+            st_data_open(&m, &a->data, a->cfg.run.seed, comm->size / S, comm->rank / S,
+                         a->cfg.run.batch, steps, err, sizeof err))
+            check_usage("--data %s: %s", a->data.data, err);
+        backend_t be;
+        if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
+        train_job job = {.net = st_network(), .model = &m, .run = &a->cfg.run, .backend = &be,
+                         .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights,
+                         .quality = a->quality.eval_every > 0 || a->quality.mllog ? &a->quality
+                                                                                 : NULL,
+                         .ckpt = a->ckpt.every > 0 || a->ckpt.restore ? &a->ckpt : NULL};
+        tprog_run run;
+        tprog_run_init(&run, si, argc, argv, started, a->t.record);
+        srec_fill(&run, a);
+        if (comm->rank == 0 && !a->t.quiet)
+            printf("stemdl: %d rank(s), %d thread(s) per rank, kernels: %s\n", comm->size,
+                   be.threads, be.library);
+        rc = tprog_train(&job, &run);
+        backend_close(&be);
+    }
+    shard_feed_close(m.feed);
+    sp_group_close(&grp);
+    plan_free(&m.plan);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     check_set_program("stemdl");
@@ -81,48 +138,7 @@ int main(int argc, char **argv)
         rc = st_make_data(&p, &a.data, a.cfg.run.seed);
         plan_free(&p);
     } else {
-        char err[512];
-        /* the model is a st_model: the plan, and the data set's feed (st_data.h) */
-        st_model m = {.feed = NULL};
-        plan_build(&m.plan, &a.cfg);
-        /* spatial parallelism: the ranks sharing each sample (fd_split.h) */
-        sp_group grp = {.comm = MPI_COMM_NULL};
-        if (fd_split_of(&a.cfg) > 1) {
-            if (!comm.mpi)
-                check_usage("--spatial %s needs MPI ranks to split samples over", a.cfg.spatial);
-            int hw[2];
-            fd_split_hw(&a.cfg, hw);
-            if (sp_group_open(&grp, hw[0], hw[1], comm.world, err, sizeof err))
-                check_usage("%s", err);
-            m.plan.group = &grp;
-        }
-        if (st_make_missing(&m.plan, &a.data, a.cfg.run.seed, &comm))
-            check_usage("--make-missing: could not write the set");
-        if (st_stage(&a.data, &comm, a.quality.mllog && comm.rank == 0))
-            check_usage("--stage %s: the set could not be copied", a.data.stage);
-        if (st_data_is(a.data.data)) {
-            int S = fd_split_of(&a.cfg) > 1 ? fd_split_of(&a.cfg) : 1;
-            if (st_data_open(&m, &a.data, a.cfg.run.seed, comm.size / S, comm.rank / S,
-                             a.cfg.run.batch, (int64_t)a.cfg.run.steps + a.cfg.run.warmup, err,
-                             sizeof err))
-                check_usage("--data %s: %s", a.data.data, err);
-        }
-        backend_t be;
-        if (backend_open(&be, &a.cfg.run, &comm, &si, err, sizeof err)) check_usage("%s", err);
-        train_job job = {.net = st_network(), .model = &m, .run = &a.cfg.run, .backend = &be,
-                         .comm = &comm, .quiet = a.t.quiet, .dump_weights = a.t.dump_weights,
-                         .quality = a.quality.eval_every > 0 || a.quality.mllog ? &a.quality : NULL};
-        tprog_run run;
-        tprog_run_init(&run, &si, argc, argv, started, a.t.record);
-        srec_fill(&run, &a);
-        if (comm.rank == 0 && !a.t.quiet)
-            printf("stemdl: %d rank(s), %d thread(s) per rank, kernels: %s\n", comm.size, be.threads,
-                   be.library);
-        rc = tprog_train(&job, &run);
-        backend_close(&be);
-        shard_feed_close(m.feed);
-        sp_group_close(&grp);
-        plan_free(&m.plan);
+        rc = train(&a, &comm, &si, argc, argv, started);
     }
     if (comm.mpi) CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm.world));
     comm_finalize(&comm);

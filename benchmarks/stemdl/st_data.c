@@ -8,6 +8,7 @@
 #include "benchmarks/common/timer.h"
 #include "benchmarks/networks/fcdensenet/data.h"
 #include "benchmarks/networks/fcdensenet/stemdl_network.h"
+#include "benchmarks/train/tdlio.h"
 #include "benchmarks/train/tstage.h"
 
 /* the set's samples are data.h's of two steps no training reaches: sample i
@@ -108,6 +109,35 @@ int st_data_open(st_model *m, const st_data_opts *o, uint64_t seed, int groups, 
                          .gen = cbed_gen, .gen_user = &g, .seed = seed, .groups = groups,
                          .group = group, .batch = batch, .steps = steps};
     return shard_feed_open(&m->feed, &fc, &o->feed, err, errlen);
+}
+
+typedef struct {
+    st_model *m;
+    const st_data_opts *o;
+    uint64_t seed;
+    int groups, group, batch;
+    int64_t steps;
+} opener;
+
+static int open_feed(void *user, shard_feed **feed, char *err, size_t errlen)
+{
+    opener *r = user;
+    int rc = st_data_open(r->m, r->o, r->seed, r->groups, r->group, r->batch, r->steps, err,
+                          errlen);
+    *feed = r->m->feed;
+    return rc;
+}
+
+int st_read_only(st_model *m, const st_data_opts *o, uint64_t seed, int S, int batch,
+                 int64_t steps, const char *record, const comm_t *comm)
+{
+    opener r = {.m = m, .o = o, .seed = seed, .groups = comm->size / S, .group = comm->rank / S,
+                .batch = batch, .steps = steps};
+    tdlio_cfg d = {.program = "stemdl", .data = o->data, .feed = &o->feed, .steps = steps,
+                   .first = (int64_t)r.group * batch, .batch = batch, .ranks_per_sample = S,
+                   .record = record};
+    stemdl_network.batch_floats(&m->plan, batch, &d.input_floats, &d.target_floats);
+    return tdlio_run(&d, open_feed, &r, comm);
 }
 
 int st_make_data(const plan_t *p, const st_data_opts *o, uint64_t seed)

@@ -19,7 +19,7 @@
  * split sizes and the record's io block from the feed.
  *
  * defines: st_model, st_data_opts, st_data_is, st_network, st_data_open,
- *          st_make_data, st_make_missing, st_stage */
+ *          st_read_only, st_make_data, st_make_missing, st_stage */
 #ifndef STEMDL_ST_DATA_H
 #define STEMDL_ST_DATA_H
 
@@ -57,6 +57,15 @@ const network_t *st_network(void);
  * steps (warm-up included).  0, or -1 with one line in err. */
 int st_data_open(st_model *m, const st_data_opts *o, uint64_t seed, int groups, int group,
                  int batch, int64_t steps, char *err, size_t errlen);
+
+/* --read-only true: open m->feed as st_data_open would and read the steps'
+ * batches with nothing else (benchmarks/train/tdlio.h: the lines with the
+ * job's samples/s and GB/s on rank 0); the S ranks of a spatial group each
+ * read whole samples (counted once in samples/s, S times in bytes); with
+ * record (--record FILE), the numbers written there.  The exit code (0, 1
+ * the record not written); a set refused at open ends in check_usage (2). */
+int st_read_only(st_model *m, const st_data_opts *o, uint64_t seed, int S, int batch,
+                 int64_t steps, const char *record, const comm_t *comm);
 
 /* --make-data: write the CBED set; the exit code (0, 1 failed, 2 bad input). */
 int st_make_data(const plan_t *p, const st_data_opts *o, uint64_t seed);

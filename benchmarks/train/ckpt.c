@@ -23,7 +23,10 @@ typedef struct {
     uint32_t version, rank;
     int64_t step, params;
     int32_t ranks, has_v;
-    char pad[HDR - 40];
+    /* the network's forward convolution FLOPs per sample (net_facts): a network of the same
+     * parameter count with other shapes (another image size) differs here; 0: not known */
+    int64_t sample_flops;
+    char pad[HDR - 48];
 } hdr_t;
 
 static void step_dir(char *buf, size_t len, const char *dir, int step)
@@ -85,8 +88,8 @@ static int write_rank(const char *path, const hdr_t *h, const float *x, size_t f
 }
 
 int ckpt_write(const ckpt_cfg *c, const comm_t *comm, const network_t *net, void *inst,
-               optim_t *opt, const kern_ops *ops, void *ctx, int step, ckpt_result *r,
-               char *err, size_t errlen)
+               optim_t *opt, const kern_ops *ops, void *ctx, int step, int64_t sample_flops,
+               ckpt_result *r, char *err, size_t errlen)
 {
     char dir[PATH_MAX], path[PATH_MAX + 64];
     step_dir(dir, sizeof dir, c->dir, step);
@@ -104,7 +107,7 @@ int ckpt_write(const ckpt_cfg *c, const comm_t *comm, const network_t *net, void
     int has_v;
     float *x = host_state(net, inst, opt, ops, ctx, &n, &has_v);
     hdr_t h = {.version = 1, .rank = (uint32_t)comm->rank, .step = step, .params = n,
-               .ranks = comm->size, .has_v = has_v};
+               .ranks = comm->size, .has_v = has_v, .sample_flops = sample_flops};
     memcpy(h.magic, MAGIC, 8);
     size_t floats = (size_t)n * (has_v ? 3 : 2);
     if (comm->mpi) CHECK_MPI(MPI_Barrier(comm->world));
@@ -186,21 +189,82 @@ static int read_rank(const char *path, const comm_t *comm, int64_t n, int has_v,
     return 0;
 }
 
+/* c->restore's manifest is there and is a checkpoint's (a data set's folder
+ * has a manifest too): 0, or -1 with err */
+static int has_manifest(const ckpt_cfg *c, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/manifest.yaml", c->restore);
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: no manifest: not a checkpoint, or its writer did not finish",
+                 path);
+        return -1;
+    }
+    ytdoc *d = yt_load_file(path, err, errlen);
+    if (!d) return -1;
+    const ytnode *f = d->root && d->root->kind == YT_MAP ? yt_get(d->root, "format") : NULL;
+    const char *fmt = NULL;
+    int ok = f && yt_string(d, f, &fmt, err, errlen) == 0 && !strcmp(fmt, "exadl-checkpoint");
+    yt_free(d);
+    if (!ok)
+        snprintf(err, errlen, "%s: not a checkpoint's manifest (format exadl-checkpoint)", path);
+    return ok ? 0 : -1;
+}
+
+/* this rank's header: a checkpoint of this rank of this many ranks and params */
+static int check_header(const ckpt_cfg *c, const comm_t *comm, int64_t params,
+                        int64_t sample_flops, int *step, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/rank-%05d.bin", c->restore, comm->rank);
+    struct stat st;
+    int fd = fileio_open_regular(path, &st, err, errlen);
+    if (fd < 0) return -1;
+    hdr_t h;
+    ssize_t got = read(fd, &h, sizeof h);
+    close(fd);
+    if (got != (ssize_t)sizeof h || memcmp(h.magic, MAGIC, 8) || h.version != 1) {
+        snprintf(err, errlen, "%s: not an ExaDL checkpoint (no EXADLCK1 header)", path);
+        return -1;
+    }
+    if (h.ranks != comm->size || h.rank != (uint32_t)comm->rank) {
+        snprintf(err, errlen, "%s: written by rank %u of a run of %d rank(s); this run has %d "
+                 "(restore with the rank count that wrote it)", path, h.rank, h.ranks, comm->size);
+        return -1;
+    }
+    if (h.params != params) {
+        snprintf(err, errlen, "%s: a checkpoint of a network of %lld parameters; this one has "
+                 "%lld (another preset or configuration)", path, (long long)h.params,
+                 (long long)params);
+        return -1;
+    }
+    if (h.sample_flops && sample_flops && h.sample_flops != sample_flops) {
+        snprintf(err, errlen, "%s: a checkpoint of a network of %lld forward FLOPs per sample; "
+                 "this one has %lld (other shapes: another preset or configuration)", path,
+                 (long long)h.sample_flops, (long long)sample_flops);
+        return -1;
+    }
+    *step = (int)h.step;
+    return 0;
+}
+
+int ckpt_check(const ckpt_cfg *c, const comm_t *comm, int64_t params, int64_t sample_flops,
+               int *step, char *err, size_t errlen)
+{
+    if (agree(comm, has_manifest(c, err, errlen) == 0, err, errlen)) return -1;
+    return agree(comm, check_header(c, comm, params, sample_flops, step, err, errlen) == 0, err,
+                 errlen);
+}
+
 int ckpt_restore(const ckpt_cfg *c, const comm_t *comm, const network_t *net, void *inst,
                  optim_t *opt, const kern_ops *ops, void *ctx, int *step, ckpt_result *r,
                  char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
     double t0 = timer_now_s();
-    snprintf(path, sizeof path, "%s/manifest.yaml", c->restore);
-    int ok = 1;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s: no manifest: not a checkpoint, or its writer did not finish",
-                 path);
-        ok = 0;
-    }
-    if (agree(comm, ok, err, errlen)) return -1;
+    if (agree(comm, has_manifest(c, err, errlen) == 0, err, errlen)) return -1;
+    int ok;
     float *m, *v;
     int64_t n = optim_state(opt, &m, &v);
     size_t bytes = (size_t)n * sizeof(float);

@@ -10,8 +10,13 @@
  * continues from that step: with the same data and configuration it ends
  * with the weights of the run that never stopped.
  *
- * defines: ckpt_cfg, ckpt_result, ckpt_write, ckpt_restore, ckpt_write_record,
- *          ckpt_free */
+ * Before a run builds anything, ckpt_check tells a checkpoint of another
+ * rank count or another network (parameter count: another preset or
+ * configuration) from the one the run needs, so that the program refuses
+ * it as bad input (exit 2) in one line.
+ *
+ * defines: ckpt_cfg, ckpt_result, ckpt_check, ckpt_write, ckpt_restore,
+ *          ckpt_write_record, ckpt_free */
 #ifndef EXADL_TRAIN_CKPT_H
 #define EXADL_TRAIN_CKPT_H
 
@@ -40,11 +45,19 @@ typedef struct {
 } ckpt_result;
 
 /* After step `step` (1-based count of steps done): every rank writes its
- * shard, rank 0 the manifest.  Collective.  0, or -1 with err (any rank's
- * failure fails all). */
+ * shard, rank 0 the manifest; sample_flops (net_facts.fwd_conv_flops) goes
+ * into the header, for ckpt_check.  Collective.  0, or -1 with err (any
+ * rank's failure fails all). */
 int ckpt_write(const ckpt_cfg *c, const comm_t *comm, const network_t *net, void *inst,
-               optim_t *opt, const kern_ops *ops, void *ctx, int step, ckpt_result *r,
-               char *err, size_t errlen);
+               optim_t *opt, const kern_ops *ops, void *ctx, int step, int64_t sample_flops,
+               ckpt_result *r, char *err, size_t errlen);
+/* c->restore fits this run: its manifest is there and this rank's file is a
+ * checkpoint of this rank of comm->size ranks with `params` parameters and
+ * sample_flops forward FLOPs per sample (header only; a header's 0 is not
+ * compared); *step: the steps it had done.  Collective.  0, or -1 with err
+ * naming the folder or file and what differs (any rank's failure fails all). */
+int ckpt_check(const ckpt_cfg *c, const comm_t *comm, int64_t params, int64_t sample_flops,
+               int *step, char *err, size_t errlen);
 /* Read c->restore into the instance and the optimizer; *step is the steps
  * it had done.  Collective.  0, or -1 with err. */
 int ckpt_restore(const ckpt_cfg *c, const comm_t *comm, const network_t *net, void *inst,

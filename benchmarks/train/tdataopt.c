@@ -56,8 +56,48 @@ int tdopt_take(const tdopt_fields *f, const char *name, const char *value)
         f->quality->target_loss = x;
     } else if (!strcmp(name, "--mllog")) {
         f->quality->mllog = tdopt_truth(name, value);
+    } else if (!strcmp(name, "--read-only")) {
+        *f->read_only = tdopt_truth(name, value);
+    } else if (!strcmp(name, "--checkpoint-every")) {
+        f->ckpt->every = (int)tdopt_whole(name, value, 0, 1 << 24);
+    } else if (!strcmp(name, "--checkpoint-dir")) {
+        f->ckpt->dir = value;
+    } else if (!strcmp(name, "--restore")) {
+        f->ckpt->restore = value;
     } else {
         return 0;
     }
     return 1;
+}
+
+int tdopt_check(const tdopt_fields *f, const char *data, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (f->ckpt->every > 0 && !f->ckpt->dir)
+        why = "--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)";
+    else if (f->quality->target_loss > 0 && f->quality->eval_every == 0)
+        why = "--target-loss needs --eval-every N (the loss it stops on is the validation loss)";
+    else if (*f->read_only && strncmp(data, "files:", 6))
+        why = "--read-only needs --data files:DIR (it reads a data set's files)";
+    /* the read-only mode trains nothing: weights to save or restore, losses to evaluate */
+    else if (*f->read_only && (f->ckpt->every > 0 || f->ckpt->restore))
+        why = "--read-only computes nothing: no --checkpoint-every or --restore with it";
+    else if (*f->read_only && (f->quality->eval_every > 0 || f->quality->mllog))
+        why = "--read-only computes nothing: no --eval-every, --target-loss or --mllog with it";
+    if (!why) return 0;
+    snprintf(err, errlen, "%s", why);
+    return -1;
+}
+
+void tdopt_print_help(FILE *f)
+{
+    fprintf(f,
+            "  --read-only true       with --data files:DIR: read the batches of every step and\n"
+            "                         nothing else (DLIO-style): samples/s and GB/s of the job\n"
+            "  --checkpoint-every N   every N steps each rank writes its weights and optimizer\n"
+            "                         state to DIR/step-NNNNNNNN/rank-R.bin (default 0: never)\n"
+            "  --checkpoint-dir DIR   where checkpoints go\n"
+            "  --restore DIR/step-NNNNNNNN  start from that checkpoint's weights, moments and step\n"
+            "                         (--warmup 0, the rank count and preset that wrote it; the\n"
+            "                         run continues to --steps)\n");
 }

@@ -147,11 +147,31 @@ static int write_record(const train_job *j, const train_result *r, const tprog_r
     return -1;
 }
 
+/* --restore DIR: a warm-up, several trainers, sharded weights, or a checkpoint of another
+ * rank count or network are bad input, refused in one line (exit 2) before anything is
+ * built; a corrupt file, found when the run reads it whole, fails the run (exit 1) */
+static void check_restore(const train_job *j)
+{
+    net_facts f;
+    train_facts(j->net, j->model, &f);
+    if (j->run->warmup > 0 || j->run->trainers > 1 || f.sharded)
+        check_usage("--restore %s: a restored run takes --warmup 0, one trainer and replicated "
+                    "weights", j->ckpt->restore);
+    char err[768];
+    int step = 0;
+    if (ckpt_check(j->ckpt, j->comm, f.params, f.fwd_conv_flops, &step, err, sizeof err))
+        check_usage("--restore %s: %s", j->ckpt->restore, err);
+    if (step >= j->run->steps)
+        check_usage("--restore %s: the checkpoint has done %d steps; --steps %d leaves none",
+                    j->ckpt->restore, step, j->run->steps);
+}
+
 int tprog_train(const train_job *j, tprog_run *run)
 {
     char err[768];
     train_result r;
     int rc = 0;
+    if (j->ckpt && j->ckpt->restore) check_restore(j);
     if (train_run(j, &r, err, sizeof err)) {
         /* say why in the record too, so that a sweep keeps the reason */
         run->meta.error = err;

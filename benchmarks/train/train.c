@@ -244,8 +244,8 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
             }
         }
         if (j->ckpt && j->ckpt->every > 0 && (s + 1) % j->ckpt->every == 0 &&
-            ckpt_write(j->ckpt, comm, net, n, opt, be->ops, be->ctx, s + 1, &r->ckpt, err,
-                       errlen)) {
+            ckpt_write(j->ckpt, comm, net, n, opt, be->ops, be->ctx, s + 1, f.fwd_conv_flops,
+                       &r->ckpt, err, errlen)) {
             done = -1;
             break;
         }

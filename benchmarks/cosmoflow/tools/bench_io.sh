@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# bench_io.sh: the read-only (DLIO-style) mode of cosmoflow against dd
-# reading the same files (docs/data.md "Read-only mode"), every number
+# bench_io.sh: the read-only (DLIO-style) mode of cosmoflow or stemdl against
+# dd reading the same files (docs/data.md "Read-only mode"), every number
 # measured in this run.
 #
 #   benchmarks/cosmoflow/tools/bench_io.sh [BUILD_DIR]        (default: build)
-#   env: PRESET (default small: 64^3 x 4, 4 MiB samples), SAMPLES (default 128),
+#   env: PROGRAM (cosmoflow | stemdl, default cosmoflow: the program whose
+#        set is written and read; its set: cosmoflow's GRF set, stemdl's
+#        CBED set),
+#        PRESET (default small: cosmoflow 64^3 x 4, 4 MiB samples; stemdl
+#        128 x 64x64 in, 64x64 potential maps out, 2.1 MB samples), SAMPLES (default 128),
 #        FORMAT (raw | hdf5, default raw), SHARD (samples per shard, default 16),
 #        BATCH (default 4), RANKS (default 1), PREFETCH (the reader thread's
 #        depth, default 2; 0: no thread, each batch read straight into the
@@ -16,16 +20,22 @@
 #     the page cache (fsync, then posix_fadvise DONTNEED: only these files,
 #     not the machine's cache), then
 #       dd:         each shard file in turn, bs=4M, to /dev/null;
-#       cosmoflow:  --read-only true over one epoch (SAMPLES / (BATCH x RANKS)
+#       PROGRAM:    --read-only true over one epoch (SAMPLES / (BATCH x RANKS)
 #                   steps), the training's reader thread, PREFETCH, global
 #                   shuffle (samples in random order across the shards),
 #                   --verify false (no CRC: the storage alone, as dd), then
 #                   again with each sample's CRC checked (training's default);
 # (c) warm reads: the same two again with the files in the page cache;
-# then the ratio cosmoflow / dd of each (the target: within 20%, >= 0.8).
+# then the ratio PROGRAM / dd of each (the target: within 20%, >= 0.8).
 set -u
 BUILD=${1:-build}
-C=$BUILD/bin/cosmoflow
+PROGRAM=${PROGRAM:-cosmoflow}
+case $PROGRAM in
+cosmoflow) SET=(--data grf) ;;
+stemdl) SET=(--data cbed --val-samples 0) ;;
+*) echo "bench_io.sh: PROGRAM '$PROGRAM' is not cosmoflow or stemdl"; exit 2 ;;
+esac
+C=$BUILD/bin/$PROGRAM
 PRESET=${PRESET:-small} SAMPLES=${SAMPLES:-128} FORMAT=${FORMAT:-raw} SHARD=${SHARD:-16}
 BATCH=${BATCH:-4} RANKS=${RANKS:-1} PREFETCH=${PREFETCH:-2}
 own=0
@@ -44,8 +54,8 @@ for n in os.listdir(d):
 PY
 }
 echo "uptime_before: $(cat /proc/loadavg)"
-echo "set: preset $PRESET, $SAMPLES samples, $FORMAT, $SHARD per shard, in $DIR"
-"$C" --preset "$PRESET" --make-data "$DIR" --data grf --samples "$SAMPLES" --format "$FORMAT" \
+echo "set: $PROGRAM preset $PRESET, $SAMPLES samples, $FORMAT, $SHARD per shard, in $DIR"
+"$C" --preset "$PRESET" --make-data "$DIR" "${SET[@]}" --samples "$SAMPLES" --format "$FORMAT" \
     --shard-samples "$SHARD" | sed 's/^/make: /' || exit 1
 steps=$((SAMPLES / (BATCH * RANKS)))
 [ "$steps" -ge 1 ] || { echo "bench_io.sh: SAMPLES < BATCH x RANKS"; exit 2; }
@@ -74,9 +84,9 @@ for mode in cold warm; do
     read -r crc_gbps crc_bytes crc_s < <(ours true)
     echo "$mode:"
     echo "  dd:        {GBps: $dd_gbps, bytes: $dd_bytes, seconds: $dd_s}"
-    echo "  cosmoflow: {GBps: $our_gbps, bytes: $our_bytes, seconds: $our_s, ranks: $RANKS, batch: $BATCH, steps: $steps, verify: false}"
-    echo "  cosmoflow_crc: {GBps: $crc_gbps, bytes: $crc_bytes, seconds: $crc_s, verify: true}"
-    awk -v a="$our_gbps" -v b="$dd_gbps" -v c="$crc_gbps" 'BEGIN { r = a / b; printf "  ratio: {cosmoflow_over_dd: %.3f, target: 0.8, verdict: %s, with_crc_over_dd: %.3f}\n", r, (r >= 0.8 ? "MET" : "MISSED"), c / b }'
+    echo "  $PROGRAM: {GBps: $our_gbps, bytes: $our_bytes, seconds: $our_s, ranks: $RANKS, batch: $BATCH, steps: $steps, verify: false}"
+    echo "  ${PROGRAM}_crc: {GBps: $crc_gbps, bytes: $crc_bytes, seconds: $crc_s, verify: true}"
+    awk -v p="$PROGRAM" -v a="$our_gbps" -v b="$dd_gbps" -v c="$crc_gbps" 'BEGIN { r = a / b; printf "  ratio: {%s_over_dd: %.3f, target: 0.8, verdict: %s, with_crc_over_dd: %.3f}\n", p, r, (r >= 0.8 ? "MET" : "MISSED"), c / b }'
 done
 echo "uptime_after: $(cat /proc/loadavg)"
 [ $own = 1 ] && rm -rf "$(dirname "$DIR")"
