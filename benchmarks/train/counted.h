@@ -43,10 +43,13 @@ typedef struct {
     ktab_t *tab;
     int dry;          /* count FLOPs only, run nothing */
     int timing;       /* time each kernel */
-    /* NULL, or told the shapes of every 2D k x k convolution call (also when
-     * dry): kernel is "conv_fwd", "conv_bwd_data" or "conv_bwd_weights", x the
-     * input (or input gradient) and y the output (or output gradient).  The
-     * plan model (fcdensenet/fd_convtime.h) learns a step's convolutions so. */
+    /* NULL, or told the shapes of every call of the 2D kernels of counted.c
+     * but the optimizers' and grad_check (also when dry): kernel is the row's
+     * kernel name ("conv_fwd", "pool_bwd", "add", ...), x the input side (or
+     * its gradient) and y the output side (or its gradient; x again for
+     * bias and zero), k the convolution's (1 for the transposed ones, 2 for
+     * pooling, else 0).  The plan model (fcdensenet/fd_convtime.h) learns a
+     * step's kernels so. */
     void (*observe)(void *arg, const char *kernel, const tview *x, const tview *y, int k);
     void *observe_arg;
 } kc_t;
