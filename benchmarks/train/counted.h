@@ -48,8 +48,9 @@ typedef struct {
      * kernel name ("conv_fwd", "pool_bwd", "add", ...), x the input side (or
      * its gradient) and y the output side (or its gradient; x again for
      * bias and zero), k the convolution's (1 for the transposed ones, 2 for
-     * pooling, else 0).  The plan model (fcdensenet/fd_convtime.h) learns a
-     * step's kernels so. */
+     * pooling, else 0); kc_copy3d's boxes too, as kernel "copy3d" (whatever
+     * row it names) with their d x h planes as rows.  The plan model
+     * (fcdensenet/fd_convtime.h) learns a step's kernels so. */
     void (*observe)(void *arg, const char *kernel, const tview *x, const tview *y, int k);
     void *observe_arg;
 } kc_t;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # stemdl --describe --model-conv-times: the plan model's kernels other than
 # the convolutions (transposed convolutions, pooling, bias, ReLU, the loss,
-# add, copy, zero) measured once per machine in the convolutions' cache
+# add, copy, zero, the halo and shuffle copies: copy3d) measured once per
+# machine in the convolutions' cache
 # (docs/spatial.md "Measured kernel times"), and a cache that cannot be
 # written.
 # - a first call appends a line per shape of each family (named in the
@@ -10,7 +11,9 @@
 #   forward, 0.25 s backward): each plan is charged 0.5 s per pool_fwd call
 #   and 0.25 s per pool_bwd call, nothing else (2 of each in a tiny step:
 #   1.5 s); planted on the whole-sample shapes only (2 samples per rank:
-#   data, and level 1 of hs), data 1.5 s, 2x1:hs 0.75 s, 2x1:h 0;
+#   data, and level 1 of hs), data 1.5 s, 2x1:hs 0.75 s, 2x1:h 0; the halo
+#   and shuffle copies (copy3d) planted: data 0, each split plan a whole
+#   number of seconds;
 # - EXADL_CONV_CACHE under a regular file (unwritable, also as root): one
 #   warning line naming the path and why, the measuring and the choice go
 #   on (exit 0).
@@ -28,7 +31,7 @@ nother() { awk -F'\t' '$5 !~ /^[0-9]/' "$1" | wc -l; }
 n1=$(nother "$EXADL_CONV_CACHE" 2>/dev/null || echo 0)
 fams=$(awk -F'\t' '$5 !~ /^[0-9]/ { split($5, s, " "); print s[1] }' "$EXADL_CONV_CACHE" | sort -u | tr '\n' ' ')
 if line "$T/d1" | grep -Eq "; $n1 shapes of other kernels: $n1 measured now, 0 from the cache$" &&
-    [ "$n1" -gt 10 ] && [ "$fams" = "add bias copy l1 pool relu tconv zero " ] &&
+    [ "$n1" -gt 10 ] && [ "$fams" = "add bias copy copy3d l1 pool relu tconv zero " ] &&
     [ "$(awk '/^  / && $1 != "plan" && ($11 == "-" || $11 == 0)' "$T/d1" | wc -l)" = 0 ]; then
     echo "PASS: kernel_times the first call measures $n1 shapes of other kernels ($fams), an other_s per plan"
 else
@@ -69,6 +72,18 @@ if [ "$(col "$T/d4" data 12) $(col "$T/d4" 2x1:hs 12) $(col "$T/d4" 2x1:h 11) $(
     echo "PASS: kernel_times pooling planted on the whole-sample shapes: data 1.5 s, 2x1:hs 0.75 s, 2x1:h 0"
 else
     echo "FAIL: kernel_times whole-sample pooling: $(grep -A9 '^spatial_plans' "$T/d4")"
+fi
+
+# the halo and shuffle copies: 1 s each, the rest 0: data (unsplit) copies
+# nothing, a split plan is charged a whole number of seconds, one per copy
+awk -F'\t' -v OFS='\t' '{ split($5, s, " "); $6 = s[1] == "copy3d" ? "1 0 0" : "0 0 0"; print }' \
+    "$T/orig.tsv" >"$EXADL_CONV_CACHE"
+"$S" "${D[@]}" "${P[@]}" >"$T/d6" 2>&1
+if [ "$(col "$T/d6" data 11)" = 0 ] &&
+    awk '$1 ~ /^[12]x[12]:h/ { n++; if (!($11 >= 1 && $11 == int($11))) bad = 1 } END { exit bad || n != 6 }' "$T/d6"; then
+    echo "PASS: kernel_times copy3d planted: data 0, the split plans $(col "$T/d6" 2x1:h 11) s (2x1:h) and $(col "$T/d6" 2x1:hs 11) s (2x1:hs): one per copy"
+else
+    echo "FAIL: kernel_times copy3d planted: $(grep -A9 '^spatial_plans' "$T/d6")"
 fi
 
 # a cache that cannot be written: a path under a regular file

@@ -97,7 +97,7 @@ static int parse_line(fdc_bench *b, char *line, const char *path, int lineno, ch
     if (*shape && (*shape < '0' || *shape > '9') &&
         (sscanf(shape, "%15s", fam) != 1 || (s.fam = fdk_family_of(fam)) <= FDK_CONV)) {
         snprintf(err, errlen, "%s:%d: '%.20s' is not a kernel family of the cache (tconv, pool, "
-                 "bias, relu, l1, add, copy, zero; remove the file to measure again)",
+                 "bias, relu, l1, add, copy, zero, copy3d; remove the file to measure again)",
                  path, lineno, shape);
         return -1;
     }

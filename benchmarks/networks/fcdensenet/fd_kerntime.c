@@ -8,7 +8,7 @@
 #include "benchmarks/train/kernels/flops.h"
 
 static const char *const fam_names[FDK_NFAM] = {"conv", "tconv", "pool", "bias", "relu",
-                                                "l1",   "add",   "copy", "zero"};
+                                                "l1",   "add",   "copy", "zero", "copy3d"};
 /* the kernels of each family, by slot ("" unused) */
 static const char *const kernels[FDK_NFAM][3] = {
     {"conv_fwd", "conv_bwd_data", "conv_bwd_weights"},
@@ -20,6 +20,7 @@ static const char *const kernels[FDK_NFAM][3] = {
     {"add", "", ""},
     {"copy", "", ""},
     {"zero", "", ""},
+    {"copy3d", "", ""},
 };
 
 int fdk_kernel(const char *kernel, int *fam, int *slot)
@@ -118,6 +119,15 @@ static void call(const kern_ops *o, void *ctx, const fdk_shape *s, int slot, con
         break;
     case FDK_ADD: o->add(ctx, x, y); break;
     case FDK_COPY: o->copy(ctx, x, y); break;
+    case FDK_COPY3D: {
+        int64_t plane = (int64_t)s->h * s->w;
+        t3view a = {x->p, s->n, s->cin, 1, s->h, s->w, (int64_t)s->cin * plane, plane, plane,
+                    s->w, 1};
+        t3view b = a;
+        b.p = y->p;
+        o->copy3d(ctx, &a, &b);
+        break;
+    }
     default: o->zero(ctx, x); break;
     }
 }

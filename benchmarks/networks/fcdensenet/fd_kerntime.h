@@ -10,10 +10,11 @@
  *   relu    relu_fwd, relu_bwd, -                       "
  *   l1      l1_fwd, l1_bwd, -                           "
  *   add     add, -, -;  copy  copy, -, -;  zero  zero, -, -
+ *   copy3d  copy3d, -, -  (the halo and shuffle copies, whatever row they name)
  *
- * Strided views (a dense block's slices) are timed on dense buffers of the
- * same extent: the layout's effect on a copy is not modelled.  The halo and
- * shuffle copies (copy3d) and the optimizer are not timed here.
+ * Strided views (a dense block's slices, a padded buffer's box) are timed
+ * on dense buffers of the same extent: the layout's effect on a copy is not
+ * modelled.  The optimizer is not timed here.
  *
  * defines: FDK_* families, fdk_shape, fdk_kernel, fdk_shape_of, fdk_flops,
  *          fdk_family_name, fdk_family_of, fdk_measure */
@@ -25,7 +26,7 @@
 #include "benchmarks/train/kernels/kern.h"
 
 enum { FDK_CONV, FDK_TCONV, FDK_POOL, FDK_BIAS, FDK_RELU, FDK_L1, FDK_ADD, FDK_COPY, FDK_ZERO,
-       FDK_NFAM };
+       FDK_COPY3D, FDK_NFAM };
 
 typedef struct {
     int fam; /* FDK_* */

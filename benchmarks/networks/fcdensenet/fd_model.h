@@ -48,7 +48,7 @@ typedef struct {
     int64_t mem_bytes;    /* network buffers per rank */
     /* with measured kernel times (fd_convtime.h, fdc_current()): the step's
      * convolutions and its other timed kernels (fd_kerntime.h: transposed
-     * convolutions, pooling, bias, ReLU, the loss, add, copy, zero) at this
+     * convolutions, pooling, bias, ReLU, the loss, add, copy, zero, copy3d) at this
      * machine's measured times, and their FLOPs (the rest of flops, the
      * optimizer's, is charged at F); conv_s and other_s -1 without */
     double conv_s, other_s;
