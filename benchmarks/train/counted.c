@@ -1,5 +1,6 @@
 #include "benchmarks/train/counted.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,11 @@ void kc_l1_bwd(kc_t *kc, const char *layer, const tview *y, const tview *t, cons
 void kc_adam(kc_t *kc, const char *layer, float *master, void *w_compute, const void *g, float *m,
              float *v, int64_t n, const adam_hyper *h)
 {
+    if (kc->observe && n <= INT32_MAX) {
+        /* the observer (counted.h) takes views: n parameters as one row */
+        tview t = {master, 1, 1, 1, (int)n, n};
+        kc->observe(kc->observe_arg, "adam", &t, &t, 0);
+    }
     COUNTED("adam", layer, flops_adam(n),
             kc->ops->adam(kc->ctx, master, w_compute, g, m, v, n, h));
 }

@@ -49,7 +49,8 @@ typedef struct {
      * its gradient) and y the output side (or its gradient; x again for
      * bias and zero), k the convolution's (1 for the transposed ones, 2 for
      * pooling, else 0); kc_copy3d's boxes too, as kernel "copy3d" (whatever
-     * row it names) with their d x h planes as rows.  The plan model
+     * row it names) with their d x h planes as rows, and kc_adam's n
+     * parameters as a 1 x 1 x 1 x n view (x = y).  The plan model
      * (fcdensenet/fd_convtime.h) learns a step's kernels so. */
     void (*observe)(void *arg, const char *kernel, const tview *x, const tview *y, int k);
     void *observe_arg;

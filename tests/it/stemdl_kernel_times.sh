@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stemdl --describe --model-conv-times: the plan model's kernels other than
 # the convolutions (transposed convolutions, pooling, bias, ReLU, the loss,
-# add, copy, zero, the halo and shuffle copies: copy3d) measured once per
+# add, copy, zero, the halo and shuffle copies: copy3d, Adam) measured once per
 # machine in the convolutions' cache
 # (docs/spatial.md "Measured kernel times"), and a cache that cannot be
 # written.
@@ -13,7 +13,7 @@
 #   1.5 s); planted on the whole-sample shapes only (2 samples per rank:
 #   data, and level 1 of hs), data 1.5 s, 2x1:hs 0.75 s, 2x1:h 0; the halo
 #   and shuffle copies (copy3d) planted: data 0, each split plan a whole
-#   number of seconds;
+#   number of seconds; Adam planted: the same whole number for every plan;
 # - EXADL_CONV_CACHE under a regular file (unwritable, also as root): one
 #   warning line naming the path and why, the measuring and the choice go
 #   on (exit 0).
@@ -31,7 +31,7 @@ nother() { awk -F'\t' '$5 !~ /^[0-9]/' "$1" | wc -l; }
 n1=$(nother "$EXADL_CONV_CACHE" 2>/dev/null || echo 0)
 fams=$(awk -F'\t' '$5 !~ /^[0-9]/ { split($5, s, " "); print s[1] }' "$EXADL_CONV_CACHE" | sort -u | tr '\n' ' ')
 if line "$T/d1" | grep -Eq "; $n1 shapes of other kernels: $n1 measured now, 0 from the cache$" &&
-    [ "$n1" -gt 10 ] && [ "$fams" = "add bias copy copy3d l1 pool relu tconv zero " ] &&
+    [ "$n1" -gt 10 ] && [ "$fams" = "adam add bias copy copy3d l1 pool relu tconv zero " ] &&
     [ "$(awk '/^  / && $1 != "plan" && ($11 == "-" || $11 == 0)' "$T/d1" | wc -l)" = 0 ]; then
     echo "PASS: kernel_times the first call measures $n1 shapes of other kernels ($fams), an other_s per plan"
 else
@@ -84,6 +84,17 @@ if [ "$(col "$T/d6" data 11)" = 0 ] &&
     echo "PASS: kernel_times copy3d planted: data 0, the split plans $(col "$T/d6" 2x1:h 11) s (2x1:h) and $(col "$T/d6" 2x1:hs 11) s (2x1:hs): one per copy"
 else
     echo "FAIL: kernel_times copy3d planted: $(grep -A9 '^spatial_plans' "$T/d6")"
+fi
+
+# Adam: 1 s per slice, the rest 0: the same whole number for every plan
+awk -F'\t' -v OFS='\t' '{ split($5, s, " "); $6 = s[1] == "adam" ? "1 0 0" : "0 0 0"; print }' \
+    "$T/orig.tsv" >"$EXADL_CONV_CACHE"
+"$S" "${D[@]}" "${P[@]}" >"$T/d7" 2>&1
+na=$(col "$T/d7" data 11)
+if [ -n "$na" ] && awk -v a="$na" '/^  / && $1 != "plan" { n++; if ($11 != a || !(a >= 1 && a == int(a))) bad = 1 } END { exit bad || n != 7 }' "$T/d7"; then
+    echo "PASS: kernel_times Adam planted: every plan charged the same $na s (one per parameter slice)"
+else
+    echo "FAIL: kernel_times Adam planted: $(grep -A9 '^spatial_plans' "$T/d7")"
 fi
 
 # a cache that cannot be written: a path under a regular file

@@ -12,6 +12,7 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/counted.h"
+#include "benchmarks/train/optim.h"
 #include "benchmarks/networks/fcdensenet/fd_kerntime.h"
 
 static fdc_bench *current;
@@ -266,6 +267,17 @@ int fdc_step(fdc_bench *b, const network_t *net, const void *model, int batch, f
     kc_t kc = {.ops = kern_ref_ops(), .tab = &t, .dry = 1, .observe = observe, .observe_arg = &o};
     net->forward(inst, &kc);
     net->backward(inst, &kc, NULL, NULL);
+    /* Adam's step, as train_dry_flops counts it (the same for every plan) */
+    optim_t *opt = optim_create(net, model, inst, kern_ref_ops(), NULL, 1, err, errlen);
+    if (!opt) {
+        net->release(inst);
+        ktab_free(&t);
+        return -1;
+    }
+    adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1,
+                    .grad_scale = 1};
+    optim_step(opt, &kc, &h);
+    optim_free(opt);
     net->release(inst);
     ktab_free(&t);
     return o.failed ? -1 : 0;

@@ -8,7 +8,8 @@
 #include "benchmarks/train/kernels/flops.h"
 
 static const char *const fam_names[FDK_NFAM] = {"conv", "tconv", "pool", "bias", "relu",
-                                                "l1",   "add",   "copy", "zero", "copy3d"};
+                                                "l1",   "add",   "copy", "zero", "copy3d",
+                                                "adam"};
 /* the kernels of each family, by slot ("" unused) */
 static const char *const kernels[FDK_NFAM][3] = {
     {"conv_fwd", "conv_bwd_data", "conv_bwd_weights"},
@@ -21,6 +22,7 @@ static const char *const kernels[FDK_NFAM][3] = {
     {"copy", "", ""},
     {"zero", "", ""},
     {"copy3d", "", ""},
+    {"adam", "", ""},
 };
 
 int fdk_kernel(const char *kernel, int *fam, int *slot)
@@ -75,6 +77,7 @@ int64_t fdk_flops(const fdk_shape *s, int slot)
     case FDK_RELU: return slot == 0 ? flops_relu_fwd(e) : flops_relu_bwd(e);
     case FDK_L1: return slot == 0 ? flops_l1_fwd(e) : flops_l1_bwd(e);
     case FDK_ADD: return flops_add(e);
+    case FDK_ADAM: return flops_adam(e);
     default: return 0; /* copy, zero */
     }
 }
@@ -119,6 +122,14 @@ static void call(const kern_ops *o, void *ctx, const fdk_shape *s, int slot, con
         break;
     case FDK_ADD: o->add(ctx, x, y); break;
     case FDK_COPY: o->copy(ctx, x, y); break;
+    case FDK_ADAM: {
+        /* x: master weights, dx: gradients, y, dy: moments (fp32); w: the
+         * compute copy where it is not the master (16-bit) */
+        adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1,
+                        .grad_scale = 1};
+        o->adam(ctx, x->p, o->act_bytes == 4 ? NULL : w, dx->p, y->p, dy->p, (int64_t)s->w, &h);
+        break;
+    }
     case FDK_COPY3D: {
         int64_t plane = (int64_t)s->h * s->w;
         t3view a = {x->p, s->n, s->cin, 1, s->h, s->w, (int64_t)s->cin * plane, plane, plane,
@@ -142,6 +153,7 @@ void fdk_measure(const kern_ops *o, void *ctx, const fdk_shape *s, int reps, dou
     int64_t we = (int64_t)s->cout * s->cin * (s->k > 1 ? s->k * s->k : 1);
     if (we < s->cout) we = s->cout;
     /* weights and gradients as fp32 (at least the compute type's size) */
+    if (s->fam == FDK_ADAM) ab = 4, we = xe; /* fp32 master, gradient, moments */
     void *x = o->alloc(ctx, (size_t)xe * ab), *dx = o->alloc(ctx, (size_t)xe * ab);
     void *y = o->alloc(ctx, (size_t)ye * ab), *dy = o->alloc(ctx, (size_t)ye * ab);
     void *w = o->alloc(ctx, (size_t)we * 4), *dw = o->alloc(ctx, (size_t)we * 4);

@@ -11,10 +11,11 @@
  *   l1      l1_fwd, l1_bwd, -                           "
  *   add     add, -, -;  copy  copy, -, -;  zero  zero, -, -
  *   copy3d  copy3d, -, -  (the halo and shuffle copies, whatever row they name)
+ *   adam    adam, -, -    n 1, cin 1, h 1, w the slice's parameters, cout 1, k 0
  *
  * Strided views (a dense block's slices, a padded buffer's box) are timed
  * on dense buffers of the same extent: the layout's effect on a copy is not
- * modelled.  The optimizer is not timed here.
+ * modelled.
  *
  * defines: FDK_* families, fdk_shape, fdk_kernel, fdk_shape_of, fdk_flops,
  *          fdk_family_name, fdk_family_of, fdk_measure */
@@ -26,7 +27,7 @@
 #include "benchmarks/train/kernels/kern.h"
 
 enum { FDK_CONV, FDK_TCONV, FDK_POOL, FDK_BIAS, FDK_RELU, FDK_L1, FDK_ADD, FDK_COPY, FDK_ZERO,
-       FDK_COPY3D, FDK_NFAM };
+       FDK_COPY3D, FDK_ADAM, FDK_NFAM };
 
 typedef struct {
     int fam; /* FDK_* */

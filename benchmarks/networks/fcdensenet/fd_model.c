@@ -94,8 +94,10 @@ int fdm_enumerate(const network_t *net, const plan_t *p, int batch, int elem_byt
                      "does not fit: %lld bytes of network buffers per rank over %.4g",
                      (long long)out[i].mem_bytes, m->memory_bytes);
         }
-    /* measured kernels: the untimed FLOPs at F, else at the convolutions' rate (not
-     * the other kernels': so that one kernel's time moves only its own charge) */
+    /* measured kernels: the FLOPs of kernels not timed (none in a STEMDL step
+     * today: a safeguard for a kernel the observer does not see) at F, else at
+     * the convolutions' rate (not the other kernels': so that one kernel's
+     * time moves only its own charge) */
     double cs = 0, cf = 0;
     for (int i = 0; i < n; i++)
         if (out[i].ok && out[i].conv_s > 0) cs += out[i].conv_s, cf += (double)out[i].conv_flops;
@@ -190,9 +192,8 @@ void fdm_print(const network_t *net, const plan_t *p, int batch, FILE *f)
                  (int)(colon - cand[best].name), cand[best].name, colon + 1);
     char rate[160];
     if (cb)
-        snprintf(rate, sizeof rate, "with measured kernels (%.4g s convolutions, %.4g s other), "
-                 "the optimizer at %s", cand[best].conv_s, cand[best].other_s,
-                 m.flops > 0 ? "--model-flops" : "the convolutions' rate");
+        snprintf(rate, sizeof rate, "with measured kernels (%.4g s convolutions, %.4g s the "
+                 "others)", cand[best].conv_s, cand[best].other_s);
     else
         snprintf(rate, sizeof rate, "at %.3g FLOP/s per rank", m.flops);
     fprintf(f, "spatial_plan_chosen            %s  (predicted %.4g s per step %s, links %.3g s + "

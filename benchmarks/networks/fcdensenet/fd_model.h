@@ -18,9 +18,9 @@
  *       + (halo + shuffle + allreduce bytes) / B
  *
  * or, with measured kernel times (fd_convtime.h), flops / F replaced by the
- * step's convolutions and other kernels at their measured times + the
- * FLOPs of what is not timed (the optimizer) at F (F: --model-flops, else
- * the convolutions' own measured rate); with the gradient allreduce a ring over the S ranks (2 (S-1) messages,
+ * step's convolutions and other kernels (Adam included) at their measured
+ * times + the FLOPs of what is not timed (nothing today) at F (F:
+ * --model-flops, else the convolutions' own measured rate); with the gradient allreduce a ring over the S ranks (2 (S-1) messages,
  * 2 (S-1)/S of the gradient's bytes; the same for every plan).  The chosen
  * plan is the fastest that fits: whose network bytes per rank are within
  * the machine's memory when one is given (ties: the first).  Halo counts are those of
@@ -48,9 +48,10 @@ typedef struct {
     int64_t mem_bytes;    /* network buffers per rank */
     /* with measured kernel times (fd_convtime.h, fdc_current()): the step's
      * convolutions and its other timed kernels (fd_kerntime.h: transposed
-     * convolutions, pooling, bias, ReLU, the loss, add, copy, zero, copy3d) at this
-     * machine's measured times, and their FLOPs (the rest of flops, the
-     * optimizer's, is charged at F); conv_s and other_s -1 without */
+     * convolutions, pooling, bias, ReLU, the loss, add, copy, zero, copy3d,
+     * Adam) at this machine's measured times, and their FLOPs (the rest of
+     * flops, of kernels not timed, is charged at F); conv_s and other_s -1
+     * without */
     double conv_s, other_s;
     int64_t conv_flops, other_flops;
     double step_s;        /* predicted; -1 without a machine */
