@@ -204,6 +204,10 @@ static int run(arena_t *a, topts_t *o)
         spawn_result_free(&r);
         return code;
     }
+    /* stemdl's warnings (a kernel cache it cannot write) are the user's too */
+    char *errs = log_tail(a, log, 8, 4000), *sv = NULL;
+    for (char *l = errs ? strtok_r(errs, "\n", &sv) : NULL; l; l = strtok_r(NULL, "\n", &sv))
+        if (strstr(l, ": warning: ")) fprintf(stderr, "%s\n", esc_term(a, l));
     remove(log);
     /* the table between "spatial_plans" and the next unindented line */
     row_t rows[64];

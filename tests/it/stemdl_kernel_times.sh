@@ -16,7 +16,7 @@
 #   number of seconds; Adam planted: the same whole number for every plan;
 # - EXADL_CONV_CACHE under a regular file (unwritable, also as root): one
 #   warning line naming the path and why, the measuring and the choice go
-#   on (exit 0).
+#   on (exit 0); exadl model --spatial --stemdl shows that line too.
 # No time is asserted.
 set -u
 S=$EXADL_BIN/stemdl
@@ -108,5 +108,17 @@ if [ $rc = 0 ] && [ "$(grep -c . "$T/e5")" = 1 ] &&
     echo "PASS: kernel_times an unwritable cache: one warning line naming it and why, measured and chosen"
 else
     echo "FAIL: kernel_times unwritable cache: rc $rc, stderr '$(cat "$T/e5")', $(grep '^spatial_plan_chosen' "$T/d5")"
+fi
+# the harness's front end passes the warning on (stemdl's stderr is its log)
+EXADL_CONV_CACHE=$T/file/cache.tsv "$EXADL_BIN/exadl" model --spatial --stemdl \
+    --links "$EXADL_ROOT/reference/machines/dev-2core.yaml" --conv-times -- \
+    --preset tiny --spatial 2 --batch 4 --threads 1 --precision fp32 >"$T/m6" 2>"$T/e6"
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c . "$T/e6")" = 1 ] &&
+    grep -q "^stemdl: warning: $T/file/cache.tsv: cannot write the convolution cache: Not a directory; measuring without it$" "$T/e6" &&
+    grep -q '^chosen: ' "$T/m6"; then
+    echo "PASS: kernel_times exadl model --spatial --stemdl passes stemdl's one warning on"
+else
+    echo "FAIL: kernel_times exadl model with an unwritable cache: rc $rc, stderr '$(cat "$T/e6")'"
 fi
 exit 0

@@ -220,7 +220,7 @@ int fdc_time(fdc_bench *b, const fdc_shape *s, double t_s[3], char *err, size_t 
      * not this one: said once, and the measuring goes on */
     if (!b->unwritable && store(b, s, t_s, err, errlen)) {
         b->unwritable = 1;
-        fprintf(stderr, "stemdl: warning: %s; measuring without it\n", err);
+        fprintf(stderr, "%s: warning: %s; measuring without it\n", check_program(), err);
     }
     return 0;
 }
