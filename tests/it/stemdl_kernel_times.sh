@@ -14,6 +14,7 @@
 #   data, and level 1 of hs), data 1.5 s, 2x1:hs 0.75 s, 2x1:h 0; the halo
 #   and shuffle copies (copy3d) planted: data 0, each split plan a whole
 #   number of seconds; Adam planted: the same whole number for every plan;
+# - a line of an unknown family: refused in one line naming FILE:LINE;
 # - EXADL_CONV_CACHE under a regular file (unwritable, also as root): one
 #   warning line naming the path and why, the measuring and the choice go
 #   on (exit 0); exadl model --spatial --stemdl shows that line too.
@@ -95,6 +96,18 @@ if [ -n "$na" ] && awk -v a="$na" '/^  / && $1 != "plan" { n++; if ($11 != a || 
     echo "PASS: kernel_times Adam planted: every plan charged the same $na s (one per parameter slice)"
 else
     echo "FAIL: kernel_times Adam planted: $(grep -A9 '^spatial_plans' "$T/d7")"
+fi
+
+# a family the cache does not know: refused in one line naming FILE:LINE,
+# the word's control bytes not shown
+printf 'cpu\t1\tfast\tfp32\tfo\033o 1 1 1 1 1 1\t0 0 0\n' >"$EXADL_CONV_CACHE"
+"$S" "${D[@]}" "${M[@]}" >"$T/d8" 2>&1
+rc=$?
+if [ $rc = 2 ] && [ "$(grep -c . "$T/d8")" = 1 ] &&
+    grep -q "cache.tsv:1: 'fo?o' is not a kernel family of the cache" "$T/d8"; then
+    echo "PASS: kernel_times an unknown family is refused in one line: $(cat "$T/d8")"
+else
+    echo "FAIL: kernel_times unknown family: rc $rc: $(cat -v "$T/d8")"
 fi
 
 # a cache that cannot be written: a path under a regular file

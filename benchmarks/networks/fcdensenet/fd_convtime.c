@@ -97,9 +97,13 @@ static int parse_line(fdc_bench *b, char *line, const char *path, int lineno, ch
     const char *shape = f[4];
     if (*shape && (*shape < '0' || *shape > '9') &&
         (sscanf(shape, "%15s", fam) != 1 || (s.fam = fdk_family_of(fam)) <= FDK_CONV)) {
-        snprintf(err, errlen, "%s:%d: '%.20s' is not a kernel family of the cache (tconv, pool, "
-                 "bias, relu, l1, add, copy, zero, copy3d; remove the file to measure again)",
-                 path, lineno, shape);
+        /* the file's word shown, its bytes outside [a-z0-9_] as '?' (no control
+         * characters reach the terminal) */
+        for (char *c = fam; *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) *c = '?';
+        snprintf(err, errlen, "%s:%d: '%s' is not a kernel family of the cache (tconv, pool, "
+                 "bias, relu, l1, add, copy, zero, copy3d, adam; remove the file to measure again)",
+                 path, lineno, fam);
         return -1;
     }
     if (s.fam != FDK_CONV) shape += strlen(fam);
