@@ -1,5 +1,6 @@
 #include "benchmarks/train/counted.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ void kc_conv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tvie
 
 void kc_tconv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, const tview *y)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "tconv_fwd", x, y, 1);
     COUNTED("tconv_fwd", layer, flops_tconv_fwd(x->n, x->c, y->c, x->h, x->w),
             kc->ops->tconv_fwd(kc->ctx, x, w, y));
 }
@@ -112,50 +114,59 @@ void kc_tconv_fwd(kc_t *kc, const char *layer, const tview *x, const void *w, co
 void kc_tconv_bwd_data(kc_t *kc, const char *layer, const tview *dy, const void *w,
                        const tview *dx)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "tconv_bwd_data", dx, dy, 1);
     COUNTED("tconv_bwd_data", layer, flops_tconv_bwd_data(dx->n, dx->c, dy->c, dx->h, dx->w),
             kc->ops->tconv_bwd_data(kc->ctx, dy, w, dx));
 }
 
 void kc_tconv_bwd_weights(kc_t *kc, const char *layer, const tview *x, const tview *dy, void *dw)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "tconv_bwd_weights", x, dy, 1);
     COUNTED("tconv_bwd_weights", layer, flops_tconv_bwd_weights(x->n, x->c, dy->c, x->h, x->w),
             kc->ops->tconv_bwd_weights(kc->ctx, x, dy, dw));
 }
 
 void kc_bias_fwd(kc_t *kc, const char *layer, const tview *y, const void *b)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "bias_fwd", y, y, 0);
     COUNTED("bias_fwd", layer, flops_bias_fwd(tview_elems(y)), kc->ops->bias_fwd(kc->ctx, y, b));
 }
 
 void kc_bias_bwd(kc_t *kc, const char *layer, const tview *dy, void *db)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "bias_bwd", dy, dy, 0);
     COUNTED("bias_bwd", layer, flops_bias_bwd(tview_elems(dy)), kc->ops->bias_bwd(kc->ctx, dy, db));
 }
 
 void kc_relu_fwd(kc_t *kc, const char *layer, const tview *x, const tview *y)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "relu_fwd", x, y, 0);
     COUNTED("relu_fwd", layer, flops_relu_fwd(tview_elems(x)), kc->ops->relu_fwd(kc->ctx, x, y));
 }
 
 void kc_relu_bwd(kc_t *kc, const char *layer, const tview *x, const tview *dy, const tview *dx)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "relu_bwd", x, dy, 0);
     COUNTED("relu_bwd", layer, flops_relu_bwd(tview_elems(x)),
             kc->ops->relu_bwd(kc->ctx, x, dy, dx));
 }
 
 void kc_pool_fwd(kc_t *kc, const char *layer, const tview *x, const tview *y)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "pool_fwd", x, y, 2);
     COUNTED("pool_fwd", layer, flops_pool_fwd(tview_elems(y)), kc->ops->pool_fwd(kc->ctx, x, y));
 }
 
 void kc_pool_bwd(kc_t *kc, const char *layer, const tview *dy, const tview *dx)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "pool_bwd", dx, dy, 2);
     COUNTED("pool_bwd", layer, flops_pool_bwd(tview_elems(dy)),
             kc->ops->pool_bwd(kc->ctx, dy, dx));
 }
 
 double kc_l1_fwd(kc_t *kc, const char *layer, const tview *y, const tview *t)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "l1_fwd", y, t, 0);
     double loss = 0;
     COUNTED("l1_fwd", layer, flops_l1_fwd(tview_elems(y)), loss = kc->ops->l1_fwd(kc->ctx, y, t));
     return loss;
@@ -163,12 +174,18 @@ double kc_l1_fwd(kc_t *kc, const char *layer, const tview *y, const tview *t)
 
 void kc_l1_bwd(kc_t *kc, const char *layer, const tview *y, const tview *t, const tview *dy)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "l1_bwd", y, dy, 0);
     COUNTED("l1_bwd", layer, flops_l1_bwd(tview_elems(y)), kc->ops->l1_bwd(kc->ctx, y, t, dy));
 }
 
 void kc_adam(kc_t *kc, const char *layer, float *master, void *w_compute, const void *g, float *m,
              float *v, int64_t n, const adam_hyper *h)
 {
+    if (kc->observe && n <= INT32_MAX) {
+        /* the observer (counted.h) takes views: n parameters as one row */
+        tview t = {master, 1, 1, 1, (int)n, n};
+        kc->observe(kc->observe_arg, "adam", &t, &t, 0);
+    }
     COUNTED("adam", layer, flops_adam(n),
             kc->ops->adam(kc->ctx, master, w_compute, g, m, v, n, h));
 }
@@ -194,16 +211,19 @@ void kc_lion_apply(kc_t *kc, const char *layer, float *master, void *w_compute,
 
 void kc_copy(kc_t *kc, const char *layer, const tview *src, const tview *dst)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "copy", src, dst, 0);
     COUNTED("copy", layer, 0, kc->ops->copy(kc->ctx, src, dst));
 }
 
 void kc_add(kc_t *kc, const char *layer, const tview *src, const tview *dst)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "add", src, dst, 0);
     COUNTED("add", layer, flops_add(tview_elems(src)), kc->ops->add(kc->ctx, src, dst));
 }
 
 void kc_zero(kc_t *kc, const char *layer, const tview *dst)
 {
+    if (kc->observe) kc->observe(kc->observe_arg, "zero", dst, dst, 0);
     COUNTED("zero", layer, 0, kc->ops->zero(kc->ctx, dst));
 }
 

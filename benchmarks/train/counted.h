@@ -43,10 +43,15 @@ typedef struct {
     ktab_t *tab;
     int dry;          /* count FLOPs only, run nothing */
     int timing;       /* time each kernel */
-    /* NULL, or told the shapes of every 2D k x k convolution call (also when
-     * dry): kernel is "conv_fwd", "conv_bwd_data" or "conv_bwd_weights", x the
-     * input (or input gradient) and y the output (or output gradient).  The
-     * plan model (fcdensenet/fd_convtime.h) learns a step's convolutions so. */
+    /* NULL, or told the shapes of every call of the 2D kernels of counted.c
+     * but the optimizers' and grad_check (also when dry): kernel is the row's
+     * kernel name ("conv_fwd", "pool_bwd", "add", ...), x the input side (or
+     * its gradient) and y the output side (or its gradient; x again for
+     * bias and zero), k the convolution's (1 for the transposed ones, 2 for
+     * pooling, else 0); kc_copy3d's boxes too, as kernel "copy3d" (whatever
+     * row it names) with their d x h planes as rows, and kc_adam's n
+     * parameters as a 1 x 1 x 1 x n view (x = y).  The plan model
+     * (fcdensenet/fd_convtime.h) learns a step's kernels so. */
     void (*observe)(void *arg, const char *kernel, const tview *x, const tview *y, int k);
     void *observe_arg;
 } kc_t;

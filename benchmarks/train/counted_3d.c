@@ -122,5 +122,11 @@ void kc_mse_bwd(kc_t *kc, const char *layer, const void *y, const void *t, int64
 void kc_copy3d(kc_t *kc, const char *kernel, const char *layer, const t3view *src,
                const t3view *dst)
 {
+    if (kc->observe) {
+        /* the observer (counted.h) takes 2D views: the box's planes as rows */
+        tview a = {src->p, src->n, src->c, src->d * src->h, src->w, 0};
+        tview b = {dst->p, dst->n, dst->c, dst->d * dst->h, dst->w, 0};
+        kc->observe(kc->observe_arg, "copy3d", &a, &b, 0);
+    }
     COUNTED(kernel, layer, 0, kc->ops->copy3d(kc->ctx, src, dst));
 }

@@ -1,9 +1,11 @@
 /* exadl model --spatial --stemdl: STEMDL's plan model (docs/spatial.md "The
  * plan model"; benchmarks/networks/fcdensenet/fd_model.c) asked through
  * `stemdl --describe`, with the links from a machine file or a pingpong
- * record and, optionally, the convolutions measured on this machine: every
+ * record and, optionally, the kernels measured on this machine: every
  * candidate, the choice, its memory per rank against a limit, and the exact
- * command and suite entry that run it.  The model itself lives in stemdl (one
+ * command and suite entry that run it, carrying the prediction
+ * (--model-predicted-step-s) into the run's record, where the report's
+ * spatial section sets it beside the measured step.  The model itself lives in stemdl (one
  * copy); this is its front end in the harness. */
 #define _GNU_SOURCE
 #include "harness/cli/cmd_model_stemdl.h"
@@ -29,12 +31,15 @@ const char help_model_stemdl[] =
     "STEMDL-OPTIONS (which must split: --spatial N or HxW, the ranks per sample, and --batch,\n"
     "the samples per group), prints every candidate plan (data parallel, every grid x\n"
     "per-level plan) with its predicted step and memory per rank, the chosen plan, and the\n"
-    "command and the suite entry that run it.\n"
+    "command and the suite entry that run it; both carry the predicted step\n"
+    "(--model-predicted-step-s), which the run records and the report sets beside the\n"
+    "measured step (its spatial section).\n"
     "\n"
     "  --links FILE        alpha and B: a machine file (reference/machines/*.yaml) or a\n"
     "                      collectives pingpong record (stemdl --model-links)\n"
     "  --flops F           one rank's sustained FLOP/s (the rest, or all, of the FLOPs)\n"
-    "  --conv-times        each convolution at its time measured on this machine (cached;\n"
+    "  --conv-times        each convolution and other kernel at its time measured on this\n"
+    "                      machine (cached;\n"
     "                      stemdl --model-conv-times on)\n"
     "  --memory-bytes M    what one rank may hold: plans over it do not fit\n"
     "  --name NAME         the suite entry's name (default stemdl-PLAN)\n"
@@ -199,6 +204,10 @@ static int run(arena_t *a, topts_t *o)
         spawn_result_free(&r);
         return code;
     }
+    /* stemdl's warnings (a kernel cache it cannot write) are the user's too */
+    char *errs = log_tail(a, log, 8, 4000), *sv = NULL;
+    for (char *l = errs ? strtok_r(errs, "\n", &sv) : NULL; l; l = strtok_r(NULL, "\n", &sv))
+        if (strstr(l, ": warning: ")) fprintf(stderr, "%s\n", esc_term(a, l));
     remove(log);
     /* the table between "spatial_plans" and the next unindented line */
     row_t rows[64];
@@ -219,10 +228,12 @@ static int run(arena_t *a, topts_t *o)
             snprintf(w->name, sizeof w->name, "%s", name);
             w->refused = strstr(l, "refused:") != NULL;
             long long d[8];
-            char c[32];
+            char c[32], other[32];
+            /* ... memory_bytes conv_s other_s predicted_s (fd_model.c's table) */
             if (!w->refused &&
-                sscanf(l, " %*s %lld %lld %lld %lld %lld %lld %lld %lld %31s %31s", &w->flops, &d[0],
-                       &d[1], &d[2], &d[3], &d[4], &d[5], &w->mem, c, w->pred) != 10)
+                sscanf(l, " %*s %lld %lld %lld %lld %lld %lld %lld %lld %31s %31s %31s", &w->flops,
+                       &d[0], &d[1], &d[2], &d[3], &d[4], &d[5], &w->mem, c, other,
+                       w->pred) != 11)
                 continue;
             nr++;
             continue;
@@ -284,8 +295,16 @@ static int run(arena_t *a, topts_t *o)
         }
         printf(" %s", esc_term(a, shell_quote(a, k)));
     }
-    printf(" --batch %s --spatial %s%s%s\n", b, grid, data ? "" : " --spatial-plan ",
+    /* the prediction travels with the run into its record (stemdl writes it
+     * to the network block; the report's spatial section reads it) */
+    char *end;
+    double pred = strtod(c->pred, &end);
+    int has_pred = end != c->pred && !*end && isfinite(pred) && pred > 0 && pred <= 1e6 &&
+                   strspn(c->pred, "0123456789.e+-") == strlen(c->pred);
+    printf(" --batch %s --spatial %s%s%s", b, grid, data ? "" : " --spatial-plan ",
            data ? "" : plan);
+    if (has_pred) printf(" --model-predicted-step-s %s", c->pred);
+    printf("\n");
     /* the suite entry: stemdl's --key value pairs as config keys */
     printf("suite entry:\n  - name: ");
     if (o->name) fputs(o->name, stdout);
@@ -314,6 +333,7 @@ static int run(arena_t *a, topts_t *o)
     }
     printf("%sbatch: %s, spatial: \"%s\"", first ? "" : ", ", b, grid);
     if (!data) printf(", spatial_plan: %s", plan);
+    if (has_pred) printf(", model_predicted_step_s: %s", c->pred);
     printf("}\n");
     return 0;
 }

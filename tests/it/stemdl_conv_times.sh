@@ -9,7 +9,8 @@
 #   split: the loss's 1/N is a 1x1 convolution) and the fewest FLOPs and
 #   bytes win (data); times that make the whole-sample shapes slow pick 2x1:h;
 # - a damaged cache line is refused in one line naming FILE:LINE (exit 2);
-#   a cache that is a symlink is not written through (exit 2);
+#   a cache that is a symlink is not written through (a warning, the
+#   measuring goes on);
 # - --model-links: alpha and B from a pingpong record (two rows: alpha the
 #   small message's time, B the bytes over the time added) and from a machine
 #   file; with --model-bytes-per-s too, refused before any output.
@@ -23,7 +24,10 @@ D=(--preset tiny --batch 4 --spatial 2 --describe --threads 1 --precision fp32 -
 line() { grep '^conv_times' "$1"; }
 
 "$S" "${D[@]}" >"$T/d1" 2>&1 || echo "FAIL: conv_times the first --describe failed: $(tail -n 3 "$T/d1")"
-n1=$(grep -c . "$EXADL_CONV_CACHE" 2>/dev/null || echo 0)
+# the convolutions' lines (their shape unnamed); the other kernels' are
+# tests/it/stemdl_kernel_times.sh's
+nconv() { awk -F'\t' '$5 ~ /^[0-9]/' "$EXADL_CONV_CACHE" 2>/dev/null | wc -l; }
+n1=$(nconv)
 if line "$T/d1" | grep -Eq "^conv_times +$n1 shapes of local convolutions: $n1 measured now .*, 0 from the cache" &&
     [ "$n1" -gt 10 ] && [ "$(awk '/^  / && $1 != "plan" && $10 == "-"' "$T/d1" | wc -l)" = 0 ]; then
     echo "PASS: conv_times the first call measures $n1 shapes, one cache line each, a conv_s per plan"
@@ -31,7 +35,7 @@ else
     echo "FAIL: conv_times first call: cache lines $n1, '$(line "$T/d1")'"
 fi
 "$S" "${D[@]}" >"$T/d2" 2>&1 || echo "FAIL: conv_times the second --describe failed"
-n2=$(grep -c . "$EXADL_CONV_CACHE")
+n2=$(nconv)
 if line "$T/d2" | grep -Eq "^conv_times +$n1 shapes of local convolutions: 0 measured now .*, $n1 from the cache" &&
     [ "$n2" = "$n1" ]; then
     echo "PASS: conv_times the second call measures nothing ($n1 shapes from the cache)"
@@ -82,7 +86,8 @@ rm -f "$EXADL_CONV_CACHE"
 ln -s "$T/target" "$EXADL_CONV_CACHE"
 "$S" "${D[@]}" >"$T/d6" 2>&1
 rc=$?
-if [ $rc = 2 ] && [ ! -s "$T/target" ] && grep -q "cannot write the convolution cache" "$T/d6"; then
+if [ $rc = 0 ] && [ ! -s "$T/target" ] && grep -q "^spatial_plan_chosen" "$T/d6" &&
+    [ "$(grep -c "warning: .*cannot write the convolution cache" "$T/d6")" = 1 ]; then
     echo "PASS: conv_times a symlinked cache is not written through"
 else
     echo "FAIL: conv_times symlinked cache: rc $rc, target $(wc -c <"$T/target") bytes: $(tail -n 2 "$T/d6")"

@@ -10,7 +10,11 @@
 #   --, a grid that does not divide, a links file that is neither kind;
 # - the printed suite entry and a hand-written plan-hs entry run by `exadl
 #   run` on 2 ranks: the records carry the plans, the report's spatial
-#   section shows each run's grid, plan, halo and shuffle bytes as recorded;
+#   section shows each run's grid, plan, halo and shuffle bytes as recorded,
+#   and for the chosen entry the model's prediction (--model-predicted-step-s,
+#   in the printed command and entry, recorded as network.predicted_step_s)
+#   beside the measured median, their ratio and the load before the launch
+#   (the hand-written hs entry: "-");
 #   the model asked for that run (--record): its options, batch and split.
 # No time is asserted.
 set -u
@@ -26,9 +30,10 @@ names=$(awk '/^  plan / { on = 1; next } on == 1 && /^  [^ ]/ { printf "%s ", $1
 refused=$(grep -c 'refused or does not fit' "$T/m.out")
 if [ $rc = 0 ] && [ "$names" = "data 2x1:h 2x1:hs 2x1:hhs 1x2:h 1x2:hs 1x2:hhs " ] &&
     [ "$refused" = 5 ] && grep -q '^  2x1:h .*  <- chosen$' "$T/m.out" &&
-    grep -q "^chosen: 2x1:h, predicted [0-9.e+-]* s per step, 242340 bytes of network buffers per rank$" "$T/m.out" &&
-    grep -q "^  mpirun -np 2 .*/stemdl --preset tiny --threads 1 --precision fp32 --steps 2 --warmup 0 --batch 1 --spatial 2x1 --spatial-plan h$" "$T/m.out" &&
-    grep -q '^    config: {preset: tiny, threads: 1, precision: fp32, steps: 2, warmup: 0, batch: 1, spatial: "2x1", spatial_plan: h}$' "$T/m.out" &&
+    PRED=$(sed -n 's/^chosen: 2x1:h, predicted \([0-9][0-9.e+-]*\) s per step, 242340 bytes of network buffers per rank$/\1/p' "$T/m.out") &&
+    [ -n "$PRED" ] &&
+    grep -q "^  mpirun -np 2 .*/stemdl --preset tiny --threads 1 --precision fp32 --steps 2 --warmup 0 --batch 1 --spatial 2x1 --spatial-plan h --model-predicted-step-s $PRED$" "$T/m.out" &&
+    grep -q "^    config: {preset: tiny, threads: 1, precision: fp32, steps: 2, warmup: 0, batch: 1, spatial: \"2x1\", spatial_plan: h, model_predicted_step_s: $PRED}$" "$T/m.out" &&
     grep -q "^  links: 4.05e-07 s + bytes / 3.94e+09 B/s  (machine file .*dev-2core.yaml (intra_node))" "$T/m.out"; then
     echo "PASS: model_stemdl candidates, 5 refused, 2x1:h chosen with its command and suite entry"
 else
@@ -100,6 +105,33 @@ if "$E" run "$T/suite.yaml" --out "$T/run" >"$T/run.out" 2>&1; then
         echo "PASS: model_stemdl exadl run of the chosen entry and a plan-hs entry: records and report agree (hs: $ss shuffle bytes per step)"
     else
         echo "FAIL: model_stemdl run: records '$ph $hh $mh $sh $qh' '$ps $hs $ms $ss $qs', report: $(grep -A5 'Spatial split' "$R/report.md")"
+    fi
+    # the prediction beside the measured step: recorded, shown, divided
+    rp=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["network"].get("predicted_step_s", "none"))' "$rec_h")
+    rs=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["network"].get("predicted_step_s", "none"))' "$rec_s")
+    row_h=$(grep "^| 2 | 2x1 | h | " "$R/report.md") row_s=$(grep "^| 2 | 2 | hs | " "$R/report.md")
+    # | ... | step measured [CI] | predicted | predicted / measured | load |
+    if python3 - "$rp" "$PRED" "$row_h" <<'PY'
+import re, sys
+rp, pred, row = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    c = [x.strip() for x in row.strip().strip("|").split("|")]
+    med = float(re.match(r"([0-9.e+-]+) s \[", c[8]).group(1))
+    ok = (float(rp) == float(pred) and c[9] == pred + " s" and
+          abs(float(c[10]) - float(pred) / med) <= 0.002 * float(c[10]) + 0.0015 and
+          re.fullmatch(r"[0-9]+\.[0-9](-[0-9]+\.[0-9])?", c[11]) is not None)
+except (ValueError, IndexError, AttributeError):
+    ok = False  # no prediction recorded, or a row without the columns
+sys.exit(0 if ok else 1)
+PY
+    then
+        if [ "$rs" = none ] && echo "$row_s" | grep -Eq '\| - \| - \| [0-9.-]+ \|$'; then
+            echo "PASS: model_stemdl the chosen run records the prediction ($rp s); the report sets it beside the measured median with the ratio and the load; none for the hand-written entry"
+        else
+            echo "FAIL: model_stemdl the hs entry has a prediction: record '$rs', row '$row_s'"
+        fi
+    else
+        echo "FAIL: model_stemdl prediction in the report: printed '$PRED', recorded '$rp', row '$row_h'"
     fi
     # the model for a run: the hs record's options, the links file's
     "$E" model --spatial --stemdl --links "$MACH" --flops 1e9 --record "$rec_s" >"$T/mr.out" 2>&1

@@ -106,6 +106,11 @@ static const kt_key keys[] = {
      .max = 1e18, .describe_only = 1,
      .help = "plan model: network bytes one rank may hold (plans above it do not fit); 0: no "
              "limit"},
+    {.key = "model_predicted_step_s", .type = KT_DOUBLE, .off = F(model_predicted_step_s),
+     .min = 0, .max = 1e6, .describe_only = 1,
+     .help = "the plan model's predicted step of this run, in seconds (exadl model --spatial "
+             "--stemdl prints it in the command that runs its choice): written to the record "
+             "beside the measured step, for the report; 0: none"},
     {.key = NULL},
 };
 

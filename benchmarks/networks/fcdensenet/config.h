@@ -46,6 +46,10 @@ typedef struct {
     double model_memory_bytes; /* the memory one rank may hold; 0: no limit */
     int model_conv_times;      /* 1: measured convolution times (fd_convtime.h) */
     char model_links[512];     /* machine file or pingpong record (fd_links.h); "": none */
+    /* the plan model's predicted step for this run (exadl model --spatial
+     * --stemdl puts it in the command it prints), recorded beside the
+     * measured step (the record's network block); 0: none */
+    double model_predicted_step_s;
     /* which of those describe-only keys were set, a bit per key of config.c's
      * table (its index): the record lists only these (keytab.h) */
     uint64_t describe_set;

@@ -12,9 +12,8 @@
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/counted.h"
-#include "benchmarks/train/kernels/flops.h"
-
-static const char *const kinds[3] = {"conv_fwd", "conv_bwd_data", "conv_bwd_weights"};
+#include "benchmarks/train/optim.h"
+#include "benchmarks/networks/fcdensenet/fd_kerntime.h"
 
 static fdc_bench *current;
 void fdc_use(fdc_bench *b) { current = b; }
@@ -22,7 +21,7 @@ fdc_bench *fdc_current(void) { return current; }
 
 static int same(const fdc_shape *a, const fdc_shape *b)
 {
-    return a->n == b->n && a->cin == b->cin && a->h == b->h && a->w == b->w &&
+    return a->fam == b->fam && a->n == b->n && a->cin == b->cin && a->h == b->h && a->w == b->w &&
            a->cout == b->cout && a->k == b->k;
 }
 
@@ -91,15 +90,29 @@ static int parse_line(fdc_bench *b, char *line, const char *path, int lineno, ch
     }
     char key[400];
     snprintf(key, sizeof key, "%s\t%s\t%s\t%s", f[0], f[1], f[2], f[3]);
-    fdc_shape s;
+    fdc_shape s = {0};
     double t[3];
-    char extra;
-    if (sscanf(f[4], "%d %d %d %d %d %d %c", &s.n, &s.cin, &s.h, &s.w, &s.cout, &s.k, &extra) != 6 ||
+    char extra, fam[16] = "conv";
+    /* a convolution's shape is 6 numbers; another family's is led by its name */
+    const char *shape = f[4];
+    if (*shape && (*shape < '0' || *shape > '9') &&
+        (sscanf(shape, "%15s", fam) != 1 || (s.fam = fdk_family_of(fam)) <= FDK_CONV)) {
+        /* the file's word shown, its bytes outside [a-z0-9_] as '?' (no control
+         * characters reach the terminal) */
+        for (char *c = fam; *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) *c = '?';
+        snprintf(err, errlen, "%s:%d: '%s' is not a kernel family of the cache (tconv, pool, "
+                 "bias, relu, l1, add, copy, zero, copy3d, adam; remove the file to measure again)",
+                 path, lineno, fam);
+        return -1;
+    }
+    if (s.fam != FDK_CONV) shape += strlen(fam);
+    if (sscanf(shape, "%d %d %d %d %d %d %c", &s.n, &s.cin, &s.h, &s.w, &s.cout, &s.k, &extra) != 6 ||
         sscanf(f[5], "%lf %lf %lf %c", &t[0], &t[1], &t[2], &extra) != 3 || s.n < 1 ||
-        s.cin < 1 || s.h < 1 || s.w < 1 || s.cout < 1 || s.k < 1 || !(t[0] >= 0) ||
+        s.cin < 1 || s.h < 1 || s.w < 1 || s.cout < 1 || s.k < (s.fam == FDK_CONV) || !(t[0] >= 0) ||
         !(t[1] >= 0) || !(t[2] >= 0) || t[0] > 1e6 || t[1] > 1e6 || t[2] > 1e6) {
-        snprintf(err, errlen, "%s:%d: not a shape 'n cin h w cout k' and three times in seconds "
-                 "(remove the file to measure again)", path, lineno);
+        snprintf(err, errlen, "%s:%d: not a shape '[family] n cin h w cout k' and three times in "
+                 "seconds (remove the file to measure again)", path, lineno);
         return -1;
     }
     if (strcmp(key, b->key) == 0 && !find(b, &s)) add(b, &s, t)->from_cache = 1;
@@ -155,46 +168,6 @@ void fdc_close(fdc_bench *b)
     if (current == b) current = NULL;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The three kinds at shape s: one warm-up call each (first-call set-up,
- * e.g. oneDNN's primitive creation, excluded), then FDC_REPS timed, median. */
-static void measure(fdc_bench *b, const fdc_shape *s, double t[3])
-{
-    const kern_ops *o = b->ops;
-    size_t ab = o->act_bytes;
-    int64_t xe = (int64_t)s->n * s->cin * s->h * s->w, ye = (int64_t)s->n * s->cout * s->h * s->w;
-    int64_t we = (int64_t)s->cout * s->cin * s->k * s->k;
-    void *x = o->alloc(b->ctx, (size_t)xe * ab), *dx = o->alloc(b->ctx, (size_t)xe * ab);
-    void *y = o->alloc(b->ctx, (size_t)ye * ab), *dy = o->alloc(b->ctx, (size_t)ye * ab);
-    void *w = o->alloc(b->ctx, (size_t)we * ab), *dw = o->alloc(b->ctx, (size_t)we * 4);
-    CHECK(x && dx && y && dy && w && dw, "out of memory timing a %dx%dx%dx%d convolution",
-          s->n, s->cin, s->h, s->w);
-    tview vx = {x, s->n, s->cin, s->h, s->w, (int64_t)s->cin * s->h * s->w};
-    tview vdx = vx, vy = {y, s->n, s->cout, s->h, s->w, (int64_t)s->cout * s->h * s->w}, vdy = vy;
-    vdx.p = dx;
-    vdy.p = dy;
-    for (int kind = 0; kind < 3; kind++) {
-        double r[FDC_REPS];
-        for (int i = -1; i < FDC_REPS; i++) {
-            double t0 = timer_now_s();
-            if (kind == 0) o->conv_fwd(b->ctx, &vx, w, s->k, &vy);
-            else if (kind == 1) o->conv_bwd_data(b->ctx, &vdy, w, s->k, &vdx);
-            else o->conv_bwd_weights(b->ctx, &vx, &vdy, s->k, dw);
-            if (o->sync) o->sync(b->ctx);
-            if (i >= 0) r[i] = timer_now_s() - t0;
-        }
-        qsort(r, FDC_REPS, sizeof r[0], cmp_d);
-        t[kind] = r[FDC_REPS / 2];
-    }
-    void *all[6] = {x, dx, y, dy, w, dw};
-    for (int i = 0; i < 6; i++) o->release(b->ctx, all[i]);
-}
-
 /* Append one line, the folder made where missing, never through a symlink. */
 static int store(fdc_bench *b, const fdc_shape *s, const double t[3], char *err, size_t errlen)
 {
@@ -216,8 +189,11 @@ static int store(fdc_bench *b, const fdc_shape *s, const double t[3], char *err,
         return -1;
     }
     char line[1024];
-    int n = snprintf(line, sizeof line, "%s\t%d %d %d %d %d %d\t%.6e %.6e %.6e\n", b->key, s->n,
-                     s->cin, s->h, s->w, s->cout, s->k, t[0], t[1], t[2]);
+    /* a convolution's shape unnamed (the lines before the other families) */
+    int n = snprintf(line, sizeof line, "%s\t%s%s%d %d %d %d %d %d\t%.6e %.6e %.6e\n", b->key,
+                     s->fam == FDK_CONV ? "" : fdk_family_name(s->fam),
+                     s->fam == FDK_CONV ? "" : " ", s->n, s->cin, s->h, s->w, s->cout, s->k, t[0],
+                     t[1], t[2]);
     int ok = n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) == n;
     if (close(fd)) ok = 0;
     if (!ok) snprintf(err, errlen, "%s: could not append to the convolution cache", b->path);
@@ -226,31 +202,37 @@ static int store(fdc_bench *b, const fdc_shape *s, const double t[3], char *err,
 
 int fdc_time(fdc_bench *b, const fdc_shape *s, double t_s[3], char *err, size_t errlen)
 {
+    int conv = s->fam == FDK_CONV;
     fdc_entry *e = find(b, s);
     if (e) {
-        if (e->from_cache && !e->used) b->reused++;
+        if (e->from_cache && !e->used) (*(conv ? &b->reused : &b->reused_other))++;
         e->used = 1;
         memcpy(t_s, e->t_s, sizeof e->t_s);
         return 0;
     }
     if (!b->ops) {
-        snprintf(err, errlen, "no time for the convolution %d %d %d %d %d %d in %s", s->n, s->cin,
-                 s->h, s->w, s->cout, s->k, b->path);
+        snprintf(err, errlen, "no time for the %s %d %d %d %d %d %d in %s",
+                 fdk_family_name(s->fam), s->n, s->cin, s->h, s->w, s->cout, s->k, b->path);
         return -1;
     }
     double t0 = timer_now_s();
-    measure(b, s, t_s);
+    fdk_measure(b->ops, b->ctx, s, FDC_REPS, t_s);
     b->bench_s += timer_now_s() - t0;
-    b->measured++;
+    (*(conv ? &b->measured : &b->measured_other))++;
     add(b, s, t_s)->used = 1;
-    return store(b, s, t_s, err, errlen);
+    /* a cache that cannot be written costs a second measurement next time,
+     * not this one: said once, and the measuring goes on */
+    if (!b->unwritable && store(b, s, t_s, err, errlen)) {
+        b->unwritable = 1;
+        fprintf(stderr, "%s: warning: %s; measuring without it\n", check_program(), err);
+    }
+    return 0;
 }
 
-/* The dry step's observer: every call's time and FLOPs added up. */
+/* The dry step's observer: every timed call's time and FLOPs added up. */
 typedef struct {
     fdc_bench *b;
-    double conv_s;
-    int64_t flops;
+    fdc_cost *c;
     int failed;
     char *err;
     size_t errlen;
@@ -259,34 +241,48 @@ typedef struct {
 static void observe(void *arg, const char *kernel, const tview *x, const tview *y, int k)
 {
     obs_t *o = arg;
-    if (o->failed) return;
-    int kind = !strcmp(kernel, kinds[0]) ? 0 : !strcmp(kernel, kinds[1]) ? 1 : 2;
-    fdc_shape s = {x->n, x->c, y->h, y->w, y->c, k};
+    int fam, slot;
+    if (o->failed || fdk_kernel(kernel, &fam, &slot)) return;
+    fdc_shape s;
+    fdk_shape_of(fam, x, y, k, &s);
     double t[3];
     if (fdc_time(o->b, &s, t, o->err, o->errlen)) {
         o->failed = 1;
         return;
     }
-    o->conv_s += t[kind];
-    o->flops += kind == 0   ? flops_conv_fwd(s.n, s.cin, s.cout, k, s.h, s.w)
-                : kind == 1 ? flops_conv_bwd_data(s.n, s.cin, s.cout, k, s.h, s.w)
-                            : flops_conv_bwd_weights(s.n, s.cin, s.cout, k, s.h, s.w);
+    if (fam == FDK_CONV) {
+        o->c->conv_s += t[slot];
+        o->c->conv_flops += fdk_flops(&s, slot);
+    } else {
+        o->c->other_s += t[slot];
+        o->c->other_flops += fdk_flops(&s, slot);
+    }
 }
 
-int fdc_step(fdc_bench *b, const network_t *net, const void *model, int batch, double *conv_s,
-             int64_t *conv_flops, char *err, size_t errlen)
+int fdc_step(fdc_bench *b, const network_t *net, const void *model, int batch, fdc_cost *cost,
+             char *err, size_t errlen)
 {
+    memset(cost, 0, sizeof *cost);
     void *inst = net->create(model, kern_ref_ops(), NULL, batch, 1, err, errlen);
     if (!inst) return -1;
     ktab_t t;
     ktab_init(&t, 256);
-    obs_t o = {.b = b, .err = err, .errlen = errlen};
+    obs_t o = {.b = b, .c = cost, .err = err, .errlen = errlen};
     kc_t kc = {.ops = kern_ref_ops(), .tab = &t, .dry = 1, .observe = observe, .observe_arg = &o};
     net->forward(inst, &kc);
     net->backward(inst, &kc, NULL, NULL);
+    /* Adam's step, as train_dry_flops counts it (the same for every plan) */
+    optim_t *opt = optim_create(net, model, inst, kern_ref_ops(), NULL, 1, err, errlen);
+    if (!opt) {
+        net->release(inst);
+        ktab_free(&t);
+        return -1;
+    }
+    adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .step = 1,
+                    .grad_scale = 1};
+    optim_step(opt, &kc, &h);
+    optim_free(opt);
     net->release(inst);
     ktab_free(&t);
-    *conv_s = o.conv_s;
-    *conv_flops = o.flops;
     return o.failed ? -1 : 0;
 }

@@ -17,9 +17,10 @@
  *   T = flops / F + (halo + shuffle + allreduce messages) alpha
  *       + (halo + shuffle + allreduce bytes) / B
  *
- * or, with measured convolution times (fd_convtime.h), flops / F replaced by
- * the step's convolutions at their measured times + the other FLOPs at F
- * (F: --model-flops, else the convolutions' own measured rate); with the gradient allreduce a ring over the S ranks (2 (S-1) messages,
+ * or, with measured kernel times (fd_convtime.h), flops / F replaced by the
+ * step's convolutions and other kernels (Adam included) at their measured
+ * times + the FLOPs of what is not timed (nothing today) at F (F:
+ * --model-flops, else the convolutions' own measured rate); with the gradient allreduce a ring over the S ranks (2 (S-1) messages,
  * 2 (S-1)/S of the gradient's bytes; the same for every plan).  The chosen
  * plan is the fastest that fits: whose network bytes per rank are within
  * the machine's memory when one is given (ties: the first).  Halo counts are those of
@@ -45,11 +46,14 @@ typedef struct {
     int64_t flops;        /* executed per rank per step */
     int64_t halo_bytes, halo_msgs, shuffle_bytes, shuffle_msgs, allreduce_bytes, allreduce_msgs;
     int64_t mem_bytes;    /* network buffers per rank */
-    /* with measured convolution times (fd_convtime.h, fdc_current()): the
-     * step's convolutions at this machine's measured times, and their FLOPs
-     * (the rest of flops is charged at F); conv_s -1 without */
-    double conv_s;
-    int64_t conv_flops;
+    /* with measured kernel times (fd_convtime.h, fdc_current()): the step's
+     * convolutions and its other timed kernels (fd_kerntime.h: transposed
+     * convolutions, pooling, bias, ReLU, the loss, add, copy, zero, copy3d,
+     * Adam) at this machine's measured times, and their FLOPs (the rest of
+     * flops, of kernels not timed, is charged at F); conv_s and other_s -1
+     * without */
+    double conv_s, other_s;
+    int64_t conv_flops, other_flops;
     double step_s;        /* predicted; -1 without a machine */
 } fdm_plan;
 

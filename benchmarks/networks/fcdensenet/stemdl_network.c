@@ -114,6 +114,10 @@ static void write_record(const void *model, rec_t *w)
         rec_kv_int(w, "shuffle_bytes_per_step", rc.shuffle_bytes);
         rec_kv_int(w, "shuffle_messages_per_step", rc.shuffle_msgs);
     }
+    /* what the plan model predicted for this run (also the data plan's,
+     * which runs unsplit), for the report to set beside the measured step */
+    if (p->cfg.model_predicted_step_s > 0)
+        rec_kv_double(w, "predicted_step_s", p->cfg.model_predicted_step_s);
     rec_map_end(w);
 }
 

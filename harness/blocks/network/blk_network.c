@@ -11,7 +11,7 @@
 #include "harness/blocks/training/blk_training.h"
 
 const nwinfo_t network_none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-                                NAN, NAN, NAN, NAN, NAN, NULL};
+                                NAN, NAN, NAN, NAN, NAN, NULL, NAN};
 
 static int read_network(const rd_t *c, const ytnode *root, record_t *rec)
 {
@@ -37,7 +37,8 @@ static int read_network(const rd_t *c, const ytnode *root, record_t *rec)
         rd_num(c, nw, "halo_bytes_per_step", RD_COUNT, &r->halo_bytes) ||
         rd_num(c, nw, "halo_messages_per_step", RD_COUNT, &r->halo_msgs) ||
         rd_num(c, nw, "shuffle_bytes_per_step", RD_COUNT, &r->shuffle_bytes) ||
-        rd_num(c, nw, "shuffle_messages_per_step", RD_COUNT, &r->shuffle_msgs))
+        rd_num(c, nw, "shuffle_messages_per_step", RD_COUNT, &r->shuffle_msgs) ||
+        rd_num(c, nw, "predicted_step_s", RD_ANY, &r->predicted_step_s))
         return -1;
     /* derived where the record leaves them out (per step: the training
      * block's samples per step, read before this one) */

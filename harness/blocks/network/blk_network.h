@@ -16,6 +16,9 @@ typedef struct {
      * per step; NaN / NULL: not split */
     double spatial_ranks, halo_bytes, halo_msgs, shuffle_bytes, shuffle_msgs;
     const char *spatial_plan;
+    /* the plan model's prediction for the run (stemdl
+     * --model-predicted-step-s, from exadl model --spatial --stemdl); NaN: none */
+    double predicted_step_s;
 } nwinfo_t;
 
 /* the record's network counts (network_none when it has none: every number NaN) */

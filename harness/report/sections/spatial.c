@@ -10,11 +10,15 @@
  *
  * A 2D network split spatially (stemdl --spatial, docs/spatial.md), whose
  * record has no spatial block: per scale the grid, the per-level plan, rank
- * 0's halo and shuffle bytes and messages per step (the network block) and
- * the measured step, for `exadl model --spatial --stemdl`'s prediction to be
- * set beside. */
+ * 0's halo and shuffle bytes and messages per step (the network block), the
+ * measured step and, where the record carries it (a run of what `exadl
+ * model --spatial --stemdl` chose: --model-predicted-step-s), the plan
+ * model's prediction, its ratio to the measured median and the machine's
+ * load during the launches (results.yaml's interference), since the ratio
+ * on a loaded machine says more about the load than about the model. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <string.h>
 
 #include "harness/blocks/network/blk_network.h"
 #include "harness/blocks/spatial/der_spatial.h"
@@ -41,32 +45,68 @@ static size_t split2d_scales(const bres_t *b)
     size_t n = 0;
     for (size_t i = 0; i < b->ns; i++) {
         const record_t *r = b->s[i].rec;
-        if (r && rec_network(r)->spatial_ranks > 1) n++;
+        if (r && (rec_network(r)->spatial_ranks > 1 ||
+                  isfinite(rec_network(r)->predicted_step_s)))
+            n++;
     }
     return n;
+}
+
+/* the 1-minute load average before the launches of bench at scale, lowest
+ * and highest (NaN: not read) */
+static void load_of(const runctx_t *c, const char *bench, int scale, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    for (size_t i = 0; i < c->ri.no; i++) {
+        const outcome_t *x = &c->ri.o[i];
+        double l = x->intf.load1_before;
+        if (!x->bench || strcmp(x->bench, bench) || x->scale != scale || !isfinite(l)) continue;
+        if (!(l >= *lo)) *lo = l;
+        if (!(l <= *hi)) *hi = l;
+    }
 }
 
 static void split2d_md(sb_t *o, const runctx_t *c, const bres_t *b)
 {
     sb_puts(o, "\n### Spatial split and per-level plan\n\n"
                "| ranks | grid HxW | plan | ranks per sample | halo bytes/step rank 0 | halo "
-               "messages | shuffle bytes/step rank 0 | shuffle messages | step measured [95% CI] |\n"
-               "|---:|---|---|---:|---:|---:|---:|---:|---|\n");
+               "messages | shuffle bytes/step rank 0 | shuffle messages | step measured [95% CI] "
+               "| step predicted | predicted / measured | load before |\n"
+               "|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
     for (size_t i = 0; i < b->ns; i++) {
         const sres_t *s = &b->s[i];
         const nwinfo_t *nw = s->rec ? rec_network(s->rec) : NULL;
-        if (!nw || !(nw->spatial_ranks > 1)) continue;
+        if (!nw || !(nw->spatial_ranks > 1 || isfinite(nw->predicted_step_s))) continue;
         const char *grid = record_config(s->rec, "spatial");
-        sb_printf(o, "| %d | %s | %s | %.0f | ", s->scale, esc_md(c->a, grid ? grid : "?"),
-                  esc_md(c->a, nw->spatial_plan ? nw->spatial_plan : "h"), nw->spatial_ranks);
-        g(o, nw->halo_bytes), sb_puts(o, " | "), g(o, nw->halo_msgs), sb_puts(o, " | ");
-        g(o, nw->shuffle_bytes), sb_puts(o, " | "), g(o, nw->shuffle_msgs);
-        sb_printf(o, " | %.4g s [%.4g, %.4g] |\n", s->st.median, s->st.ci_lo, s->st.ci_hi);
+        int split = nw->spatial_ranks > 1;
+        sb_printf(o, "| %d | %s | %s | %.0f | ", s->scale, esc_md(c->a, grid ? grid : "1"),
+                  split ? esc_md(c->a, nw->spatial_plan ? nw->spatial_plan : "h") : "data",
+                  split ? nw->spatial_ranks : 1);
+        g(o, split ? nw->halo_bytes : 0), sb_puts(o, " | "), g(o, split ? nw->halo_msgs : 0);
+        sb_puts(o, " | "), g(o, split ? nw->shuffle_bytes : 0), sb_puts(o, " | ");
+        g(o, split ? nw->shuffle_msgs : 0);
+        sb_printf(o, " | %.4g s [%.4g, %.4g] | ", s->st.median, s->st.ci_lo, s->st.ci_hi);
+        if (isfinite(nw->predicted_step_s)) {
+            sb_printf(o, "%.4g s | ", nw->predicted_step_s);
+            if (s->st.median > 0) sb_printf(o, "%.3f | ", nw->predicted_step_s / s->st.median);
+            else sb_puts(o, "n/a | ");
+        } else {
+            sb_puts(o, "- | - | ");
+        }
+        double lo, hi;
+        load_of(c, b->name, s->scale, &lo, &hi);
+        if (!isfinite(lo)) sb_puts(o, "n/a |\n");
+        else if (lo == hi) sb_printf(o, "%.1f |\n", lo);
+        else sb_printf(o, "%.1f-%.1f |\n", lo, hi);
     }
     sb_puts(o, "\nThe plan gives each level of the network its decomposition (`h`: the grid's "
                "tiles with halos; `s`: whole samples after an all-to-all shuffle); bytes and "
-               "messages are counted by the benchmark (the record's `network` block). The plan "
-               "model's prediction for the same options: `exadl model --spatial --stemdl` "
+               "messages are counted by the benchmark (the record's `network` block). The "
+               "prediction is the plan model's for the run (`exadl model --spatial --stemdl` "
+               "puts it in the command and suite entry it prints, "
+               "`--model-predicted-step-s`; \"-\": none recorded); the load is the 1-minute load "
+               "average before the scale's launches (the machine's cores: the system section): "
+               "on a shared machine the ratio measures the load as much as the model "
                "(docs/spatial.md).\n");
 }
 
