@@ -14,10 +14,20 @@
  * Only the process that prints (rank 0 with --mllog true) writes lines; the
  * state is per process.
  *
+ * The hyper-parameter keys (mllog_hyper) are those MLPerf HPC's closed rules
+ * require of CosmoFlow and DeepCAM (mlcommons/logging compliance_checker
+ * hpc_*: closed_common, closed_cosmoflow, closed_deepcam*), each from the
+ * run's own configuration; a key the configuration cannot fill truthfully is
+ * left out (docs/data.md "Hyper-parameter keys").
+ *
  * defines: mllog_program_start, mllog_line, mllog_init_start, mllog_run_start,
- *          mllog_run_started, mllog_staging */
+ *          mllog_run_started, mllog_staging, mllog_hyper_in, mllog_hyper */
 #ifndef EXADL_TRAIN_MLLOG_H
 #define EXADL_TRAIN_MLLOG_H
+
+#include <stdint.h>
+
+#include "benchmarks/train/runcfg.h"
 
 /* The first call of main: the time of init_start.  When argv asks for
  * `--mllog true` and the launcher's environment says rank 0
@@ -40,5 +50,23 @@ int mllog_run_started(void);
 /* staging_start (start 1, after run_start: printed first if not yet) or
  * staging_stop (start 0). */
 void mllog_staging(int print, int start);
+
+typedef struct {
+    const runcfg_t *run;        /* optimizer, learning rate and its schedule, seed */
+    int64_t global_batch;       /* samples per step, all ranks */
+    int64_t train_samples;      /* the training split; 0: samples made in memory (no epochs) */
+    int nodes;                  /* distinct hosts of the job */
+    int accelerators_per_node;  /* GPUs driven per node; 0 on the cpu backend */
+    int batchnorm_group_size;   /* ranks sharing batch-norm statistics; 0: no batch norm */
+} mllog_hyper_in;
+
+/* The hyper-parameter lines (POINT_IN_TIME): seed, gradient accumulation,
+ * nodes and accelerators, opt_name (Adam, Lion, SGD), the learning rate and
+ * its schedule in CosmoFlow's form (opt_base_learning_rate = the peak, warm-up
+ * epochs and factor, decay boundary epochs and factor) and in DeepCAM's
+ * (opt_lr, scheduler_* of a multistep schedule), the optimizer's own
+ * (opt_betas, opt_eps, opt_adam_*, opt_momentum, opt_weight_decay).  Call
+ * on the printing process only. */
+void mllog_hyper(const mllog_hyper_in *h);
 
 #endif

@@ -9,6 +9,7 @@
 #include "benchmarks/train/ensemble.h"
 #include "benchmarks/train/gsync/gsync.h"
 #include "benchmarks/train/lionx.h"
+#include "benchmarks/train/mllog.h"
 #include "benchmarks/train/optim.h"
 /* the step loop stays here whole; what it calls before, after and between
  * its steps is in tsetup.c, tkeep.c and teval.c (train_impl.h says why) */
@@ -82,6 +83,15 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         }
         ttt_begin(&r->ttt, j->quality, comm->rank == 0, (int64_t)groups * c->batch,
                   f.train_samples, f.eval_samples, c->optimizer, c->lr);
+        if (r->ttt.print) {
+            /* a rank drives one GPU on the cuda backend (bound by local rank) */
+            mllog_hyper_in h = {.run = c, .global_batch = (int64_t)groups * c->batch,
+                                .train_samples = f.train_samples,
+                                .nodes = comm->nhosts > 0 ? comm->nhosts : 1,
+                                .accelerators_per_node =
+                                    strcmp(c->backend, "cuda") ? 0 : comm->local_size};
+            mllog_hyper(&h);
+        }
     }
     /* model parallelism (facts.sharded, network.h): the ranks of a group hold
      * different shards, so the first weights, the gradient sums and the

@@ -70,10 +70,9 @@ void ttt_begin(ttt_result *t, const ttt_cfg *c, int print, int64_t global_batch,
     POINT(t, "train_samples", v, NULL);
     snprintf(v, sizeof v, "%lld", (long long)eval_samples);
     POINT(t, "eval_samples", v, NULL);
-    json_word(v, sizeof v, optimizer);
-    POINT(t, "opt_name", v, NULL);
-    snprintf(v, sizeof v, "%.9g", lr);
-    POINT(t, "opt_base_learning_rate", v, NULL);
+    /* opt_name, opt_base_learning_rate and the other hyper-parameters:
+     * mllog_hyper, from the run's whole configuration */
+    (void)optimizer;
 }
 
 void ttt_run_start(ttt_result *t)

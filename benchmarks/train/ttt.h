@@ -5,7 +5,7 @@
  * launch log): submission_*, cache_clear, init_start/stop, run_start/stop,
  * epoch_start/stop, eval_start/stop, eval_accuracy (minus the validation
  * loss: higher is better, as CosmoFlow's -MAE), global_batch_size,
- * train_samples, eval_samples, opt_name, opt_base_learning_rate.
+ * train_samples, eval_samples (the hyper-parameter keys: mllog_hyper).
  *
  * The training loop (train.c) calls ttt_begin before its first step,
  * ttt_step before each, ttt_eval_point after each evaluation (1: target

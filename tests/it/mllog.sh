@@ -9,7 +9,13 @@
 #   starts), init_stop and run_start, then staging_start/staging_stop
 #   (MLPerf HPC times staging), then the epochs; the checker passes it
 #   (stemdl's unstaged lines: tests/it/stemdl_data.sh);
-# - the same from a staged stemdl launch on its CBED set.
+# - the same from a staged stemdl launch on its CBED set;
+# - --closed cosmoflow|deepcam, the hyper-parameter keys of MLPerf HPC's
+#   closed rules (docs/data.md "Hyper-parameter keys"): hand-made logs with
+#   them pass, without them or with wrong types refused; cosmoflow with SGD
+#   and a schedule writes them from its configuration and is refused for
+#   eval_error only, stemdl (Adam) against DeepCAM's keys for
+#   batchnorm_group_size only (the keys ExaDL cannot fill truthfully).
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -61,6 +67,56 @@ good after | grep -v '"staging_' >"$T/unstaged.log"
 check_case "$T/unstaged.log" 0 "a launch without staging accepted"
 check_case "$T/unstaged.log" 1 "--staging wants the staging lines" --staging
 
+# --closed: the hyper-parameter keys of MLPerf HPC's closed rules (hand-made)
+hyper() { # cosmoflow | deepcam: the keys its closed rules require, with values
+    line number_of_nodes POINT_IN_TIME "" 1
+    line accelerators_per_node POINT_IN_TIME "" 0
+    line gradient_accumulation_frequency POINT_IN_TIME "" 1
+    if [ "$1" = cosmoflow ]; then
+        for k in opt_learning_rate_warmup_epochs opt_learning_rate_warmup_factor opt_learning_rate_decay_factor; do
+            line $k POINT_IN_TIME "" 1
+        done
+        line opt_learning_rate_decay_boundary_epochs POINT_IN_TIME "" '[2, 4]'
+        line eval_error POINT_IN_TIME '"epoch_num": 1' 0.1
+    else
+        for k in seed batchnorm_group_size opt_lr scheduler_lr_warmup_steps scheduler_lr_warmup_factor scheduler_decay_rate; do
+            line $k POINT_IN_TIME "" 1
+        done
+        line opt_eps POINT_IN_TIME "" 1e-6
+        line opt_betas POINT_IN_TIME "" '[0.9, 0.999]'
+        line scheduler_type POINT_IN_TIME "" '"multistep"'
+        line scheduler_milestones POINT_IN_TIME "" '[10]'
+    fi
+}
+closed() { # cosmoflow | deepcam [opt_name]: a complete log with the closed keys
+    good after | grep -v '"opt_name"\|"run_stop"'
+    t=2000 # after the lines good printed in its pipe
+    hyper "$1"
+    line opt_name POINT_IN_TIME "" "\"${2:-$([ "$1" = cosmoflow ] && echo SGD || echo Adam)}\""
+    line run_stop INTERVAL_END '"status": "success"'
+}
+closed_case() { # file bench expected-rc what [text the refusal must name]
+    python3 "$CHK" --closed "$2" "$1" >"$1.chk" 2>&1
+    local rc=$? out
+    out=$(tail -n 1 "$1.chk")
+    if [ "$rc" = "$3" ] && { [ $# -lt 5 ] || grep -qF -- "$5" "$1.chk"; }; then echo "PASS: --closed $2: $4 ($out)"
+    else echo "FAIL: --closed $2: $4: exit $rc: $out"; fi
+}
+closed cosmoflow >"$T/cf.log"
+closed deepcam >"$T/dc.log"
+closed_case "$T/cf.log" cosmoflow 0 "a log with closed CosmoFlow's keys accepted"
+closed_case "$T/dc.log" deepcam 0 "a log with closed DeepCAM's keys (multistep) accepted"
+closed_case "$T/ok.log" cosmoflow 1 "a log without the hyper-parameter keys refused" \
+    "opt_learning_rate_warmup_epochs appears 0 times"
+closed_case "$T/ok.log" deepcam 1 "a log without the hyper-parameter keys refused" "opt_betas appears 0 times"
+closed cosmoflow adam >"$T/cfadam.log"
+closed_case "$T/cfadam.log" cosmoflow 1 "opt_name adam refused (SGD only)" 'opt_name value "adam" is not one of sgd/SGD'
+closed deepcam | sed 's/"value": \[10\]/"value": 10/; /"opt_betas"/s/"value": \[[^]]*\]/"value": 0.9/' >"$T/dctype.log"
+closed_case "$T/dctype.log" deepcam 1 "a number for a list refused" "opt_betas value 0.9 is not pair"
+closed_case "$T/dctype.log" deepcam 1 "a number for the milestones refused" "scheduler_milestones value 10 is not list"
+closed deepcam | grep -v '"scheduler_decay_rate"' >"$T/dcms.log"
+closed_case "$T/dcms.log" deepcam 1 "multistep without its decay rate refused" "scheduler_decay_rate appears 0 times"
+
 # cosmoflow: a staged launch on 1 and 2 ranks
 "$C" --preset tiny --data grf --seed 7 --make-data "$T/set" --samples 16 --val-samples 8 \
     --shard-samples 8 --format raw >"$T/mk.out" 2>&1 || echo "FAIL: --make-data: $(tail -n 2 "$T/mk.out")"
@@ -76,6 +132,27 @@ for n in 1 2; do
         echo "FAIL: cosmoflow, $n rank(s), staged: $(tail -n 1 "$T/c$n.chk") (see $T/c$n.out)"
     fi
 done
+# cosmoflow with SGD, a warm-up and a decay: the closed keys from its
+# configuration; global batch 2 of 16 samples: 0.125 epochs a step
+"$C" "${run[@]}" --optimizer sgd --momentum 0.9 --lr 0.001 --lr-warmup-steps 2 --lr-warmup-start 0.0005 \
+    --lr-decay 5:0.5 >"$T/c3.out" 2>&1 || echo "FAIL: cosmoflow --optimizer sgd: $(tail -n 2 "$T/c3.out")"
+closed_case "$T/c3.out" cosmoflow 1 "ExaDL's cosmoflow (SGD) refused for eval_error only (its loss is the MSE, not the MAE)" \
+    "mllog_check: closed cosmoflow: eval_error missing (at least one)"
+keys() { # log key...: key=value of each, in order
+    python3 -c 'import json, sys
+v = {}
+for t in open(sys.argv[1]):
+    if t.startswith(":::MLLOG "):
+        e = json.loads(t[9:]); v[e["key"]] = json.dumps(e["value"])
+print(" ".join("%s=%s" % (k, v.get(k, "-")) for k in sys.argv[2:]))' "$@"
+}
+got=$(keys "$T/c3.out" opt_name seed number_of_nodes accelerators_per_node opt_base_learning_rate \
+    opt_learning_rate_warmup_epochs opt_learning_rate_warmup_factor opt_learning_rate_decay_boundary_epochs \
+    opt_learning_rate_decay_factor opt_weight_decay opt_momentum scheduler_milestones scheduler_decay_rate opt_lr)
+want='opt_name="SGD" seed=7 number_of_nodes=1 accelerators_per_node=0 opt_base_learning_rate=0.001 opt_learning_rate_warmup_epochs=0.25 opt_learning_rate_warmup_factor=2 opt_learning_rate_decay_boundary_epochs=[0.5] opt_learning_rate_decay_factor=0.5 opt_weight_decay=0 opt_momentum=0.9 scheduler_milestones=[4] scheduler_decay_rate=0.5 opt_lr=0.0005'
+if [ "$got" = "$want" ]; then echo "PASS: cosmoflow's hyper-parameter lines carry its configuration ($got)"
+else echo "FAIL: cosmoflow's hyper-parameter lines: $got, want $want"; fi
+
 if [ "$(grep -c '^:::MLLOG .*"key": "init_start"' "$T/c2.out")" = 1 ]; then
     echo "PASS: 2 ranks: one init_start (rank 0's, told by the launcher's environment)"
 else
@@ -95,3 +172,11 @@ if python3 "$CHK" --staging --init-before '^stemdl: [0-9]+ rank' "$T/s1.out" >"$
 else
     echo "FAIL: stemdl, staged: $(tail -n 1 "$T/s1.chk") (see $T/s1.out, $T/s1.yaml)"
 fi
+# stemdl trains with Adam: DeepCAM's closed keys, but for batchnorm_group_size
+# (its network has no batch norm, docs/data.md "Hyper-parameter keys")
+closed_case "$T/s1.out" deepcam 1 "ExaDL's stemdl (Adam) refused for batchnorm_group_size only (no batch norm)" \
+    "mllog_check: closed deepcam: batchnorm_group_size appears 0 times (exactly one)"
+got=$(keys "$T/s1.out" opt_name opt_betas opt_eps opt_adam_epsilon scheduler_type scheduler_lr_warmup_factor)
+want='opt_name="Adam" opt_betas=[0.9, 0.999] opt_eps=1e-08 opt_adam_epsilon=1e-08 scheduler_type="multistep" scheduler_lr_warmup_factor=1'
+if [ "$got" = "$want" ]; then echo "PASS: stemdl's Adam lines ($got)"
+else echo "FAIL: stemdl's Adam lines: $got, want $want"; fi

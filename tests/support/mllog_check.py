@@ -21,8 +21,22 @@ Options:
                      log (MLLOG or not) that matches RE: a line the program
                      prints after its MPI start, so init_start is the
                      program's start, not the training's
-Usage: mllog_check.py [--staging] [--init-before RE] LOG.  Exit 0 and a
-summary line, or 1 naming the first problem."""
+  --closed BENCH     the keys MLPerf HPC's closed division requires of BENCH
+                     (cosmoflow or deepcam; compliance_checker hpc_1.0.0 to
+                     3.0.0, same keys: closed_common.yaml, closed_BENCH.yaml,
+                     and for deepcam the files its opt_name and
+                     scheduler_type select): each required key present
+                     (exactly once or at least once, as the rules say), each
+                     value of the rules' type (number, list, name from the
+                     rules' set), a refusal naming every key that fails.
+                     Not checked (values of the real data sets and runs, not
+                     of a log's form): submission_division closed,
+                     submission_benchmark naming BENCH, DeepCAM's
+                     train_samples 121266, eval_samples 15158 and opt_eps
+                     1e-6, the quality targets (eval_error <= 0.124,
+                     eval_accuracy >= 0.82).
+Usage: mllog_check.py [--staging] [--init-before RE] [--closed BENCH] LOG.
+Exit 0 and a summary line, or 1 naming the first problem."""
 import json
 import re
 import sys
@@ -36,6 +50,86 @@ AT_LEAST_ONE = ['cache_clear', 'init_start', 'epoch_start', 'epoch_stop', 'eval_
 EPOCH_NUM = ['epoch_start', 'epoch_stop', 'eval_start', 'eval_stop', 'eval_accuracy']
 EVENTS = {'POINT_IN_TIME', 'INTERVAL_START', 'INTERVAL_END'}
 
+# MLPerf HPC's closed rules (mlcommons/logging compliance_checker hpc_*):
+# key -> (how many: 1 exactly one, 0 optional but checked, 'n' at least one,
+# the value's type: 'num' a number, 'pos' > 0, 'nonneg' >= 0, 'list' a list,
+# 'pair' a list of two, 'bool', or a tuple of the names allowed)
+CLOSED_COMMON = {'number_of_nodes': (1, 'pos'), 'accelerators_per_node': (1, 'nonneg'),
+                 'gradient_accumulation_steps': (0, 'pos'),
+                 'gradient_accumulation_frequency': (0, 'pos')}
+CLOSED = {
+    'cosmoflow': {
+        'global_batch_size': (1, 'pos'), 'opt_name': (1, ('sgd', 'SGD')),
+        'opt_base_learning_rate': (1, 'nonneg'),
+        'opt_learning_rate_warmup_epochs': (1, 'nonneg'),
+        'opt_learning_rate_warmup_factor': (1, 'nonneg'),
+        'opt_learning_rate_decay_boundary_epochs': (1, 'list'),
+        'opt_learning_rate_decay_factor': (1, 'num'),
+        'dropout': (0, 'num'), 'opt_weight_decay': (0, 'nonneg'),
+        'eval_error': ('n', 'num')},
+    'deepcam': {
+        'gradient_accumulation_frequency': (1, 'pos'), 'seed': (1, 'pos'),
+        'global_batch_size': (1, 'pos'), 'batchnorm_group_size': (1, 'pos'),
+        'opt_name': (1, ('Adam', 'AdamW', 'LAMB')), 'opt_lr': (1, 'pos'),
+        'opt_betas': (1, 'pair'), 'opt_eps': (1, 'num'),
+        'scheduler_type': (1, ('multistep', 'cosine_annealing')),
+        'scheduler_lr_warmup_steps': (1, 'nonneg'), 'scheduler_lr_warmup_factor': (1, 'num'),
+        'train_samples': (1, 'num'), 'eval_samples': (1, 'num'),
+        'eval_accuracy': ('n', 'num')},
+}
+# deepcam's further files, chosen by a key's value
+CLOSED_MORE = {
+    ('opt_name', 'LAMB'): {'opt_bias_correction': (1, 'bool'), 'opt_grad_averaging': (1, 'bool'),
+                           'opt_max_grad_norm': (1, 'num')},
+    ('scheduler_type', 'multistep'): {'scheduler_milestones': (1, 'list'),
+                                      'scheduler_decay_rate': (1, 'num')},
+    ('scheduler_type', 'cosine_annealing'): {'scheduler_t_max': (1, 'num'),
+                                             'scheduler_eta_min': (1, 'nonneg')},
+}
+
+
+def value_ok(v, kind):
+    isnum = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if kind == 'num':
+        return isnum
+    if kind == 'pos':
+        return isnum and v > 0
+    if kind == 'nonneg':
+        return isnum and v >= 0
+    if kind == 'list':
+        return isinstance(v, list)
+    if kind == 'pair':
+        return isinstance(v, list) and len(v) == 2
+    if kind == 'bool':
+        return isinstance(v, bool)
+    return isinstance(v, str) and v in kind
+
+
+def closed_problems(bench, lines):
+    """Every problem of the closed rules of bench, one string each."""
+    rules = dict(CLOSED_COMMON)
+    rules.update(CLOSED[bench])
+    values = {}
+    for _, ev in lines:
+        values.setdefault(ev['key'], []).append(ev['value'])
+    if bench == 'deepcam':
+        for (key, val), more in CLOSED_MORE.items():
+            if val in values.get(key, []):
+                rules.update(more)
+    problems = []
+    for key in sorted(rules):
+        want, kind = rules[key]
+        got = values.get(key, [])
+        if want == 1 and len(got) != 1:
+            problems.append('%s appears %d times (exactly one)' % (key, len(got)))
+        elif want == 'n' and not got:
+            problems.append('%s missing (at least one)' % key)
+        bad = [v for v in got if not value_ok(v, kind)]
+        if bad:
+            problems.append('%s value %s is not %s' % (key, json.dumps(bad[0]),
+                            kind if isinstance(kind, str) else 'one of ' + '/'.join(kind)))
+    return problems
+
 
 def fail(msg):
     print('mllog_check: ' + msg)
@@ -43,16 +137,18 @@ def fail(msg):
 
 
 def main():
-    args, staging, init_before = sys.argv[1:], False, None
+    args, staging, init_before, closed = sys.argv[1:], False, None, None
     while args and args[0].startswith('--'):
         if args[0] == '--staging':
             staging, args = True, args[1:]
+        elif args[0] == '--closed' and len(args) > 1 and args[1] in CLOSED:
+            closed, args = args[1], args[2:]
         elif args[0] == '--init-before' and len(args) > 1:
             init_before, args = re.compile(args[1]), args[2:]
         else:
             fail('unknown option %s' % args[0])
     if len(args) != 1:
-        fail('usage: mllog_check.py [--staging] [--init-before RE] LOG')
+        fail('usage: mllog_check.py [--staging] [--init-before RE] [--closed cosmoflow|deepcam] LOG')
     lines, first_match = [], None
     with open(args[0], errors='replace') as f:
         for no, text in enumerate(f, 1):
@@ -139,9 +235,13 @@ def main():
         seen[k] = no
     if staging_open:
         fail('staging_start never stopped')
-    print('%d lines, %d keys, %d evaluations, %d staging' % (len(lines), len(count),
-                                                           count['eval_accuracy'],
-                                                           count.get('staging_start', 0)))
+    if closed:
+        problems = closed_problems(closed, lines)
+        if problems:
+            fail('closed %s: %s' % (closed, '; '.join(problems)))
+    print('%d lines, %d keys, %d evaluations, %d staging%s'
+          % (len(lines), len(count), count['eval_accuracy'], count.get('staging_start', 0),
+             ', closed %s keys' % closed if closed else ''))
 
 
 main()
