@@ -393,8 +393,38 @@ static void test_big_maps_linear(void)
     free(big.text[1]);
 }
 
+/* the placeholders of args and config values (suite_vars.h) */
+static void test_vars(void)
+{
+    arena_t *a = ar_new();
+    suite_vars_t v = {.run_dir = "/r", .launch_dir = "/r/launches/p-n1-r1"};
+    size_t at = 0;
+    char why[256];
+    T_ASSERT(suite_vars_check("{launch_dir}/c {{x}} }}{run_dir}", &at, why, sizeof why) == 0, "%s", why);
+    T_ASSERT(!strcmp(suite_vars_expand(a, "{launch_dir}/c {{x}} }}{run_dir}", &v),
+                     "/r/launches/p-n1-r1/c {x} }/r"), "expanded");
+    const char *plain = "no braces";
+    T_ASSERT(suite_vars_expand(a, plain, &v) == plain, "a value without braces is itself");
+    /* a value that holds a placeholder's text is not filled in again */
+    suite_vars_t w = {.run_dir = "{launch_dir}", .launch_dir = "x"};
+    T_ASSERT(!strcmp(suite_vars_expand(a, "{run_dir}", &w), "{launch_dir}"), "one pass");
+    T_ASSERT(suite_vars_check("ab{lanch_dir}", &at, why, sizeof why) && at == 2 &&
+                 strstr(why, "unknown placeholder {lanch_dir}"), "unknown at %zu: %s", at, why);
+    T_ASSERT(suite_vars_check("a{launch_dir", &at, why, sizeof why) && at == 1 &&
+                 strstr(why, "unbalanced '{'"), "open at %zu: %s", at, why);
+    T_ASSERT(suite_vars_check("a{b{run_dir}", &at, why, sizeof why) && at == 1, "nested at %zu", at);
+    T_ASSERT(suite_vars_check("{{}", &at, why, sizeof why) && at == 2 &&
+                 strstr(why, "unbalanced '}'"), "close at %zu: %s", at, why);
+    T_ASSERT(suite_vars_check("{\x1b]2;t\a}", &at, why, sizeof why) && !strchr(why, 0x1b),
+             "a control character is not shown: %s", why);
+    T_ASSERT(suite_vars_uses_launch_dir("a{launch_dir}") && !suite_vars_uses_launch_dir("{{launch_dir}}") &&
+                 !suite_vars_uses_launch_dir("{run_dir}"), "uses {launch_dir}");
+    ar_free(a);
+}
+
 int main(void)
 {
+    T_RUN(test_vars);
     T_RUN(test_good_suite);
     T_RUN(test_launchers);
     T_RUN(test_auto_scales);
