@@ -34,6 +34,10 @@ static const char help_validate[] =
     "it also starts one 1-rank job under the launcher (build/bin/mpiprobe) and says\n"
     "exactly what to set when MPI does not start (e.g. `launcher_mpi: pmix`).\n"
     "Outside an allocation a srun suite gets a warning: it must run inside one.\n"
+    "Placeholders in args and config values: {run_dir} and {launch_dir} (the\n"
+    "launch's own folder RUN/launches/<id>/); {{ and }} are literal braces; an\n"
+    "unknown name or an unbalanced brace is refused with FILE:LINE:COL.  The plan\n"
+    "shows them relative to the run folder (docs/harness.md \"Placeholders\").\n"
     "Exit status 0 when valid, 2 with one line FILE:LINE:COLUMN: problem (or the\n"
     "preflight's message) otherwise.\n";
 

@@ -28,7 +28,10 @@ int confcheck_suite(arena_t *a, const suite_t *s, const char *const *skip, size_
             skipped(b->name, skip, nskip))
             continue;
         argv_t v = {0};
-        argv_push_argv(a, &v, launchplan_bench_argv(a, &plain, b, b->scales[0], NULL));
+        /* the folder is not made yet: its placeholders relative to it */
+        suite_vars_t vars =
+            launchplan_vars(a, NULL, ar_printf(a, "%s-n%d-r1", b->name, b->scales[0]));
+        argv_push_argv(a, &v, launchplan_bench_argv(a, &plain, b, b->scales[0], NULL, &vars));
         argv_push(a, &v, w->check_config);
         char why[512];
         int code;

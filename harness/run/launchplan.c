@@ -13,8 +13,24 @@ static char *option_name(arena_t *a, const char *key)
     return o;
 }
 
+suite_vars_t launchplan_vars(arena_t *a, const char *rundir, const char *id)
+{
+    const char *sub = ar_printf(a, "launches/%s", id);
+    return (suite_vars_t){.run_dir = rundir ? rundir : ".",
+                          .launch_dir = rundir ? path_join(a, rundir, sub) : sub};
+}
+
+int launchplan_uses_launch_dir(const bench_spec_t *b)
+{
+    for (size_t i = 0; i < b->nconfig; i++)
+        if (b->config[i].value && suite_vars_uses_launch_dir(b->config[i].value)) return 1;
+    for (size_t i = 0; i < b->nargs; i++)
+        if (suite_vars_uses_launch_dir(b->args[i])) return 1;
+    return 0;
+}
+
 char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b, int scale,
-                       const char *record)
+                       const char *record, const suite_vars_t *vars)
 {
     argv_t v = {0};
     if (s->gpu_bind && machine_gpus_per_node(&s->machine) > 0) {
@@ -29,13 +45,13 @@ char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b
     }
     for (size_t i = 0; i < b->nconfig; i++) {
         argv_push(a, &v, option_name(a, b->config[i].key));
-        if (b->config[i].value) argv_push(a, &v, b->config[i].value);
+        if (b->config[i].value) argv_push(a, &v, suite_vars_expand(a, b->config[i].value, vars));
     }
     if (b->scaling == SCALING_STRONG) {
         argv_push(a, &v, "--batch");
         argv_push(a, &v, ar_printf(a, "%lld", b->global_batch / scale));
     }
-    argv_push_list(a, &v, b->args, b->nargs);
+    for (size_t i = 0; i < b->nargs; i++) argv_push(a, &v, suite_vars_expand(a, b->args[i], vars));
     if (record) {
         argv_push(a, &v, "--record");
         argv_push(a, &v, record);
@@ -102,7 +118,9 @@ void launchplan_build(arena_t *a, const suite_t *s, const char *rundir, launchpl
                 char *log = ar_printf(a, "logs/%s.log", l->id);
                 l->record = rundir ? path_join(a, rundir, rec) : rec;
                 l->log = rundir ? path_join(a, rundir, log) : log;
-                char **inner = launchplan_bench_argv(a, s, b, l->scale, l->record);
+                suite_vars_t vars = launchplan_vars(a, rundir, l->id);
+                l->dir = launchplan_uses_launch_dir(b) ? vars.launch_dir : NULL;
+                char **inner = launchplan_bench_argv(a, s, b, l->scale, l->record, &vars);
                 l->argv = launchplan_wrap(a, s, b, inner, l->scale, l->nodes, rpn);
                 l->env = b->env;
                 l->nenv = b->nenv;

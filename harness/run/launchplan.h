@@ -5,6 +5,7 @@
 
 #include "harness/proc/argv.h"
 #include "harness/suite/suite.h"
+#include "harness/suite/suite_vars.h"
 
 typedef struct {
     size_t index;                /* 0-based, in launch order */
@@ -15,6 +16,8 @@ typedef struct {
     const char *id;              /* "stemdl-n2-r1": names the record and the log */
     const char *record;          /* path the benchmark writes its record to */
     const char *log;             /* path of its stdout + stderr */
+    const char *dir;             /* its own folder launches/<id>, when its command names
+                                  * {launch_dir} (made before it starts); else NULL */
     char **argv;                 /* full command, launcher included, NULL-terminated */
     const kv_t *env;             /* variables to set (value NULL: unset) */
     size_t nenv;
@@ -30,9 +33,17 @@ typedef struct {
  * relative record and log paths (for printing a plan). */
 void launchplan_build(arena_t *a, const suite_t *s, const char *rundir, launchplan_t *p);
 
-/* The benchmark's own command (no launcher): program, options, --record. */
+/* The benchmark's own command (no launcher): program, options, --record;
+ * the placeholders of its config values and args filled in from v
+ * (suite_vars.h). */
 char **launchplan_bench_argv(arena_t *a, const suite_t *s, const bench_spec_t *b, int scale,
-                       const char *record);
+                       const char *record, const suite_vars_t *v);
+/* The placeholders' values for launch id of the run folder rundir (NULL:
+ * relative to it, "." and "launches/<id>", for printing a plan and for the
+ * programs' --check-config before the folder exists). */
+suite_vars_t launchplan_vars(arena_t *a, const char *rundir, const char *id);
+/* 1 when b's config or args name {launch_dir}. */
+int launchplan_uses_launch_dir(const bench_spec_t *b);
 /* Wrap a benchmark command in the suite's launcher (harness/launchers/); b's
  * variables are what the launcher carries to other nodes (b NULL: none). */
 /* The threads per rank a benchmark's config asks for (`threads:`); 0: not said. */

@@ -143,6 +143,17 @@ static const char *record_hosts(arena_t *a, const record_t *rec)
     return r;
 }
 
+/* the launch's own folder, RUN/launches/<id>/ ({launch_dir}), made before
+ * it starts; one left by an earlier attempt (a resume) is used again, a link
+ * or a file at either name is refused (safefile.h) */
+static int make_launch_dir(arena_t *a, const sweep_opts_t *opt, const launch_t *l, char *err,
+                           size_t errlen)
+{
+    const char *parent = opt->rundir ? path_join(a, opt->rundir, "launches") : NULL;
+    if (parent && sf_mkdir(parent, err, errlen)) return -1;
+    return sf_mkdir(l->dir, err, errlen);
+}
+
 static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outcome_t *x,
                     sweep_result_t *res, double *end)
 {
@@ -156,8 +167,14 @@ static void run_one(arena_t *a, const sweep_opts_t *opt, const launch_t *l, outc
     unlink(l->record); /* a stale record must not pass for this launch's */
     intf_sample_t before, after;
     int threads = launchplan_threads(l->b); /* 0: not set, one per rank */
+    char derr[sizeof r.why - 32];
     intf_sample(&before);
-    spawn_run(&so, &r);
+    if (l->dir && make_launch_dir(a, opt, l, derr, sizeof derr)) {
+        memset(&r, 0, sizeof r); /* not started: failed with the reason */
+        snprintf(r.why, sizeof r.why, "its folder {launch_dir}: %s", derr);
+    } else {
+        spawn_run(&so, &r);
+    }
     intf_sample(&after);
     if (s->launcher->job_steps) /* the ranks ran on compute nodes this host's counters miss */
         intf_unknown(&x->intf, "the launch ran as job steps on compute nodes; this host's "

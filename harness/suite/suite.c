@@ -152,7 +152,11 @@ static int parse_bench(ctx_t *c, const ytnode *n, const suite_t *s, bench_spec_t
         if (!path_is_file(p)) return suite_err_at(c, k, "config_file '%s' not found (as %s)", f, p);
         b->config_file = path_abs(c->a, p);
     }
-    if ((k = yt_get(n, "args")) && suite_parse_strlist(c, k, "args", &b->args, &b->nargs)) return -1;
+    if ((k = yt_get(n, "args"))) {
+        if (suite_parse_strlist(c, k, "args", &b->args, &b->nargs)) return -1;
+        for (size_t i = 0; i < k->n; i++)
+            if (suite_check_vars(c, k->items[i], "args")) return -1;
+    }
     if ((k = yt_get(n, "scales")) && suite_parse_scales(c, k, &b->scales, &b->nscales)) return -1;
     const ytnode *sc = k ? k : n;
     if ((k = yt_get(n, "scaling")) && suite_parse_scaling(c, k, &b->scaling)) return -1;

@@ -3,9 +3,11 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/suite/suite_vars.h"
 
 int suite_err_at(ctx_t *c, const ytnode *n, const char *fmt, ...)
 {
@@ -15,6 +17,20 @@ int suite_err_at(ctx_t *c, const ytnode *n, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return yt_err(c->err, c->errlen, c->d, n, "%s", msg);
+}
+
+int suite_check_vars(ctx_t *c, const ytnode *n, const char *what)
+{
+    size_t at;
+    char why[256];
+    if (n->kind != YT_SCALAR || yt_is_null(n) || !suite_vars_check(n->str, &at, why, sizeof why))
+        return 0;
+    /* the brace's own column where the value is one line; else the value's
+     * start (a quoted value's escapes before the brace may shift it) */
+    int col = n->col;
+    if (!strchr(n->str, '\n')) col += (int)at + !n->plain;
+    snprintf(c->err, c->errlen, "%s:%d:%d: %s: %s", c->d->name, n->line, col, what, why);
+    return -1;
 }
 
 int suite_scalar_str(ctx_t *c, const ytnode *n, const char *what, const char **out)
@@ -177,7 +193,9 @@ int suite_parse_config(ctx_t *c, const ytnode *n, bench_spec_t *b)
                           k->kind == YT_SCALAR ? k->str : "(collection)");
         kv_t *kv = &b->config[b->nconfig++];
         kv->key = ar_strdup(c->a, k->str);
+        const char *what = ar_printf(c->a, "config: %s", k->str);
         if (v->kind == YT_SCALAR) {
+            if (suite_check_vars(c, v, what)) return -1;
             kv->value = yt_is_null(v) ? NULL : ar_strdup(c->a, v->str);
         } else if (v->kind == YT_SEQ) {
             sb_t s = {0};
@@ -186,6 +204,10 @@ int suite_parse_config(ctx_t *c, const ytnode *n, bench_spec_t *b)
                     sb_free(&s);
                     return suite_err_at(c, v->items[j], "config: %s: list items must be values",
                                   k->str);
+                }
+                if (suite_check_vars(c, v->items[j], what)) {
+                    sb_free(&s);
+                    return -1;
                 }
                 sb_printf(&s, "%s%s", j ? "," : "", v->items[j]->str);
             }

@@ -20,6 +20,9 @@ typedef struct {
 } ctx_t;
 
 int suite_err_at(ctx_t *c, const ytnode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* a text value's placeholders (suite_vars.h): -1 with "FILE:LINE:COL: WHAT:
+ * problem", the column the offending brace's */
+int suite_check_vars(ctx_t *c, const ytnode *n, const char *what);
 int suite_scalar_str(ctx_t *c, const ytnode *n, const char *what, const char **out);
 int suite_int_in(ctx_t *c, const ytnode *n, const char *what, long long lo, long long hi,
                  long long *out);

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 /* the subfolders of a run folder exadl writes into */
-static const char *const sf_subdirs[] = {"records", "logs", "plots", "references", "model"};
+static const char *const sf_subdirs[] = {"records", "logs", "plots", "references", "model",
+                                         "launches"};
 
 static const char *kind_of(mode_t m)
 {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 /* 0 when dir, its entries and the entries of its subfolders records, logs,
- * plots, references and model are no symbolic links (nor FIFOs, devices or
+ * plots, references, model and launches are no symbolic links (nor FIFOs, devices or
  * sockets) and those subfolders are folders; else -1 with err naming the
  * first offending path. */
 int sf_check_rundir(const char *dir, char *err, size_t errlen);

@@ -57,7 +57,7 @@ head -c 3000 /dev/urandom >"$tmp/garbage.yaml" 2>/dev/null || dd if=/dev/urandom
 out=$("$exadl" validate "$tmp/garbage.yaml" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -qE "^exadl validate: error: $tmp/garbage.yaml:[0-9]+:[0-9]+: " <<<"$out" \
     && pass "validate binary garbage: file:line:col" || fail "garbage ($rc): $out"
-out=$("$exadl" validate /no/such.yaml 2>&1); [ $? -eq 2 ] && grep -q 'cannot open' <<<"$out" \
+out=$("$exadl" validate /proc/self/exadl-absent.yaml 2>&1); [ $? -eq 2 ] && grep -q 'cannot open' <<<"$out" \
     && pass "validate a missing file" || fail "missing file: $out"
 
 # the default suite is valid here

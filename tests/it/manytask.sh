@@ -22,8 +22,9 @@ if [ "$(num done "$T/b.yaml")/$(num failed "$T/b.yaml")/$(num failed_attempts "$
 else
     echo "FAIL: manytask permanent failures: $(tail -n 2 "$T/b.out")"
 fi
-# a task that never works: no task done, status failed, exit non-zero
-if "$B" --tasks 2 --concurrency 2 --launcher direct --task /nonexistent-exadl-test/task --retries 0 \
+# a task that never works: no task done, status failed, exit non-zero (a path
+# under /proc/self, which nobody can create, not a sentinel like /nonexistent)
+if "$B" --tasks 2 --concurrency 2 --launcher direct --task /proc/self/exadl-absent/task --retries 0 \
     --record "$T/c.yaml" >"$T/c.out" 2>&1; then
     echo "FAIL: manytask a task that cannot start passed"
 else

@@ -56,7 +56,9 @@ if [ -z "${EXADL_VCLUSTER_DIR:-}" ]; then
         pass "COMMAND fails (exit 7): its status returned, both nodes stopped, the folder kept" ||
         { fail "failing command (exit $rc, $alive node processes alive)"; cat "$tmp/f.out"; }
     [ -n "$d" ] && rm -rf "$d"
-    "$vc" --nodes 2 --dir /var/tmp/vcluster-it.$$ -- sh -c 'cat "$EXADL_VCLUSTER_DIR"/nodes/*.pid >'"$tmp/pids2"'; exec sleep 60' \
+    # fresh folders (mktemp), not a name another user could have planted as a link
+    vd2=$(mktemp -d /var/tmp/vcluster-it.XXXXXX) vd3=$(mktemp -d /var/tmp/vcluster-it.XXXXXX)
+    "$vc" --nodes 2 --dir "$vd2" -- sh -c 'cat "$EXADL_VCLUSTER_DIR"/nodes/*.pid >'"$tmp/pids2"'; exec sleep 60' \
         >"$tmp/t.out" 2>&1 &
     vp=$!
     for _ in $(seq 100); do [ -s "$tmp/pids2" ] && break; sleep 0.1; done
@@ -68,9 +70,9 @@ if [ -z "${EXADL_VCLUSTER_DIR:-}" ]; then
     [ $rc = 143 ] && [ "$(wc -l <"$tmp/pids2")" = 2 ] && [ $alive = 0 ] &&
         pass "SIGTERM to the script: exit 143, both nodes stopped" ||
         { fail "SIGTERM (exit $rc, $alive node processes alive)"; cat "$tmp/t.out"; }
-    rm -rf /var/tmp/vcluster-it.$$
+    rm -rf "$vd2"
     # SIGKILL cannot be trapped: the nodes end anyway (their FIFO's writer is gone)
-    "$vc" --nodes 2 --dir /var/tmp/vcluster-it.$$ -- sh -c 'cat "$EXADL_VCLUSTER_DIR"/nodes/*.pid >'"$tmp/pids3"'; echo $$ >'"$tmp/cmd3"'; exec sleep 60' \
+    "$vc" --nodes 2 --dir "$vd3" -- sh -c 'cat "$EXADL_VCLUSTER_DIR"/nodes/*.pid >'"$tmp/pids3"'; echo $$ >'"$tmp/cmd3"'; exec sleep 60' \
         >"$tmp/k.out" 2>&1 &
     vp=$!
     for _ in $(seq 100); do [ -s "$tmp/cmd3" ] && break; sleep 0.1; done
@@ -86,7 +88,7 @@ if [ -z "${EXADL_VCLUSTER_DIR:-}" ]; then
     kill "$(cat "$tmp/cmd3")" 2>/dev/null # the command itself is orphaned: its caller stops it
     [ "$(wc -l <"$tmp/pids3")" = 2 ] && [ $alive = 0 ] && pass "SIGKILL to the script: both nodes end with it" ||
         { fail "SIGKILL ($alive node processes alive)"; cat "$tmp/k.out"; }
-    rm -rf /var/tmp/vcluster-it.$$
+    rm -rf "$vd3"
     echo "# outside cases took $(($(date +%s) - t0)) s"
     # ---- inside: the same script, on the head of a 2-node cluster -----------------------
     "$vc" --nodes 2 --rate 500mbit -- bash "$0" >"$tmp/in.out" 2>&1

@@ -59,9 +59,11 @@ static void cleanup(void)
     if (system(cmd)) fprintf(stderr, "cannot remove %s\n", tmp);
 }
 
+/* absent paths under /proc/self: nobody, not even root, can create them (a
+ * sentinel such as /nonexistent may exist: an earlier root run made it) */
 static power_cfg_t cfg(const char *root)
 {
-    return (power_cfg_t){.powercap_root = root, .nvml_lib = "/nonexistent-exadl-test/libnvidia-ml.so.1",
+    return (power_cfg_t){.powercap_root = root, .nvml_lib = "/proc/self/exadl-absent/libnvidia-ml.so.1",
                          .meter = NULL, .meter_accuracy = NAN, .interval_s = 0};
 }
 
@@ -142,7 +144,7 @@ static void test_rapl_unreadable(void)
 
 static void test_absent(void)
 {
-    power_cfg_t c = cfg("/nonexistent-exadl-test/powercap");
+    power_cfg_t c = cfg("/proc/self/exadl-absent/powercap");
     power_sess_t s;
     power_open(&s, &c);
     T_ASSERT(s.nsrc == 0 && s.nabsent == 3, "%d sources, %d absent", s.nsrc, s.nabsent);
@@ -172,7 +174,7 @@ static void test_nvml(void)
     put("gpu0_energy_mj", "1000\n");
     put("gpu1_power_mw", "250000\n");
     setenv("EXADL_FAKE_NVML_DIR", tmp, 1);
-    power_cfg_t c = cfg("/nonexistent-exadl-test");
+    power_cfg_t c = cfg("/proc/self/exadl-absent");
     c.nvml_lib = lib;
     power_sess_t s;
     power_open(&s, &c);
@@ -207,7 +209,7 @@ static void test_site(void)
     snprintf(f, sizeof f, "%s/meter", tmp);
     put("meter", "12.5 kJ\n");
     snprintf(m, sizeof m, "file:%s", f);
-    power_cfg_t c = cfg("/nonexistent-exadl-test");
+    power_cfg_t c = cfg("/proc/self/exadl-absent");
     c.meter = m;
     c.meter_accuracy = 0.01;
     power_sess_t s;

@@ -94,10 +94,10 @@ static void test_env_and_missing(void)
     unsetenv("EXADL_TEST_DROP");
     T_ASSERT(rc == 0 && ok, "env in the child: %s", got);
     T_ASSERT(getenv("EXADL_TEST_SET") == NULL, "the parent's env is untouched");
-    char *bad[] = {"/no/such/program", NULL};
+    char *bad[] = {"/proc/self/exadl-absent/program", NULL};
     spawn_opts_t o2 = {.argv = bad, .log = logp, .timeout_s = 10};
     rc = spawn_run(&o2, &r);
-    T_ASSERT(rc == 1 && !r.started && strstr(r.why, "cannot start /no/such/program"), "%s", r.why);
+    T_ASSERT(rc == 1 && !r.started && strstr(r.why, "cannot start /proc/self/exadl-absent/program"), "%s", r.why);
 }
 
 static void test_capture_large(void)

@@ -77,14 +77,14 @@ static void test_good_suite(void)
     const bench_spec_t *st = &s.bench[1];
     T_ASSERT(st->scaling == SCALING_STRONG && st->nscales == 4 && st->scales[3] == 8,
              "strong, {max: 8} -> 1,2,4,8");
-    char **v = launchplan_bench_argv(a, &s, b, 2, "r.yaml");
+    char **v = launchplan_bench_argv(a, &s, b, 2, "r.yaml", &(suite_vars_t){".", "l"});
     char *line = argv_join(a, v);
     /* /bin/true may resolve to /usr/bin/true */
     const char *want = "bin/true --preset tiny --steps 3 --c-in 8 --down 1,2 --record r.yaml";
     T_ASSERT(line[0] == '/' && strlen(line) > strlen(want) &&
                  !strcmp(line + strlen(line) - strlen(want), want),
              "benchmark argv: %s", line);
-    v = launchplan_bench_argv(a, &s, st, 4, NULL);
+    v = launchplan_bench_argv(a, &s, st, 4, NULL, &(suite_vars_t){".", "l"});
     line = argv_join(a, v);
     T_ASSERT(strstr(line, "bin/true --batch 2") && !strstr(line, "record"),
              "strong scaling divides the batch: %s", line);
@@ -269,7 +269,7 @@ static void test_bad_values(void)
     bad("scaling: sideways\nbenchmarks: [{program: /bin/true}]\n", 1, 10, "weak, strong or spatial");
     bad("machine: \"\"\nbenchmarks: [{program: /bin/true}]\n", 1, 10, "1 to 100 characters");
     bad("env: {1BAD: x}\nbenchmarks: [{program: /bin/true}]\n", 1, 7, "variable name");
-    bad("benchmarks: [{program: /no/such/prog}]\n", 1, 24, "not found");
+    bad("benchmarks: [{program: /proc/self/exadl-absent/prog}]\n", 1, 24, "not found");
     bad("benchmarks: [{name: a, program: /bin/true}, {name: a, program: /bin/true}]\n", 1, 45,
         "used twice");
     bad("benchmarks: [{program: /bin/true, scaling: strong}]\n", 1, 14, "global_batch");
@@ -338,9 +338,9 @@ static void test_file_errors(void)
 {
     arena_t *a = ar_new();
     suite_t s;
-    int rc = suite_load_file(a, "/no/such/suite.yaml", &mach, &s, err, sizeof err);
+    int rc = suite_load_file(a, "/proc/self/exadl-absent/suite.yaml", &mach, &s, err, sizeof err);
     ar_free(a);
-    T_ASSERT(rc == -1 && strstr(err, "/no/such/suite.yaml: cannot open"), "missing file: %s", err);
+    T_ASSERT(rc == -1 && strstr(err, "/proc/self/exadl-absent/suite.yaml: cannot open"), "missing file: %s", err);
 }
 
 /* issue 30 D5: env and config mappings (and the list of benchmarks) are read
@@ -393,8 +393,38 @@ static void test_big_maps_linear(void)
     free(big.text[1]);
 }
 
+/* the placeholders of args and config values (suite_vars.h) */
+static void test_vars(void)
+{
+    arena_t *a = ar_new();
+    suite_vars_t v = {.run_dir = "/r", .launch_dir = "/r/launches/p-n1-r1"};
+    size_t at = 0;
+    char why[256];
+    T_ASSERT(suite_vars_check("{launch_dir}/c {{x}} }}{run_dir}", &at, why, sizeof why) == 0, "%s", why);
+    T_ASSERT(!strcmp(suite_vars_expand(a, "{launch_dir}/c {{x}} }}{run_dir}", &v),
+                     "/r/launches/p-n1-r1/c {x} }/r"), "expanded");
+    const char *plain = "no braces";
+    T_ASSERT(suite_vars_expand(a, plain, &v) == plain, "a value without braces is itself");
+    /* a value that holds a placeholder's text is not filled in again */
+    suite_vars_t w = {.run_dir = "{launch_dir}", .launch_dir = "x"};
+    T_ASSERT(!strcmp(suite_vars_expand(a, "{run_dir}", &w), "{launch_dir}"), "one pass");
+    T_ASSERT(suite_vars_check("ab{lanch_dir}", &at, why, sizeof why) && at == 2 &&
+                 strstr(why, "unknown placeholder {lanch_dir}"), "unknown at %zu: %s", at, why);
+    T_ASSERT(suite_vars_check("a{launch_dir", &at, why, sizeof why) && at == 1 &&
+                 strstr(why, "unbalanced '{'"), "open at %zu: %s", at, why);
+    T_ASSERT(suite_vars_check("a{b{run_dir}", &at, why, sizeof why) && at == 1, "nested at %zu", at);
+    T_ASSERT(suite_vars_check("{{}", &at, why, sizeof why) && at == 2 &&
+                 strstr(why, "unbalanced '}'"), "close at %zu: %s", at, why);
+    T_ASSERT(suite_vars_check("{\x1b]2;t\a}", &at, why, sizeof why) && !strchr(why, 0x1b),
+             "a control character is not shown: %s", why);
+    T_ASSERT(suite_vars_uses_launch_dir("a{launch_dir}") && !suite_vars_uses_launch_dir("{{launch_dir}}") &&
+                 !suite_vars_uses_launch_dir("{run_dir}"), "uses {launch_dir}");
+    ar_free(a);
+}
+
 int main(void)
 {
+    T_RUN(test_vars);
     T_RUN(test_good_suite);
     T_RUN(test_launchers);
     T_RUN(test_auto_scales);

@@ -364,8 +364,11 @@ static void train_case(const char *kernels)
     ktab_free(&dry);
 
     /* the runtime's record parts with this network */
-    char path[256];
-    snprintf(path, sizeof path, "/tmp/exadl-test-runtime-%d.yaml", (int)getpid());
+    /* in a folder of its own (a fixed /tmp name could be a planted link) */
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/exadl-runtime.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    T_ASSERT(mkdtemp(dir), "mkdtemp %s", dir);
+    snprintf(path, sizeof path, "%s/r.yaml", dir);
     rec_t *w = rec_open(path, err, sizeof err);
     T_ASSERT(w, "%s", err);
     rec_map_begin(w);
@@ -376,6 +379,7 @@ static void train_case(const char *kernels)
     T_ASSERT(rec_close(w, err, sizeof err) == 0, "%s", err);
     ytdoc *d = yt_load_file(path, err, sizeof err);
     remove(path);
+    rmdir(dir);
     T_ASSERT(d, "%s", err);
     const ytnode *fl = yt_get(d->root, "flops"), *ex = fl ? yt_get(fl, "executed_per_rank_step") : NULL;
     const ytnode *cv = fl ? yt_get(fl, "forward_conv_per_sample") : NULL;
