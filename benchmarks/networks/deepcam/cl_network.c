@@ -87,6 +87,10 @@ static void write_record(const void *model, rec_t *w)
         rec_kv_int(w, "halo_convolutions", cl_split_halo_ops(p, sg));
         rec_kv_int(w, "halo_bytes_per_step", hb);
         rec_kv_int(w, "halo_messages_per_step", msgs);
+        /* every level is split on the one grid: no redistribution between
+         * levels (stemdl's per-level plans shuffle; the same table shows both) */
+        rec_kv_int(w, "shuffle_bytes_per_step", 0);
+        rec_kv_int(w, "shuffle_messages_per_step", 0);
     }
     rec_map_end(w);
 }
