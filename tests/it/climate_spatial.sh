@@ -19,7 +19,8 @@
 #   convolutions gathering over the grid) and 2 groups of 1x2 (batch norm
 #   over all 4 ranks) follow 1 rank within 1e-5 with bit-identical weights
 #   (2x2 at lr 5e-4, see there), and 2x2's gradient after one step is 1
-#   rank's within 1e-5;
+#   rank's within 1e-5; 1x4 at 64 columns, whose smallest maps' atrous
+#   convolutions gather along W, likewise;
 #   the 2x2 record says its grid and the halo bytes --describe counts;
 # - splits that do not fit are refused in one line, exit 2 (a height or a
 #   width that does not divide, naming the layer; a grid that is not N or HxW).
@@ -92,6 +93,9 @@ run_case w1x2 2 "--width 32" "--width 32 --spatial 1x2"
 # 4th loss by 7e-4)
 run_case g2x2 4 "--width 32 --lr 5e-4" "--width 32 --lr 5e-4 --spatial 2x2"
 run_case groups1x2 4 "--width 32 --batch 2" "--width 32 --spatial 1x2 --batch 1 --bn sync"
+# 1x4 at 64 columns: tiles 1 column wide at the smallest maps, where conv3-5's
+# rate-2 depthwise convolutions gather over the grid along W (lr 5e-4 as 2x2)
+run_case w1x4 4 "--width 64 --lr 5e-4" "--width 64 --lr 5e-4 --spatial 1x4"
 
 # the weights after one step against one rank's
 "$C" "${base[@]}" --steps 1 --bn sync --dump-weights "$T/o1" >/dev/null 2>&1
@@ -151,8 +155,9 @@ else
     echo "FAIL: climate --spatial 2: the record's split or halo bytes ('$hb', --describe '$db', layer table '$ib')"
 fi
 if grep -q 'kernel: halo, layer: conv2,' "$y" && grep -q 'kernel: pool_allreduce, layer: aspp_pool,' "$y" &&
-    grep -q 'kernel: halo_gather, layer: conv3.dw,' "$T/split4.n.yaml"; then
-    echo "PASS: climate --spatial: the kernel table has the halo, pool_allreduce and halo_gather rows"
+    grep -q 'kernel: halo_gather, layer: conv3.dw,' "$T/split4.n.yaml" &&
+    grep -q 'kernel: halo_gather, layer: conv3.dw,' "$T/w1x4.n.yaml"; then
+    echo "PASS: climate --spatial: the kernel table has the halo, pool_allreduce and halo_gather rows (4x1 and 1x4)"
 else
     echo "FAIL: climate --spatial: halo, pool_allreduce or halo_gather rows missing from the kernel table"
 fi
