@@ -46,7 +46,7 @@ static void usage(FILE *f)
             "  mpirun -np 2 climate --preset small --batch 2 --bn sync   # = 1 rank of batch 4\n"
             "  mpirun -np 2 climate --preset tiny --spatial 2   # each sample split in 2 along H\n"
             "  mpirun -np 4 climate --preset tiny --spatial 2 --batch 1 --bn sync  # 2 groups x 2\n"
-            "  mpirun -np 4 climate --preset tiny --spatial 2x2   # 2 x 2 tiles per sample\n");
+            "  mpirun -np 4 climate --preset tiny --width 32 --spatial 2x2   # 2 x 2 tiles\n");
 }
 
 /* The configuration's own checks, then whether its layer list splits
