@@ -17,9 +17,10 @@ static void usage(FILE *f)
             "writes a result record.  Runs as one process, or under mpirun with data\n"
             "parallelism; batch norm uses each rank's own statistics (--bn local, DeepCAM's\n"
             "default) or those of a group of ranks (--bn sync [--bn-group G]: sums of x and\n"
-            "x^2, then of dy and dy xhat, allreduced in double; cpu backend).  --spatial N\n"
-            "splits each sample along H over groups of N ranks (halo exchanges, batch norm\n"
-            "summed over the group; docs/spatial.md).\n"
+            "x^2, then of dy and dy xhat, allreduced in double; cpu backend).  --spatial HxW\n"
+            "splits each sample into an H x W grid of tiles over groups of H W ranks (N alone\n"
+            "is N x 1, along H; halo exchanges, batch norm and the image pool summed over the\n"
+            "group; docs/spatial.md).\n"
             "\n"
             "  --help                 this text\n"
             "  --describe             print the layer table and exact counts per sample;\n"
@@ -44,19 +45,21 @@ static void usage(FILE *f)
             "  mpirun -np 2 climate --preset small --batch 2\n"
             "  mpirun -np 2 climate --preset small --batch 2 --bn sync   # = 1 rank of batch 4\n"
             "  mpirun -np 2 climate --preset tiny --spatial 2   # each sample split in 2 along H\n"
-            "  mpirun -np 4 climate --preset tiny --spatial 2 --batch 1 --bn sync  # 2 groups x 2\n");
+            "  mpirun -np 4 climate --preset tiny --spatial 2 --batch 1 --bn sync  # 2 groups x 2\n"
+            "  mpirun -np 4 climate --preset tiny --width 32 --spatial 2x2   # 2 x 2 tiles\n");
 }
 
 /* The configuration's own checks, then whether its layer list splits
- * --spatial ways (every map's height, every halo: cl_split.h). */
+ * on the --spatial grid (every map's height and width: cl_split.h). */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
     const cl_cfg *c = cfg;
     if (cl_cfg_validate(c, err, errlen)) return -1;
-    if (c->spatial <= 1) return 0;
+    int s[2];
+    if (cl_cfg_spatial(c->spatial, s) || s[0] * s[1] <= 1) return 0;
     cl_plan p;
     cl_plan_build(&p, c);
-    int rc = cl_split_check(&p, c->spatial, err, errlen);
+    int rc = cl_split_check(&p, s, c->spatial, err, errlen);
     cl_plan_free(&p);
     return rc;
 }

@@ -35,23 +35,25 @@ static int describe(const args_t *a, const comm_t *comm)
                "%.3g GB, Adam's moments %.3g GB)\n",
                (double)net + adam, ((double)net + adam) / 1e9, a->cfg.run.batch,
                (double)net / 1e9, adam / 1e9);
-        int N = cl_split_of(&p);
+        int N = cl_split_of(&p), sg[2];
+        cl_split_grid(&p, sg);
         if (N > 1) {
             /* the same rank unsplit: the network's buffers at full height */
             cl_cfg one = a->cfg;
-            one.spatial = 1;
+            snprintf(one.spatial, sizeof one.spatial, "1");
             cl_plan q;
             cl_plan_build(&q, &one);
             size_t whole = cl_net_bytes_needed(&q, kern_ref_ops(), a->cfg.run.batch);
             cl_plan_free(&q);
-            int64_t msgs = 0, hb = cl_split_halo_bytes(&p, N, a->cfg.run.batch, 4, &msgs);
-            printf("spatial                        %dx1  (each sample split along H over %d "
-                   "ranks; batch norm's sums and the image pool over the group)\n", N, N);
+            int64_t msgs = 0, hb = cl_split_halo_bytes(&p, sg, a->cfg.run.batch, 4, &msgs);
+            printf("spatial                        %dx%d  (each sample split into %d x %d tiles "
+                   "over %d ranks; batch norm's sums and the image pool over the group)\n",
+                   sg[0], sg[1], sg[0], sg[1], N);
             printf("network_bytes_per_rank         %zu  (unsplit %zu: %.2fx; padded tiles and "
                    "halo staging included)\n", net, whole, (double)net / (double)whole);
             printf("halo_bytes_per_step            %lld  (the busiest rank, %lld messages, %d "
                    "convolutions with a halo; fp32)\n", (long long)hb, (long long)msgs,
-                   cl_split_halo_ops(&p, N));
+                   cl_split_halo_ops(&p, sg));
         }
     }
     cl_plan_free(&p);
@@ -65,14 +67,17 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     cl_plan p;
     cl_plan_build(&p, &a->cfg);
     cl_bnsync bn = {.comm = MPI_COMM_NULL};
-    int N = cl_split_of(&p), sync = !strcmp(a->cfg.bn, "sync") || N > 1;
+    int N = cl_split_of(&p), sync = !strcmp(a->cfg.bn, "sync") || N > 1, sg[2];
+    cl_split_grid(&p, sg);
     /* a split: the ranks sharing each sample (sp_halo.h); their batch norm
      * sums over the group (or a --bn-group of whole groups), so that the
      * tiles normalise as the whole sample does */
     sp_group grp = {.comm = MPI_COMM_NULL};
     if (N > 1) {
-        if (!comm->mpi) check_usage("--spatial %d needs MPI ranks to split samples over", N);
-        if (sp_group_open(&grp, N, 1, comm->world, err, sizeof err)) check_usage("%s", err);
+        if (!comm->mpi)
+            check_usage("--spatial %s needs MPI ranks to split samples over", a->cfg.spatial);
+        if (sp_group_open(&grp, sg[0], sg[1], comm->world, err, sizeof err))
+            check_usage("%s", err);
         p.group = &grp;
     }
     int bgroup = strcmp(a->cfg.bn, "sync") ? N : a->cfg.bn_group;
@@ -94,7 +99,9 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     char bnl[64] = "per-rank statistics";
     if (sync) snprintf(bnl, sizeof bnl, "statistics synchronised over groups of %d rank(s)", bn.ranks);
     char spl[64] = "";
-    if (N > 1) snprintf(spl, sizeof spl, "; samples split %dx1 (%d groups)", N, comm->size / N);
+    if (N > 1)
+        snprintf(spl, sizeof spl, "; samples split %dx%d (%d groups)", sg[0], sg[1],
+                 comm->size / N);
     if (comm->rank == 0 && !a->t.quiet)
         printf("climate: %d rank(s), %d thread(s) per rank, kernels: %s; batch norm: %s%s\n",
                comm->size, be.threads, be.library, bnl, spl);

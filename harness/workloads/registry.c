@@ -23,6 +23,8 @@ static const char *const training_sections[] = {"training", NULL};
 /* stemdl: its split runs' grid, plan and shuffle bytes in the spatial section */
 static const char *const stemdl_sections[] = {"training", "spatial", NULL};
 static const char *const cosmoflow_sections[] = {"training", "spatial", NULL};
+/* climate: its split runs' grid, halo bytes and messages in the spatial section */
+static const char *const climate_sections[] = {"training", "spatial", NULL};
 static const char *const collective_sections[] = {"collectives", NULL};
 static const char *const no_sections[] = {NULL};
 
@@ -66,7 +68,7 @@ const workload_t workloads[] = {
         .describe_metrics = climate_describes,
         .exact_reference = "reference/climate-exact.yaml",
         .sysinfo = 1,
-        .sections = training_sections,
+        .sections = climate_sections,
     },
     {
         /* the compute skeleton (docs/simulate.md): stemdl's gradient engine

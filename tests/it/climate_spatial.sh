@@ -14,7 +14,16 @@
 # - the record says the split (spatial_ranks, spatial_grid) and its halo bytes,
 #   the same as --describe's, which prints the network's bytes per rank
 #   below the unsplit network's; the kernel table has the halo rows;
-# - splits that do not fit are refused in one line, exit 2.
+# - W and H x W grids (tiny at 32 x 32: every level's width divides by 2):
+#   1x2 and 2x2 (halos along W and the corners, the smallest levels' atrous
+#   convolutions gathering over the grid) and 2 groups of 1x2 (batch norm
+#   over all 4 ranks) follow 1 rank within 1e-5 with bit-identical weights
+#   (2x2 at lr 5e-4, see there), and 2x2's gradient after one step is 1
+#   rank's within 1e-5; 1x4 at 64 columns, whose smallest maps' atrous
+#   convolutions gather along W, likewise;
+#   the 2x2 record says its grid and the halo bytes --describe counts;
+# - splits that do not fit are refused in one line, exit 2 (a height or a
+#   width that does not divide, naming the layer; a grid that is not N or HxW).
 set -u
 C=$EXADL_BIN/climate
 T=$EXADL_TMP
@@ -43,10 +52,18 @@ print("%.3e" % (sum((x - y) ** 2 for x, y in zip(a, b)) / sum(y * y for y in b))
 
 base=(--preset tiny --threads 1 --quiet --precision fp32 --warmup 0 --steps 4)
 # case: name ranks reference-args split-args
+# (cases with the same reference arguments share its 1-rank run)
 run_case() {
     local name=$1 np=$2 ref=$3 split=$4
-    "$C" "${base[@]}" $ref --bn sync --record "$T/$name.1.yaml" >"$T/$name.1.out" 2>&1 ||
-        { echo "FAIL: climate $name: 1 rank $ref: exit $?: $(tail -n 2 "$T/$name.1.out")"; return; }
+    local key
+    key=ref$(printf '%s' "$ref" | tr -c 'a-z0-9' '_')
+    if [ -s "$T/$key.yaml" ]; then
+        cp "$T/$key.yaml" "$T/$name.1.yaml"
+    else
+        "$C" "${base[@]}" $ref --bn sync --record "$T/$name.1.yaml" >"$T/$name.1.out" 2>&1 ||
+            { echo "FAIL: climate $name: 1 rank $ref: exit $?: $(tail -n 2 "$T/$name.1.out")"; return; }
+        cp "$T/$name.1.yaml" "$T/$key.yaml"
+    fi
     "$M" -np "$np" "$C" "${base[@]}" $split --record "$T/$name.n.yaml" --dump-weights "$T/$name.w" \
         >"$T/$name.n.out" 2>&1 ||
         { echo "FAIL: climate $name: $np ranks $split: exit $?: $(tail -n 2 "$T/$name.n.out")"; return; }
@@ -68,6 +85,17 @@ run_case() {
 run_case split2 2 "" "--spatial 2"
 run_case split4 4 "--height 64" "--height 64 --spatial 4"
 run_case groups2x2 4 "--batch 2" "--spatial 2 --batch 1 --bn sync"
+run_case w1x2 2 "--width 32" "--width 32 --spatial 1x2"
+# 2x2 at lr 5e-4: at the preset's 2e-3 its 4th loss moves by 4.9e-5 from
+# rounding alone (its first 3 within 3e-7; the gradient check below holds
+# it to 1e-5): Adam's early steps, about lr per weight whatever the
+# gradient's size, amplify last-bit differences (SGD at lr 0.05 moves 2x1's
+# 4th loss by 7e-4)
+run_case g2x2 4 "--width 32 --lr 5e-4" "--width 32 --lr 5e-4 --spatial 2x2"
+run_case groups1x2 4 "--width 32 --batch 2" "--width 32 --spatial 1x2 --batch 1 --bn sync"
+# 1x4 at 64 columns: tiles 1 column wide at the smallest maps, where conv3-5's
+# rate-2 depthwise convolutions gather over the grid along W (lr 5e-4 as 2x2)
+run_case w1x4 4 "--width 64 --lr 5e-4" "--width 64 --lr 5e-4 --spatial 1x4"
 
 # the weights after one step against one rank's
 "$C" "${base[@]}" --steps 1 --bn sync --dump-weights "$T/o1" >/dev/null 2>&1
@@ -77,6 +105,27 @@ if awk -v w="$w" 'BEGIN { exit !(w + 0 == w && w < 1e-4) }'; then
     echo "PASS: climate --spatial 2: weights after 1 step within $w of 1 rank's (relative 2-norm, bound 1e-4)"
 else
     echo "FAIL: climate --spatial 2: weights after 1 step vs 1 rank's: $w (bound 1e-4)"
+fi
+
+# the 2x2 gradient: one SGD step at lr 1 without momentum from the same
+# weights, w1 - w0 = -g, against 1 rank's (relative 2-norm; measured 1.0e-6
+# for 2x2, 8.4e-7 for 2x1)
+G=(--preset tiny --width 32 --threads 1 --quiet --precision fp32 --warmup 0 --steps 1 --optimizer sgd --momentum 0)
+"$C" "${G[@]}" --lr 0 --dump-weights "$T/g0" >/dev/null 2>&1
+"$C" "${G[@]}" --lr 1 --bn sync --dump-weights "$T/g1" >/dev/null 2>&1
+"$M" -np 4 "$C" "${G[@]}" --lr 1 --spatial 2x2 --dump-weights "$T/g4" >/dev/null 2>&1
+ge=$(python3 -c '
+import sys, array
+def ld(p):
+    a = array.array("f"); a.frombytes(open(p, "rb").read()); return a
+w0, a, b = ld(sys.argv[1]), ld(sys.argv[2]), ld(sys.argv[3])
+assert len(w0) == len(a) == len(b) > 0
+ga = [x - y for x, y in zip(a, w0)]; gb = [x - y for x, y in zip(b, w0)]
+print("%.3e" % (sum((x - y) ** 2 for x, y in zip(ga, gb)) / sum(x * x for x in ga)) ** 0.5)' "$T/g0.0" "$T/g1.0" "$T/g4.0" 2>&1)
+if awk -v e="$ge" 'BEGIN { exit !(e + 0 == e && e < 1e-5) }'; then
+    echo "PASS: climate --spatial 2x2: the gradient of one step within $ge of 1 rank's (relative 2-norm, bound 1e-5)"
+else
+    echo "FAIL: climate --spatial 2x2: the gradient of one step vs 1 rank's: $ge (bound 1e-5)"
 fi
 
 # the record and --describe
@@ -106,8 +155,9 @@ else
     echo "FAIL: climate --spatial 2: the record's split or halo bytes ('$hb', --describe '$db', layer table '$ib')"
 fi
 if grep -q 'kernel: halo, layer: conv2,' "$y" && grep -q 'kernel: pool_allreduce, layer: aspp_pool,' "$y" &&
-    grep -q 'kernel: halo_gather, layer: conv3.dw,' "$T/split4.n.yaml"; then
-    echo "PASS: climate --spatial: the kernel table has the halo, pool_allreduce and halo_gather rows"
+    grep -q 'kernel: halo_gather, layer: conv3.dw,' "$T/split4.n.yaml" &&
+    grep -q 'kernel: halo_gather, layer: conv3.dw,' "$T/w1x4.n.yaml"; then
+    echo "PASS: climate --spatial: the kernel table has the halo, pool_allreduce and halo_gather rows (4x1 and 1x4)"
 else
     echo "FAIL: climate --spatial: halo, pool_allreduce or halo_gather rows missing from the kernel table"
 fi
@@ -117,6 +167,21 @@ if awk '$1 == "network_bytes_per_rank" { split($4, a, ":"); ok = $2 + 0 > 0 && $
     echo "PASS: climate --spatial 4 --describe: $(awk '$1 == "network_bytes_per_rank"' "$T/d4.out" | tr -s ' ' | cut -c1-90)"
 else
     echo "FAIL: climate --spatial 4 --describe: no smaller network_bytes_per_rank: $(head -c 300 "$T/d4.out")"
+fi
+
+# the 2x2 record: its grid, halo bytes as --describe counts them (more than
+# 2x1's: the W halos and the corners), halos along W (conv2's 3x3 at 1x2)
+y4=$T/g2x2.n.yaml
+hb4=$(grep -o 'halo_bytes_per_step: [0-9]*' "$y4" 2>/dev/null | awk '{ print $2 }')
+db4=$("$C" --preset tiny --width 32 --spatial 2x2 --describe 2>&1 | awk '$1 == "halo_bytes_per_step" { print $2 }')
+db2=$("$C" --preset tiny --width 32 --spatial 2 --describe 2>&1 | awk '$1 == "halo_bytes_per_step" { print $2 }')
+net4=$(awk '/^network:/ { on = 1 } on { printf "%s ", $0 } on && /}/ { exit }' "$y4" 2>/dev/null | tr -s ' ')
+if printf '%s' "$net4" | grep -q 'spatial_ranks: 4, spatial_grid: 2x2,' && [ -n "$hb4" ] && [ "$hb4" = "$db4" ] &&
+    [ -n "$db2" ] && [ "$hb4" -gt "$db2" ] && grep -q 'kernel: halo, layer: conv2,' "$T/w1x2.n.yaml" &&
+    "$C" --preset tiny --width 32 --spatial 2x2 --describe 2>&1 | grep -q '^spatial  *2x2 '; then
+    echo "PASS: climate --spatial 2x2: the record says the grid 2x2 and $hb4 halo bytes per step (= --describe; 2x1: $db2)"
+else
+    echo "FAIL: climate --spatial 2x2: the record's grid or halo bytes ('$hb4', --describe '$db4', 2x1 '$db2')"
 fi
 
 # refusals: one line, exit 2
@@ -134,6 +199,11 @@ refuse() { # what expected-text args...
 }
 refuse "--spatial 3" "layer the input's height 32 does not split into 3 equal tiles" "$C" --preset tiny --spatial 3 --check-config
 refuse "--spatial 4 at 32 rows" "layer block3.skip's height 2 does not split into 4 equal tiles" "$C" --preset tiny --spatial 4 --check-config
+refuse "--spatial 1x2 at 48 columns" "--spatial 1x2: layer block3.skip's width 3 does not split into 2 equal tiles" "$C" --preset tiny --spatial 1x2 --check-config
+refuse "--spatial 2x2 at 48 columns" "'s width 3 does not split into 2 equal tiles" "$C" --preset tiny --spatial 2x2 --check-config
+refuse "--spatial 1x3 at 32 columns" "layer the input's width 32 does not split into 3 equal tiles" "$C" --preset tiny --width 32 --spatial 1x3 --check-config
+refuse "--spatial 2x" "2x" "$C" --preset tiny --spatial 2x --check-config
+refuse "--spatial 2x2 on 2 ranks" "2 ranks do not form groups of 4" "$M" -np 2 "$C" "${base[@]}" --width 32 --spatial 2x2
 refuse "--spatial 2 with --bn-group 3" "a multiple of 2 ranks" "$C" --preset tiny --spatial 2 --bn sync --bn-group 3 --check-config
 refuse "--spatial 2 on the cuda backend" "cpu backend only" "$C" --preset tiny --spatial 2 --backend cuda --check-config
 refuse "--spatial 2 on 3 ranks" "3 ranks do not form groups of 2" "$M" -np 3 "$C" "${base[@]}" --spatial 2

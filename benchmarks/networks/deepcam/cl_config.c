@@ -8,6 +8,32 @@
     {.key = #name, .type = KT_INT, .off = F(name), .min = lo, .max = hi, .help = text}
 #define SZ(x) sizeof(((cl_cfg *)0)->x)
 static const char *const bn_modes[] = {"local", "sync", NULL};
+
+int cl_cfg_spatial(const char *text, int s[2])
+{
+    /* digits, optionally 'x' and digits: parsed by hand, linear, no overflow
+     * (each part at most 4 digits) */
+    int part = 0, digits = 0;
+    s[0] = 0, s[1] = 1;
+    for (const char *c = text;; c++) {
+        if (*c >= '0' && *c <= '9') {
+            if (++digits > 4) return -1;
+            s[part] = (digits == 1 ? 0 : s[part]) * 10 + (*c - '0');
+        } else if ((*c == 'x' && part == 0) || *c == 0) {
+            if (!digits || s[part] < 1 || s[part] > 4096) return -1;
+            if (*c == 0) return 0;
+            part = 1, digits = 0;
+        } else {
+            return -1;
+        }
+    }
+}
+
+static int spatial_valid(const char *text)
+{
+    int s[2];
+    return cl_cfg_spatial(text, s) == 0;
+}
 #define DBL(name, lo, hi, text) \
     {.key = #name, .type = KT_DOUBLE, .off = F(name), .min = lo, .max = hi, .help = text}
 /* the network's keys, in record order; the run keys follow (runcfg.h) */
@@ -25,8 +51,10 @@ static const kt_key keys[] = {
      .help = "batch norm statistics: local (each rank's batch, DeepCAM's default) | sync "
              "(allreduced over a group of ranks)"},
     INT(bn_group, 0, 1 << 20, "--bn sync: ranks per statistics group (0: every rank)"),
-    INT(spatial, 1, 4096, "ranks splitting each sample along H into tiles (groups of N ranks; "
-                          "batch norm then sums over the group; docs/spatial.md)"),
+    {.key = "spatial", .type = KT_WORD, .off = F(spatial), .aux = SZ(spatial),
+     .valid = spatial_valid, .what = "N or HxW (tiles along H and W, each 1 to 4096)",
+     .help = "each sample split into an HxW grid of tiles over groups of H W ranks (N: Nx1); "
+             "batch norm and the image pool then sum over the group; docs/spatial.md"},
     {.key = NULL},
 };
 
@@ -43,7 +71,7 @@ int cl_cfg_preset(cl_cfg *c, const char *name)
     /* DeepCAM's reference trains with --batchnorm_group_size 1 (each GPU's
      * own statistics) unless told otherwise: local is the default here too */
     snprintf(d.bn, sizeof d.bn, "local");
-    d.spatial = 1;
+    snprintf(d.spatial, sizeof d.spatial, "1");
     d.width_div = 1, d.middle_blocks = 16, d.channels = 16;
     if (!strcmp(name, "deepcam") || !strcmp(name, "gb2018")) {
         /* MLPerf HPC DeepCAM's reference sizes; the SC18 run's fields have
@@ -131,20 +159,30 @@ int cl_cfg_validate(const cl_cfg *c, char *err, size_t errlen)
                               "trainer's ranks only", c->run.trainers);
         return -1;
     }
-    if (c->spatial > 1 && strcmp(c->run.backend, "cpu")) {
-        snprintf(err, errlen, "--spatial %d runs on the cpu backend only (its batch-norm sums "
+    int sg[2];
+    if (cl_cfg_spatial(c->spatial, sg)) {
+        snprintf(err, errlen, "--spatial %s: not N or HxW", c->spatial);
+        return -1;
+    }
+    int N = sg[0] * sg[1];
+    if (N > 4096) {
+        snprintf(err, errlen, "--spatial %s: %d ranks per sample (at most 4096)", c->spatial, N);
+        return -1;
+    }
+    if (N > 1 && strcmp(c->run.backend, "cpu")) {
+        snprintf(err, errlen, "--spatial %s runs on the cpu backend only (its batch-norm sums "
                               "and halo copies have not run on a GPU)", c->spatial);
         return -1;
     }
-    if (c->spatial > 1 && c->run.trainers > 1) {
-        snprintf(err, errlen, "--spatial %d with --trainers %d: not supported (a split's batch "
+    if (N > 1 && c->run.trainers > 1) {
+        snprintf(err, errlen, "--spatial %s with --trainers %d: not supported (a split's batch "
                               "norm is synchronised over its group)", c->spatial, c->run.trainers);
         return -1;
     }
-    if (c->spatial > 1 && c->bn_group > 0 && c->bn_group % c->spatial) {
-        snprintf(err, errlen, "--bn-group %d with --spatial %d: a statistics group must hold "
+    if (N > 1 && c->bn_group > 0 && c->bn_group % N) {
+        snprintf(err, errlen, "--bn-group %d with --spatial %s: a statistics group must hold "
                               "whole spatial groups (a multiple of %d ranks)",
-                 c->bn_group, c->spatial, c->spatial);
+                 c->bn_group, c->spatial, N);
         return -1;
     }
     if (strcmp(c->bn, "sync") && c->bn_group != 0) {

@@ -35,9 +35,14 @@ typedef struct {
     double bn_eps;               /* batch norm epsilon */
     char bn[8];                  /* local: each rank's statistics; sync: the group's (cl_bnsync.h) */
     int bn_group;                /* sync: ranks per statistics group (0: every rank) */
-    int spatial;                 /* ranks splitting each sample along H (cl_split.h); 1: none */
+    char spatial[16];            /* the tiles of each sample: "N" (N x 1) or "HxW" (cl_split.h);
+                                    "1": none */
     runcfg_t run;                /* batch, steps, seed, precision, kernels, backend, ... */
 } cl_cfg;
+
+/* --spatial's text as its grid: s[0] tiles along H, s[1] along W ("N"
+ * is N x 1); -1 when it is not N or HxW with each in [1, 4096]. */
+int cl_cfg_spatial(const char *text, int s[2]);
 
 /* Load a named preset (tiny, small, deepcam, gb2018); -1 if unknown. */
 int cl_cfg_preset(cl_cfg *c, const char *name);

@@ -32,7 +32,8 @@ static void *grab(cl_net *n, int64_t bytes)
 /* a tensor's elements on this rank: its tile's rows under a split */
 static int64_t elems(const cl_net *n, const cl_tensor *t)
 {
-    return COUNT_PROD("a tensor's elements", n->batch, t->c, cl_rows(n, (int)(t - n->p->t)), t->w);
+    int id = (int)(t - n->p->t);
+    return COUNT_PROD("a tensor's elements", n->batch, t->c, cl_rows(n, id), cl_cols(n, id));
 }
 
 static int root_of(const cl_plan *p, int id) { return p->t[id].parent >= 0 ? p->t[id].parent : id; }
@@ -99,16 +100,21 @@ static void alloc_split(cl_net *n, int64_t ab)
     const cl_plan *p = n->p;
     int64_t in = 1, out = 1, side = 1;
     for (int i = 0; i < p->nop; i++) {
-        int a = n->halo[i];
-        if (!a) continue;
+        const int *a = n->halo + 2 * i;
+        if (!a[0] && !a[1]) continue;
         const cl_op *o = &p->op[i];
         const cl_tensor *x = &p->t[o->in], *y = &p->t[o->out];
-        int gather = a > cl_rows(n, o->in); /* the whole map (cl_split_gathers) */
-        int hp = gather ? x->h : cl_rows(n, o->in) + 2 * a;
+        int th = cl_rows(n, o->in), tw = cl_cols(n, o->in);
+        int gather = a[0] > th || a[1] > tw; /* the whole map (cl_split_gathers) */
+        int hp = gather ? x->h : th + 2 * a[0], wp = gather ? x->w : tw + 2 * a[1];
         int ho = o->kind == CL_TCONV ? 2 * hp : kern_dconv_out(hp, &o->g);
-        int64_t e = COUNT_PROD("padded elements", n->batch, x->c, hp, x->w);
-        int64_t f = COUNT_PROD("padded elements", n->batch, y->c, ho, y->w);
-        int64_t g = gather ? 1 : COUNT_PROD("halo elements", n->batch, x->c, a, x->w);
+        int wo = o->kind == CL_TCONV ? 2 * wp : kern_dconv_out(wp, &o->g);
+        int64_t e = COUNT_PROD("padded elements", n->batch, x->c, hp, wp);
+        int64_t f = COUNT_PROD("padded elements", n->batch, y->c, ho, wo);
+        /* the largest message: along H the padded width, along W the own rows */
+        int64_t gh = COUNT_PROD("halo elements", n->batch, x->c, a[0], wp);
+        int64_t gw = COUNT_PROD("halo elements", n->batch, x->c, th, a[1]);
+        int64_t g = gather ? 1 : gh > gw ? gh : gw;
         in = e > in ? e : in, out = f > out ? f : out, side = g > side ? g : side;
     }
     n->pin = grab(n, COUNT_PROD("bytes", in, ab));
@@ -146,8 +152,7 @@ static void alloc_all(cl_net *n)
         }
     n->mean = grab(n, COUNT_PROD("bytes", stats, 4));
     n->var = grab(n, COUNT_PROD("bytes", stats, 4));
-    const cl_tensor *in = &p->t[p->input];
-    int64_t pixels = COUNT_PROD("pixels", n->batch, cl_rows(n, p->input), in->w);
+    int64_t pixels = COUNT_PROD("pixels", n->batch, cl_rows(n, p->input), cl_cols(n, p->input));
     n->label = grab(n, COUNT_PROD("bytes", pixels, 4));
     n->class_w = grab(n, 4 * CL_CLASSES);
     if (n->S > 1) alloc_split(n, ab);
@@ -167,12 +172,16 @@ static cl_net *make(const cl_plan *p, const kern_ops *ops, void *ctx, int batch,
     n->live_lo = XCALLOC((size_t)p->nt, sizeof *n->live_lo, "gradient liveness");
     n->live_hi = XCALLOC((size_t)p->nt, sizeof *n->live_hi, "gradient liveness");
     n->gbuf = XCALLOC((size_t)p->nt, sizeof *n->gbuf, "gradient buffers");
-    n->S = cl_split_of(p);
+    int s[2];
+    cl_split_grid(p, s);
+    n->sh = s[0], n->sw = s[1], n->S = s[0] * s[1];
     n->srank = p->group ? p->group->rank : 0;
+    n->rh = n->srank / n->sw, n->rw = n->srank % n->sw;
     n->whole = XCALLOC((size_t)p->nt, 1, "split tensors");
-    n->halo = XCALLOC((size_t)p->nop, sizeof *n->halo, "split halos");
+    n->halo = XCALLOC((size_t)p->nop * 2, sizeof *n->halo, "split halos");
     cl_split_whole(p, n->whole);
-    for (int i = 0; i < p->nop; i++) n->halo[i] = cl_split_halo(p, i, n->S);
+    for (int i = 0; i < p->nop; i++)
+        for (int ax = 0; ax < 2; ax++) n->halo[2 * i + ax] = cl_split_halo(p, i, s, ax);
     alloc_all(n);
     return n;
 }
@@ -185,7 +194,7 @@ cl_net *cl_net_create(const cl_plan *p, const kern_ops *ops, void *ctx, int batc
           "--bn sync needs a CPU kernel set with fp32 activations, not '%s'", ops->name);
     /* a split's batch norm must see the whole sample: the group's sums */
     CHECK(dry || cl_split_of(p) == 1 || (p->bn && p->group),
-          "--spatial %d needs its group and batch norm synchronised over it", cl_split_of(p));
+          "--spatial %s needs its group and batch norm synchronised over it", p->cfg.spatial);
     cl_net *n = make(p, ops, ctx, batch, dry);
     if (n->failed) {
         snprintf(err, errlen, "a buffer of %.3g GB could not be allocated",
@@ -204,7 +213,8 @@ cl_net *cl_net_create(const cl_plan *p, const kern_ops *ops, void *ctx, int batc
             for (int k = 0; k < CL_CLASSES; k++) w[k] /= (float)n->S;
             ops->h2d(ctx, n->class_wb, w, sizeof w);
             n->host_tile = XMALLOC((size_t)batch * (size_t)c->channels *
-                                       (size_t)cl_rows(n, p->input) * (size_t)c->width * 4,
+                                       (size_t)cl_rows(n, p->input) *
+                                       (size_t)cl_cols(n, p->input) * 4,
                                    "the input tile");
         }
     }

@@ -10,8 +10,8 @@
  * through a scratch buffer where its kernel overwrites.  Batch norm uses
  * the statistics of this rank's batch (kern.h's bn_*), or with --bn sync
  * those of its group of ranks (cl_bnsync.h, host loops: CPU sets only).  Parameters: one flat fp32 array in forward layer order
- * (cl_plan.h).  Split along H (--spatial N, cl_split.h: the plan's group),
- * every map holds this rank's tile of rows (the image pool's 1x1 maps
+ * (cl_plan.h).  Split over an H x W grid (--spatial HxW, cl_split.h: the
+ * plan's group), every map holds this rank's tile (the image pool's 1x1 maps
  * whole), the halo convolutions run on padded tiles (cl_split_pass.c) and
  * batch norm must be synchronised over (at least) the group.
  *

@@ -37,9 +37,11 @@ struct cl_net {
     float *params, *grads;
     void *wc;
     /* the spatial split (cl_split.h; S 1: none, and nothing below is used) */
-    int S, srank;        /* ranks per sample, this rank's tile (0: the top one) */
+    int S, srank;        /* ranks per sample, this rank's tile (0: the top left one) */
+    int sh, sw, rh, rw;  /* the grid's tiles along H and W; this rank's tile row, column */
     char *whole;         /* [nt]: maps every rank holds whole (the image-pool branch) */
-    int *halo;           /* [nop]: a convolution's halo rows (0: it runs on the tile) */
+    int *halo;           /* [2 nop]: a convolution's halo rows and columns, halo[2 i + axis]
+                            (both 0: it runs on the tile) */
     void *pin, *pout;    /* a halo convolution's padded input (or its data gradient)
                             and padded output (or output gradient) */
     sp_xchg xchg;
@@ -47,24 +49,32 @@ struct cl_net {
     float *host_tile;    /* load's staging of the tile's rows */
 };
 
-/* Rows a rank holds of tensor t: its tile's, or all for a whole map. */
-static inline int cl_rows(const struct cl_net *n, int t)
+/* Rows (columns) a rank holds of tensor t: its tile's, or all for a whole map. */
+static inline int cl_tiled(const struct cl_net *n, int t)
 {
     const cl_tensor *x = &n->p->t[t];
-    int root = x->parent >= 0 ? x->parent : t;
-    return n->S > 1 && !n->whole[root] ? x->h / n->S : x->h;
+    return n->S > 1 && !n->whole[x->parent >= 0 ? x->parent : t];
+}
+static inline int cl_rows(const struct cl_net *n, int t)
+{
+    return cl_tiled(n, t) ? n->p->t[t].h / n->sh : n->p->t[t].h;
+}
+static inline int cl_cols(const struct cl_net *n, int t)
+{
+    return cl_tiled(n, t) ? n->p->t[t].w / n->sw : n->p->t[t].w;
 }
 
-/* cl_split_pass.c: the halo convolutions (a halo rows, > 0) on padded tiles,
+/* cl_split_pass.c: the halo convolutions (a[0] halo rows, a[1] columns, not
+ * both 0) on padded tiles,
  * and the image pool's sum over the group.  x, dy, y, d: the tile views; d
  * (the data gradient's destination) may be NULL. */
-void cl_split_conv_fwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x, const void *w,
+void cl_split_conv_fwd(cl_net *n, kc_t *kc, const cl_op *o, const int a[2], const tview *x, const void *w,
                        const tview *y);
-void cl_split_conv_bwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
+void cl_split_conv_bwd(cl_net *n, kc_t *kc, const cl_op *o, const int a[2], const tview *x,
                        const tview *dy, const void *w, float *dw, const tview *d);
-void cl_split_tconv_fwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
+void cl_split_tconv_fwd(cl_net *n, kc_t *kc, const cl_op *o, const int a[2], const tview *x,
                         const void *w, const tview *y);
-void cl_split_tconv_bwd(cl_net *n, kc_t *kc, const cl_op *o, int a, const tview *x,
+void cl_split_tconv_bwd(cl_net *n, kc_t *kc, const cl_op *o, const int a[2], const tview *x,
                         const tview *dy, const void *w, float *dw, const tview *d);
 /* v (a dense whole map in set memory) summed over the group, in place */
 void cl_split_sum(cl_net *n, kc_t *kc, const char *layer, const tview *v);

@@ -19,9 +19,9 @@ static tview tv(const cl_net *n, int id, void *const *arr)
     const cl_tensor *t = &n->p->t[id];
     int root = t->parent >= 0 ? t->parent : id, ch0 = t->parent >= 0 ? t->ch0 : 0;
     const cl_tensor *r = &n->p->t[root];
-    int rows = cl_rows(n, id); /* the tile's under a split */
-    size_t plane = (size_t)rows * (size_t)t->w;
-    tview v = {.n = n->batch, .c = t->c, .h = rows, .w = t->w,
+    int rows = cl_rows(n, id), cols = cl_cols(n, id); /* the tile's under a split */
+    size_t plane = (size_t)rows * (size_t)cols;
+    tview v = {.n = n->batch, .c = t->c, .h = rows, .w = cols,
                .sstride = (int64_t)r->c * (int64_t)plane};
     v.p = arr[root] ? (char *)arr[root] + (size_t)ch0 * plane * n->ops->act_bytes : NULL;
     return v;
@@ -31,9 +31,9 @@ static tview tv(const cl_net *n, int id, void *const *arr)
 static tview scratch(const cl_net *n, int id)
 {
     const cl_tensor *t = &n->p->t[id];
-    int rows = cl_rows(n, id);
-    return (tview){.p = n->scratch, .n = n->batch, .c = t->c, .h = rows, .w = t->w,
-                   .sstride = (int64_t)t->c * rows * t->w};
+    int rows = cl_rows(n, id), cols = cl_cols(n, id);
+    return (tview){.p = n->scratch, .n = n->batch, .c = t->c, .h = rows, .w = cols,
+                   .sstride = (int64_t)t->c * rows * cols};
 }
 
 static void *wts(const cl_net *n, const cl_op *o, int64_t at)
@@ -55,20 +55,23 @@ void cl_net_load(cl_net *n, const float *input, const float *target)
     if (n->dry) return;
     tview in = tv(n, n->p->input, n->x);
     const cl_cfg *c = &n->p->cfg;
-    /* a split rank takes its tile's rows [r0, r0 + th) of every plane */
-    size_t W = (size_t)c->width, th = (size_t)in.h, r0 = (size_t)n->srank * th;
+    /* a split rank takes its tile's rows [r0, r0 + th) and columns
+     * [c0, c0 + tw) of every plane */
+    size_t W = (size_t)c->width, H = (size_t)c->height, th = (size_t)in.h, tw = (size_t)in.w;
+    size_t r0 = (size_t)n->rh * th, c0 = (size_t)n->rw * tw;
     size_t planes = (size_t)n->batch * (size_t)c->channels;
     if (n->S > 1) {
         for (size_t q = 0; q < planes; q++)
-            memcpy(n->host_tile + q * th * W, input + (q * (size_t)c->height + r0) * W,
-                   th * W * sizeof *input);
+            for (size_t r = 0; r < th; r++)
+                memcpy(n->host_tile + (q * th + r) * tw, input + (q * H + r0 + r) * W + c0,
+                       tw * sizeof *input);
         input = n->host_tile;
     }
     n->ops->put_f32(n->ctx, &in, input);
-    size_t pixels = (size_t)n->batch * th * W;
+    size_t pixels = (size_t)n->batch * th * tw;
     for (size_t i = 0; i < pixels; i++) {
-        size_t b = i / (th * W), j = i % (th * W);
-        float v = target[(b * (size_t)c->height + r0) * W + j];
+        size_t b = i / (th * tw), r = i % (th * tw) / tw, j = i % tw;
+        float v = target[(b * H + r0 + r) * W + c0 + j];
         CHECK(v >= 0 && v < CL_CLASSES, "pixel %zu has class %g", i, (double)v);
         n->label_host[i] = (int32_t)v;
     }
@@ -85,15 +88,17 @@ static float pool_scale(const cl_net *n, const cl_op *o)
 static void op_fwd(cl_net *n, kc_t *kc, const cl_op *o)
 {
     tview x = tv(n, o->in, n->x), y = tv(n, o->out, n->x);
-    int c = x.c, a = n->halo[o - n->p->op];
+    int c = x.c;
+    const int *a = n->halo + 2 * (o - n->p->op);
+    int halo = a[0] || a[1];
     switch (o->kind) {
     case CL_CONV:
-        if (a) cl_split_conv_fwd(n, kc, o, a, &x, wts(n, o, 0), &y);
+        if (halo) cl_split_conv_fwd(n, kc, o, a, &x, wts(n, o, 0), &y);
         else kc_dconv_fwd(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
         if (o->bias) kc_bias_fwd(kc, o->name, &y, wts(n, o, o->count - y.c));
         break;
     case CL_TCONV: /* the data gradient of the convolution from y's shape to x's */
-        if (a) cl_split_tconv_fwd(n, kc, o, a, &x, wts(n, o, 0), &y);
+        if (halo) cl_split_tconv_fwd(n, kc, o, a, &x, wts(n, o, 0), &y);
         else kc_dconv_bwd_data(kc, o->name, &x, wts(n, o, 0), &o->g, &y);
         break;
     case CL_BN: {
@@ -155,11 +160,13 @@ static void gdone(cl_net *n, kc_t *kc, const cl_op *o, int id, int add, const tv
 static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready, void *user)
 {
     tview x = tv(n, o->in, n->x), dy = tv(n, o->out, n->dx);
-    int c = x.c, add, want_dx = o->in != n->p->input, a = n->halo[o - n->p->op];
+    int c = x.c, add, want_dx = o->in != n->p->input;
+    const int *a = n->halo + 2 * (o - n->p->op);
+    int halo = a[0] || a[1];
     switch (o->kind) {
     case CL_CONV: {
         if (o->bias) kc_bias_bwd(kc, o->name, &dy, grd(n, o, o->count - dy.c));
-        if (a) {
+        if (halo) {
             tview d = want_dx ? gdst(n, o->in, &add) : (tview){0};
             cl_split_conv_bwd(n, kc, o, a, &x, &dy, wts(n, o, 0), grd(n, o, 0),
                               want_dx ? &d : NULL);
@@ -176,7 +183,7 @@ static void op_bwd(cl_net *n, kc_t *kc, const cl_op *o, net_grad_ready_fn ready,
         break;
     }
     case CL_TCONV: { /* the convolution it transposes runs from dy's shape to x's */
-        if (a) {
+        if (halo) {
             tview d = gdst(n, o->in, &add);
             cl_split_tconv_bwd(n, kc, o, a, &x, &dy, wts(n, o, 0), grd(n, o, 0), &d);
             if (ready) ready(user, o->layer, grd(n, o, 0), o->count);

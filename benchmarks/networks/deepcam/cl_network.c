@@ -17,7 +17,7 @@ static void facts(const void *model, net_facts *f)
     f->fwd_conv_flops = p->fwd_conv_flops;
     /* the convention of the other workloads: forward, data and weight gradients */
     f->convention_flops = 3 * p->fwd_conv_flops;
-    /* --spatial N: groups of N ranks share each sample (cl_split.h) */
+    /* --spatial HxW: groups of N = H W ranks share each sample (cl_split.h) */
     f->replica_ranks = cl_split_of(p);
 }
 
@@ -72,20 +72,25 @@ static void write_record(const void *model, rec_t *w)
     rec_kv_int(w, "bn_sync_reductions_per_step", bn ? cl_plan_bnsync_reductions(p) : 0);
     rec_kv_int(w, "bn_sync_bytes_per_step", bn ? cl_plan_bnsync_bytes(p) : 0);
     /* the split (docs/spatial.md "The climate network"), with stemdl's
-     * keys (the report's split table reads them): N x 1 tiles, and what the
+     * keys (the report's split table reads them): the H x W grid, and what the
      * busiest rank of a group sends in halos per step (counted from the
      * plan, fp32 activations); batch norm is then synchronised over (at
      * least) the group, the image pool summed over it */
-    int N = cl_split_of(p);
+    int N = cl_split_of(p), sg[2];
+    cl_split_grid(p, sg);
     if (N > 1) {
         char grid[32];
-        snprintf(grid, sizeof grid, "%dx1", N);
-        int64_t msgs = 0, hb = cl_split_halo_bytes(p, N, p->cfg.run.batch, 4, &msgs);
+        snprintf(grid, sizeof grid, "%dx%d", sg[0], sg[1]);
+        int64_t msgs = 0, hb = cl_split_halo_bytes(p, sg, p->cfg.run.batch, 4, &msgs);
         rec_kv_int(w, "spatial_ranks", N);
         rec_kv_str(w, "spatial_grid", grid);
-        rec_kv_int(w, "halo_convolutions", cl_split_halo_ops(p, N));
+        rec_kv_int(w, "halo_convolutions", cl_split_halo_ops(p, sg));
         rec_kv_int(w, "halo_bytes_per_step", hb);
         rec_kv_int(w, "halo_messages_per_step", msgs);
+        /* every level is split on the one grid: no redistribution between
+         * levels (stemdl's per-level plans shuffle; the same table shows both) */
+        rec_kv_int(w, "shuffle_bytes_per_step", 0);
+        rec_kv_int(w, "shuffle_messages_per_step", 0);
     }
     rec_map_end(w);
 }

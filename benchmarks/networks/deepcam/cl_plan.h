@@ -54,7 +54,7 @@ struct sp_group;
 typedef struct {
     cl_cfg cfg;
     struct cl_bnsync *bn;   /* --bn sync: the statistics group (cl_bnsync.h); NULL: local */
-    struct sp_group *group; /* --spatial N > 1: the ranks sharing this rank's samples
+    struct sp_group *group; /* --spatial HxW, H W > 1: the ranks sharing this rank's samples
                                (sp_halo.h, cl_split.h); NULL: no split, or a dry count */
     cl_tensor *t;
     int nt, capt;

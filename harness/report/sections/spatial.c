@@ -8,9 +8,11 @@
  * (docs/cosmoflow.md "The model").  The numbers are the spatial block's
  * (harness/blocks/spatial/der_spatial.c).
  *
- * A 2D network split spatially (stemdl --spatial, docs/spatial.md), whose
- * record has no spatial block: per scale the grid, the per-level plan, rank
- * 0's halo and shuffle bytes and messages per step (the network block), the
+ * A 2D network split spatially (stemdl --spatial, climate --spatial;
+ * docs/spatial.md), whose record has no spatial block: per scale the grid,
+ * the per-level plan (a network without per-level plans, climate, records
+ * none: every level is split, shown as h), rank 0's halo and shuffle bytes
+ * and messages per step (the network block), the
  * measured step and, where the record carries it (a run of what `exadl
  * model --spatial --stemdl` chose: --model-predicted-step-s), the plan
  * model's prediction, its ratio to the measured median and the machine's
@@ -99,12 +101,15 @@ static void split2d_md(sb_t *o, const runctx_t *c, const bres_t *b)
         else if (lo == hi) sb_printf(o, "%.1f |\n", lo);
         else sb_printf(o, "%.1f-%.1f |\n", lo, hi);
     }
-    sb_puts(o, "\nThe plan gives each level of the network its decomposition (`h`: the grid's "
-               "tiles with halos; `s`: whole samples after an all-to-all shuffle); bytes and "
-               "messages are counted by the benchmark (the record's `network` block). The "
-               "prediction is the plan model's for the run (`exadl model --spatial --stemdl` "
-               "puts it in the command and suite entry it prints, "
-               "`--model-predicted-step-s`; \"-\": none recorded); the load is the 1-minute load "
+    sb_puts(o, "\nThe grid is the run's `--spatial` (N alone: N x 1, along H). The plan gives "
+               "each level of the network its decomposition (`h`: the grid's tiles with halos; "
+               "`s`: whole samples after an all-to-all shuffle); a network without per-level "
+               "plans splits every level (`h`, no shuffles). Bytes and messages are counted by "
+               "the benchmark (the record's `network` block; climate counts its busiest rank's, "
+               "rank 0's where no axis is split more than 2 ways). The prediction is a plan model's "
+               "for the run where the network has one (`exadl model --spatial --stemdl` puts it "
+               "in the command and suite entry it prints, `--model-predicted-step-s`; \"-\": "
+               "none recorded); the load is the 1-minute load "
                "average before the scale's launches (the machine's cores: the system section): "
                "on a shared machine the ratio measures the load as much as the model "
                "(docs/spatial.md).\n");
