@@ -124,6 +124,11 @@ typedef struct network {
     void (*load)(void *inst, const float *input, const float *target);
     /* Forward pass on the loaded batch: the mean loss of this rank's batch. */
     double (*forward)(void *inst, kc_t *kc);
+    /* Optional (NULL: the network has no such measure): the mean absolute
+     * error of the last forward's output against the loaded target, over
+     * the batch's samples and outputs; the validation reads it after each
+     * forward (CosmoFlow's MLPerf eval_error, docs/data.md), no second pass. */
+    double (*forward_mae)(void *inst);
     /* Backward pass; ready (may be NULL) per layer in backward order. */
     void (*backward)(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user);
 } network_t;

@@ -107,25 +107,29 @@ double teval_holdout_loss(const train_job *j, void *n, kc_t *kc, int64_t first, 
 
 /* The validation loss (ttt.h): every group's share of the val split through
  * forward passes (no gradients, no update), the mean over batches and ranks;
- * positions past the split wrap around. */
+ * positions past the split wrap around.  The MAE (network.h forward_mae)
+ * comes from the same forwards and is averaged the same way. */
 double teval_loss(const train_job *j, void *n, float *input, float *target,
-                  const net_facts *f, int groups, int g)
+                  const net_facts *f, int groups, int g, double *mae)
 {
     const runcfg_t *c = j->run;
     int64_t per = (int64_t)groups * c->batch, nb = (f->eval_samples + per - 1) / per;
     ktab_t tab;
     ktab_init(&tab, tsetup_table_rows(f));
     kc_t kc = {.ops = j->backend->ops, .ctx = j->backend->ctx, .tab = &tab, .timing = 0};
-    double sum = 0, all;
+    double sum[2] = {0, 0}, all[2];
     for (int64_t k = 0; k < nb; k++) {
         j->net->generate_eval(j->model, k * per + (int64_t)g * c->batch, c->batch, input, target);
         j->net->load(n, input, target);
-        sum += j->net->forward(n, &kc);
+        sum[0] += j->net->forward(n, &kc);
         j->backend->ops->sync(j->backend->ctx);
+        if (j->net->forward_mae) sum[1] += j->net->forward_mae(n);
         ktab_reset(&tab);
     }
     ktab_free(&tab);
-    sum /= (double)nb;
-    CHECK_MPI(MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, j->comm->world));
-    return all / j->comm->size;
+    sum[0] /= (double)nb;
+    sum[1] /= (double)nb;
+    CHECK_MPI(MPI_Allreduce(sum, all, 2, MPI_DOUBLE, MPI_SUM, j->comm->world));
+    *mae = j->net->forward_mae ? all[1] / j->comm->size : NAN;
+    return all[0] / j->comm->size;
 }

@@ -1,5 +1,6 @@
 #include "benchmarks/train/train.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,10 +241,13 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
         }
         if (ttt_eval_due(&r->ttt, s, total)) {
             double te = timer_now_s();
-            double vl = teval_loss(j, n, input, target, &f, groups, comm->rank / R);
-            int hit = ttt_eval_point(&r->ttt, s, vl, timer_now_s() - te);
+            double mae;
+            double vl = teval_loss(j, n, input, target, &f, groups, comm->rank / R, &mae);
+            int hit = ttt_eval_point(&r->ttt, s, vl, mae, timer_now_s() - te);
             if (comm->rank == 0 && !j->quiet) {
-                printf("  eval after step %d: validation loss %.5g%s\n", s + 1, vl,
+                char ms[48] = "";
+                if (isfinite(mae)) snprintf(ms, sizeof ms, ", MAE %.5g", mae);
+                printf("  eval after step %d: validation loss %.5g%s%s\n", s + 1, vl, ms,
                        hit ? " (target reached)" : "");
                 fflush(stdout);
             }

@@ -80,8 +80,10 @@ int teval_dump_weights(const train_job *j, void *n, int64_t params, int world_ra
 /* The mean loss over the ranks on the held-out batch (collective). */
 double teval_holdout_loss(const train_job *j, void *n, kc_t *kc, int64_t first, float *input,
                           float *target);
-/* The validation loss of group g of groups over the val split (collective). */
+/* The validation loss of group g of groups over the val split (collective);
+ * *mae the mean absolute error of the same forwards (NAN where the network
+ * has no forward_mae). */
 double teval_loss(const train_job *j, void *n, float *input, float *target, const net_facts *f,
-                  int groups, int g);
+                  int groups, int g, double *mae);
 
 #endif

@@ -4,7 +4,8 @@
  * and `:::MLLOG` lines in MLPerf's logging format on rank 0's stdout (the
  * launch log): submission_*, cache_clear, init_start/stop, run_start/stop,
  * epoch_start/stop, eval_start/stop, eval_accuracy (minus the validation
- * loss: higher is better, as CosmoFlow's -MAE), global_batch_size,
+ * loss: higher is better, as CosmoFlow's -MAE), eval_error (the validation
+ * MAE, where the network reports one: network.h forward_mae), global_batch_size,
  * train_samples, eval_samples (the hyper-parameter keys: mllog_hyper).
  *
  * The training loop (train.c) calls ttt_begin before its first step,
@@ -37,7 +38,8 @@ typedef struct {
     int epoch;                     /* the epoch in progress (1-based), 0: none yet */
     int n, cap;                    /* evaluations */
     int *step;                     /* steps done at each evaluation */
-    double *loss, *epochs, *time_s;
+    double *loss, *mae, *epochs, *time_s; /* mae: NAN where the network has none */
+    int has_mae;                   /* an evaluation measured the MAE */
     int reached, steps_done, step_reached;
     int64_t samples_to_target;
     double epochs_to_target, time_to_train_s, init_s, eval_s;
@@ -55,8 +57,9 @@ void ttt_run_start(ttt_result *t);
 void ttt_step(ttt_result *t, int s);
 /* 1 when an evaluation is due after step s of total */
 int ttt_eval_due(const ttt_result *t, int s, int total);
-/* after step s: the evaluation's loss and its time; 1 when the target is reached */
-int ttt_eval_point(ttt_result *t, int s, double loss, double eval_s);
+/* after step s: the evaluation's loss, its MAE (NAN: none) and its time; 1
+ * when the target is reached */
+int ttt_eval_point(ttt_result *t, int s, double loss, double mae, double eval_s);
 /* run_stop: the end of the run after steps_done steps */
 void ttt_end(ttt_result *t, int steps_done);
 void ttt_write_record(const ttt_result *t, rec_t *w);

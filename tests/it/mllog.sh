@@ -13,9 +13,10 @@
 # - --closed cosmoflow|deepcam, the hyper-parameter keys of MLPerf HPC's
 #   closed rules (docs/data.md "Hyper-parameter keys"): hand-made logs with
 #   them pass, without them or with wrong types refused; cosmoflow with SGD
-#   and a schedule writes them from its configuration and is refused for
-#   eval_error only, stemdl (Adam) against DeepCAM's keys for
-#   batchnorm_group_size only (the keys ExaDL cannot fill truthfully).
+#   and a schedule writes them from its configuration and passes, with an
+#   eval_error (the validation MAE) after each eval_accuracy and a val_mae
+#   curve in its record; stemdl (Adam) against DeepCAM's keys is refused for
+#   batchnorm_group_size only (no batch norm in its network).
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -135,9 +136,24 @@ done
 # cosmoflow with SGD, a warm-up and a decay: the closed keys from its
 # configuration; global batch 2 of 16 samples: 0.125 epochs a step
 "$C" "${run[@]}" --optimizer sgd --momentum 0.9 --lr 0.001 --lr-warmup-steps 2 --lr-warmup-start 0.0005 \
-    --lr-decay 5:0.5 >"$T/c3.out" 2>&1 || echo "FAIL: cosmoflow --optimizer sgd: $(tail -n 2 "$T/c3.out")"
-closed_case "$T/c3.out" cosmoflow 1 "ExaDL's cosmoflow (SGD) refused for eval_error only (its loss is the MSE, not the MAE)" \
-    "mllog_check: closed cosmoflow: eval_error missing (at least one)"
+    --lr-decay 5:0.5 --record "$T/c3.yaml" >"$T/c3.out" 2>&1 || echo "FAIL: cosmoflow --optimizer sgd: $(tail -n 2 "$T/c3.out")"
+closed_case "$T/c3.out" cosmoflow 0 "ExaDL's cosmoflow (SGD) passes closed CosmoFlow's keys, eval_error included"
+# eval_error (the validation MAE) beside every eval_accuracy, with its
+# epoch_num, and the record's curve of it (the MAE by hand: test_cosmo_mae)
+mae=$(python3 -c 'import json, sys
+acc, err = [], []
+for t in open(sys.argv[1]):
+    if t.startswith(":::MLLOG "):
+        e = json.loads(t[9:])
+        if e["key"] == "eval_accuracy": acc.append(e["metadata"].get("step"))
+        if e["key"] == "eval_error" and e["value"] > 0 and "epoch_num" in e["metadata"]:
+            err.append(e["metadata"].get("step"))
+print("ok" if acc and acc == err else "accuracy at %s, error at %s" % (acc, err))' "$T/c3.out")
+if [ "$mae" = ok ] && grep -q '^    val_mae: \[' "$T/c3.yaml" && grep -q '^  eval_error: ' "$T/c3.yaml"; then
+    echo "PASS: cosmoflow: an eval_error (MAE > 0, epoch_num) after each eval_accuracy; the record's val_mae curve"
+else
+    echo "FAIL: cosmoflow: eval_error lines: $mae; record: $(grep -c 'val_mae\|eval_error' "$T/c3.yaml") MAE lines (see $T/c3.out, $T/c3.yaml)"
+fi
 keys() { # log key...: key=value of each, in order
     python3 -c 'import json, sys
 v = {}

@@ -228,6 +228,24 @@ static void load(void *inst, const float *input, const float *target)
     cf_net_load(inst, input, target);
 }
 static double forward(void *inst, kc_t *kc) { return cf_net_forward(inst, kc); }
+/* MLPerf HPC CosmoFlow's eval_error (network.h forward_mae): Keras's mean
+ * absolute error, over the batch's samples and the 4 (cfg.targets)
+ * parameters; the output and the target read back as fp32 (a few floats) */
+static double forward_mae(void *inst)
+{
+    const cf_net *n = inst;
+    if (n->dry) return NAN;
+    int k = n->p->cfg.targets;
+    size_t cnt = (size_t)n->batch * (size_t)k;
+    float *y = XMALLOC(2 * cnt * sizeof *y, "output and target for the MAE"), *t = y + cnt;
+    tview vy = {n->out, n->batch, 1, 1, k, k}, vt = {n->tgt, n->batch, 1, 1, k, k};
+    n->ops->get_f32(n->ctx, &vy, y);
+    n->ops->get_f32(n->ctx, &vt, t);
+    double sum = 0;
+    for (size_t i = 0; i < cnt; i++) sum += fabs((double)y[i] - (double)t[i]);
+    free(y);
+    return sum / (double)cnt;
+}
 static void backward(void *inst, kc_t *kc, net_grad_ready_fn ready, void *user)
 {
     cf_net_backward(inst, kc, ready, user);
@@ -244,6 +262,7 @@ const network_t cosmoflow_network = {
     .batch_floats = batch_floats,
     .generate = generate,
     .generate_eval = generate_eval,
+    .forward_mae = forward_mae,
     .create = create,
     .release = release,
     .bytes = bytes,
