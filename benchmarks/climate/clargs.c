@@ -1,10 +1,12 @@
 #include "benchmarks/climate/clargs.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "benchmarks/networks/deepcam/cl_plan.h"
 #include "benchmarks/networks/deepcam/cl_split.h"
+#include "benchmarks/train/tdataopt.h"
 
 static void usage(FILE *f)
 {
@@ -31,7 +33,14 @@ static void usage(FILE *f)
             "  --record FILE          write the result record (YAML) to FILE, atomically\n"
             "  --quiet                no progress lines\n"
             "  --dump-weights PATH    after the last step, each rank writes its fp32 weights\n"
-            "                         to PATH.<rank>\n");
+            "                         to PATH.<rank>\n"
+            "  --val-samples N        synthetic validation split: samples of a seed of their\n"
+            "                         own (default 16)\n"
+            "  --eval-every N         validation loss every N steps (default 0: none)\n"
+            "  --target-loss X        stop when the validation loss is at most X (default 0:\n"
+            "                         never; needs --eval-every)\n"
+            "  --mllog true|false     :::MLLOG lines (MLPerf HPC's logging format, DeepCAM's\n"
+            "                         keys, batchnorm_group_size included) on stdout\n");
     cl_cfg_print_help(f);
     fprintf(f,
             "\n"
@@ -46,15 +55,33 @@ static void usage(FILE *f)
             "  mpirun -np 2 climate --preset small --batch 2 --bn sync   # = 1 rank of batch 4\n"
             "  mpirun -np 2 climate --preset tiny --spatial 2   # each sample split in 2 along H\n"
             "  mpirun -np 4 climate --preset tiny --spatial 2 --batch 1 --bn sync  # 2 groups x 2\n"
-            "  mpirun -np 4 climate --preset tiny --width 32 --spatial 2x2   # 2 x 2 tiles\n");
+            "  mpirun -np 4 climate --preset tiny --width 32 --spatial 2x2   # 2 x 2 tiles\n"
+            "  climate --preset tiny --steps 20 --eval-every 5 --mllog true\n");
 }
 
-/* The configuration's own checks, then whether its layer list splits
- * on the --spatial grid (every map's height and width: cl_split.h). */
+/* the fields of the shared options (tdataopt.h) climate takes */
+static tdopt_fields fields_of(args_t *a)
+{
+    return (tdopt_fields){.val_samples = &a->val_samples, .quality = &a->quality};
+}
+
+/* The configuration's own checks, the quality options that go together,
+ * then whether its layer list splits on the --spatial grid (every map's
+ * height and width: cl_split.h).  cfg is the cfg member of an args_t. */
 static int validate(const void *cfg, char *err, size_t errlen)
 {
     const cl_cfg *c = cfg;
+    const args_t *a = (const args_t *)((const char *)cfg - offsetof(args_t, cfg));
     if (cl_cfg_validate(c, err, errlen)) return -1;
+    if (a->quality.target_loss > 0 && a->quality.eval_every <= 0) {
+        snprintf(err, errlen, "--target-loss needs --eval-every N (the loss it stops on is the "
+                 "validation loss)");
+        return -1;
+    }
+    if (a->quality.eval_every > 0 && a->val_samples <= 0) {
+        snprintf(err, errlen, "--eval-every needs a validation split: --val-samples N > 0");
+        return -1;
+    }
     int s[2];
     if (cl_cfg_spatial(c->spatial, s) || s[0] * s[1] <= 1) return 0;
     cl_plan p;
@@ -64,10 +91,23 @@ static int validate(const void *cfg, char *err, size_t errlen)
     return rc;
 }
 
+static const char *const own_options[] = {"--val-samples", "--eval-every", "--target-loss",
+                                          "--mllog", NULL};
+
+static void take_option(void *prog, const char *name, const char *value)
+{
+    args_t *a = prog;
+    const tdopt_fields f = fields_of(a);
+    tdopt_take(&f, name, value);
+}
+
 void args_parse(args_t *a, int argc, char **argv, int rank)
 {
     const tprog_cli cli = {.usage = usage, .preset = "small", .keys = cl_cfg_keys(),
-                           .validate = validate};
+                           .validate = validate, .options = own_options, .option = take_option};
     memset(a, 0, sizeof *a);
+    a->val_samples = 16;
+    /* MLPerf HPC's name of the benchmark whose network this is */
+    a->quality.benchmark = "deepcam";
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
 }

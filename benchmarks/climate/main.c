@@ -15,6 +15,7 @@
 #include "benchmarks/networks/deepcam/cl_split.h"
 #include "benchmarks/train/sp_halo.h"
 #include "benchmarks/train/backend.h"
+#include "benchmarks/train/mllog.h"
 #include "benchmarks/train/tprog.h"
 #include "benchmarks/train/train.h"
 
@@ -66,6 +67,7 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     char err[512];
     cl_plan p;
     cl_plan_build(&p, &a->cfg);
+    p.eval_samples = a->val_samples;
     cl_bnsync bn = {.comm = MPI_COMM_NULL};
     int N = cl_split_of(&p), sync = !strcmp(a->cfg.bn, "sync") || N > 1, sg[2];
     cl_split_grid(&p, sg);
@@ -88,7 +90,8 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
     backend_t be;
     if (backend_open(&be, &a->cfg.run, comm, si, err, sizeof err)) check_usage("%s", err);
     train_job job = {.net = &climate_network, .model = &p, .run = &a->cfg.run, .backend = &be,
-                     .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights};
+                     .comm = comm, .quiet = a->t.quiet, .dump_weights = a->t.dump_weights,
+                     .quality = a->quality.eval_every > 0 || a->quality.mllog ? &a->quality : NULL};
     tprog_run run;
     tprog_run_init(&run, si, argc, argv, started, a->t.record);
     run.meta.benchmark = "climate";
@@ -116,6 +119,7 @@ static int train(const args_t *a, comm_t *comm, sysinfo_t *si, int argc, char **
 int main(int argc, char **argv)
 {
     check_set_program("climate");
+    mllog_program_start(argc, argv); /* MLLOG's init_start: before MPI starts */
     comm_t comm;
     /* answers that need no communication skip MPI's start-up */
     if (tprog_is_local(argc, argv, NULL))

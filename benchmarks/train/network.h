@@ -69,6 +69,8 @@ typedef struct {
                                  then run among the ranks r, r + R, r + 2R, ... only */
     int64_t train_samples;    /* a data set's train split (epochs); 0: samples made on the fly */
     int64_t eval_samples;     /* its validation split (generate_eval); 0: none */
+    int bn_group_ranks;       /* ranks whose batch-norm statistics each batch norm combines
+                                 (MLPerf DeepCAM's batchnorm_group_size); 0: no batch norm */
 } net_facts;
 
 /* A run of the parameter array updated as one (the optimizer's unit). */

@@ -1,5 +1,6 @@
 /* tdataopt: the data-set, time-to-train, checkpoint and read-only options of the training
- * programs that read sets from files (stemdl, cosmoflow): --make-data, --format, --samples,
+ * programs that read sets from files (stemdl, cosmoflow; climate takes --val-samples,
+ * --eval-every, --target-loss and --mllog of them): --make-data, --format, --samples,
  * --val-samples, --shard-samples, --shuffle, --prefetch, --verify, --stage, --make-missing,
  * --eval-every, --target-loss, --mllog, --read-only, --checkpoint-every, --checkpoint-dir,
  * --restore.  One parser and one check of the combinations, so that the programs'

@@ -90,7 +90,8 @@ static int run_trainer(const train_job *j, ens_t *e, train_result *r, char *err,
                                 .train_samples = f.train_samples,
                                 .nodes = comm->nhosts > 0 ? comm->nhosts : 1,
                                 .accelerators_per_node =
-                                    strcmp(c->backend, "cuda") ? 0 : comm->local_size};
+                                    strcmp(c->backend, "cuda") ? 0 : comm->local_size,
+                                .batchnorm_group_size = f.bn_group_ranks};
             mllog_hyper(&h);
         }
     }

@@ -16,7 +16,12 @@
 #   and a schedule writes them from its configuration and passes, with an
 #   eval_error (the validation MAE) after each eval_accuracy and a val_mae
 #   curve in its record; stemdl (Adam) against DeepCAM's keys is refused for
-#   batchnorm_group_size only (no batch norm in its network).
+#   batchnorm_group_size only (no batch norm in its network);
+# - climate (DeepCAM's network, synthetic validation split): its log passes
+#   --closed deepcam on 1 rank, 2 ranks --bn sync and --spatial 2, with
+#   batchnorm_group_size 1, 2, 2; the split is the same samples on 1 rank of
+#   batch 2 and 2 of batch 1 (equal validation losses); bad option
+#   combinations exit 2; --help lists the options.
 set -u
 C=$EXADL_BIN/cosmoflow
 T=$EXADL_TMP
@@ -196,3 +201,61 @@ got=$(keys "$T/s1.out" opt_name opt_betas opt_eps opt_adam_epsilon scheduler_typ
 want='opt_name="Adam" opt_betas=[0.9, 0.999] opt_eps=1e-08 opt_adam_epsilon=1e-08 scheduler_type="multistep" scheduler_lr_warmup_factor=1'
 if [ "$got" = "$want" ]; then echo "PASS: stemdl's Adam lines ($got)"
 else echo "FAIL: stemdl's Adam lines: $got, want $want"; fi
+
+# climate (DeepCAM's network) on the same runtime: its synthetic validation
+# split (--val-samples), MLLOG with DeepCAM's closed keys, batchnorm_group_size
+# the ranks sharing batch-norm statistics (--bn local: 1; --bn sync over 2
+# ranks: 2; a --spatial 2 split: its 2 ranks)
+CL=$EXADL_BIN/climate
+crun=(--preset tiny --kernels reference --threads 1 --steps 4 --warmup 0 --eval-every 2 --val-samples 4 --mllog true)
+"$CL" "${crun[@]}" --batch 2 --record "$T/cl1.yaml" >"$T/cl1.out" 2>&1 || echo "FAIL: climate --mllog: $(tail -n 2 "$T/cl1.out")"
+$M -np 2 "$CL" "${crun[@]}" --batch 1 --bn sync >"$T/cl2.out" 2>&1 || echo "FAIL: climate --bn sync, 2 ranks: $(tail -n 2 "$T/cl2.out")"
+$M -np 2 "$CL" "${crun[@]}" --batch 1 --spatial 2 >"$T/cl3.out" 2>&1 || echo "FAIL: climate --spatial 2: $(tail -n 2 "$T/cl3.out")"
+for n in 1 2 3; do
+    if python3 "$CHK" --init-before '^climate: [0-9]+ rank' "$T/cl$n.out" >"$T/cl$n.chk" 2>&1; then
+        echo "PASS: climate run $n: MLPerf's MLLOG order, init_start at program start ($(tail -n 1 "$T/cl$n.chk"))"
+    else echo "FAIL: climate run $n: $(tail -n 1 "$T/cl$n.chk") (see $T/cl$n.out)"; fi
+    closed_case "$T/cl$n.out" deepcam 0 "climate run $n passes closed DeepCAM's keys, batchnorm_group_size included"
+done
+want=('' 'batchnorm_group_size=1 eval_samples=4 submission_benchmark="deepcam"'
+      'batchnorm_group_size=2 eval_samples=4 submission_benchmark="deepcam"'
+      'batchnorm_group_size=2 eval_samples=4 submission_benchmark="deepcam"')
+for n in 1 2 3; do
+    got=$(keys "$T/cl$n.out" batchnorm_group_size eval_samples submission_benchmark)
+    if [ "$got" = "${want[$n]}" ]; then echo "PASS: climate run $n: $got"
+    else echo "FAIL: climate run $n: $got, want ${want[$n]}"; fi
+done
+# the split is the same samples whatever the ranks: 2 ranks of batch 1 with
+# synchronised batch norm evaluate as 1 rank of batch 2
+acc() { python3 -c 'import json, sys
+print(" ".join(str(json.loads(t[9:])["value"]) for t in open(sys.argv[1])
+               if t.startswith(":::MLLOG ") and json.loads(t[9:])["key"] == "eval_accuracy"))' "$1"; }
+a1=$(acc "$T/cl1.out") a2=$(acc "$T/cl2.out")
+if python3 -c 'import sys
+a, b = [list(map(float, x.split())) for x in sys.argv[1:3]]
+sys.exit(0 if len(a) == 2 and len(a) == len(b) and all(abs(x - y) <= 1e-4 * abs(x) for x, y in zip(a, b)) else 1)' "$a1" "$a2"; then
+    echo "PASS: climate: validation 1 rank x batch 2 = 2 ranks x batch 1 (--bn sync): $a1 / $a2"
+else
+    echo "FAIL: climate: validation 1 rank x batch 2 ($a1) != 2 ranks x batch 1, --bn sync ($a2)"
+fi
+grep -q '^  curve:' "$T/cl1.yaml" && grep -q '^  eval_samples: 4$' "$T/cl1.yaml" &&
+    ! grep -q 'val_mae' "$T/cl1.yaml" &&
+    echo "PASS: climate's record: a time_to_train block with its curve (no MAE: climate has none)" ||
+    echo "FAIL: climate's record: no time_to_train curve, or an MAE it does not measure (see $T/cl1.yaml)"
+# bad combinations, --help
+bad() { # expected-text args...
+    local want=$1 out rc
+    shift
+    out=$("$CL" --preset tiny --check-config "$@" 2>&1)
+    rc=$?
+    if [ $rc = 2 ] && grep -qF -- "$want" <<<"$out"; then echo "PASS: climate $*: exit 2 ($out)"
+    else echo "FAIL: climate $*: exit $rc: $out"; fi
+}
+bad "--target-loss needs --eval-every" --target-loss 0.5
+bad "--eval-every needs a validation split" --eval-every 2 --val-samples 0
+bad "--mllog" --mllog maybe
+h=$("$CL" --help)
+for o in --val-samples --eval-every --target-loss --mllog; do
+    grep -q -- "^  $o " <<<"$h" || echo "FAIL: climate --help lacks $o"
+done
+grep -q -- "^  --val-samples " <<<"$h" && echo "PASS: climate --help lists --val-samples, --eval-every, --target-loss, --mllog"

@@ -19,6 +19,10 @@ static void facts(const void *model, net_facts *f)
     f->convention_flops = 3 * p->fwd_conv_flops;
     /* --spatial HxW: groups of N = H W ranks share each sample (cl_split.h) */
     f->replica_ranks = cl_split_of(p);
+    f->eval_samples = p->eval_samples;
+    /* MLPerf DeepCAM's batchnorm_group_size: the ranks whose statistics each
+     * batch norm combines; a split's group (N > 1) always syncs (climate) */
+    f->bn_group_ranks = p->bn ? p->bn->ranks : 1;
 }
 
 /* One slice per parameter layer, in forward order. */
@@ -112,6 +116,26 @@ static void generate(const void *model, uint64_t seed, int64_t step, int64_t fir
     cl_data_generate(&s, seed, step, first_sample, batch, input, target);
 }
 
+/* The validation split (network.h): sample i of eval_samples is sample i of
+ * step 0 of a seed of its own (the run's seed ^ "climatev"), so it is the
+ * same set for every rank count and batch, never a training sample of the
+ * run's seed; positions wrap modulo the split. */
+static void generate_eval(const void *model, int64_t first_sample, int batch, float *input,
+                          float *target)
+{
+    const cl_plan *p = model;
+    const cl_cfg *c = &p->cfg;
+    CHECK(p->eval_samples > 0, "climate: validation samples asked of a run without a split");
+    cl_data_shape s = {.channels = c->channels, .h = c->height, .w = c->width, .max_blobs = 3,
+                       .max_bands = 2};
+    size_t in1, tg1;
+    batch_floats(model, 1, &in1, &tg1);
+    uint64_t seed = c->run.seed ^ 0x636c696d61746576ULL;
+    for (int i = 0; i < batch; i++)
+        cl_data_generate(&s, seed, 0, (first_sample + i) % p->eval_samples, 1,
+                         input + (size_t)i * in1, target + (size_t)i * tg1);
+}
+
 static void *create(const void *model, const kern_ops *ops, void *ctx, int batch, int dry,
                     char *err, size_t errlen)
 {
@@ -148,6 +172,7 @@ const network_t climate_network = {
     .write_record = write_record,
     .batch_floats = batch_floats,
     .generate = generate,
+    .generate_eval = generate_eval,
     .create = create,
     .release = release,
     .bytes = bytes,

@@ -65,6 +65,8 @@ typedef struct {
     int *layer_op;          /* [layers]: the op of each layer id */
     int64_t params, conv_weights, fwd_conv_flops;
     int convs;              /* convolutions (transposed ones included) */
+    int64_t eval_samples;   /* the synthetic validation split (cl_network.c generate_eval):
+                               samples of a seed of their own; 0 (cl_plan_build): none */
 } cl_plan;
 
 /* Build the plan of a validated configuration (the counts are checked with
