@@ -358,6 +358,9 @@ void trec_print_summary(const train_job *j, const train_result *r, const sysinfo
             printf("  quality     validation loss %.5g after %d steps%s, %.4g s\n",
                    q->loss[q->n - 1], q->steps_done,
                    q->target_loss > 0 ? ": target not reached" : "", q->time_to_train_s);
+        if (q->has_mae)
+            printf("  eval_error  validation MAE %.5g after step %d (MLLOG eval_error)\n",
+                   q->mae[q->n - 1], q->step[q->n - 1]);
     }
     for (int i = 0; i < r->nchecks; i++)
         printf("  check       %-32s %s%s\n", r->checks[i].check, r->checks[i].outcome,
