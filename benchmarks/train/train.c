@@ -24,6 +24,13 @@ void train_facts(const network_t *net, const void *model, net_facts *f)
 
 int train_replica_ranks(const net_facts *f) { return f->replica_ranks > 1 ? f->replica_ranks : 1; }
 
+int train_table_rows(const network_t *net, const void *model)
+{
+    net_facts f;
+    train_facts(net, model, &f);
+    return tsetup_table_rows(&f);
+}
+
 int64_t train_dry_flops(const network_t *net, const void *model, int batch, ktab_t *table)
 {
     char err[256];

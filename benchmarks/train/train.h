@@ -7,7 +7,7 @@
  * the optimizer step (optim.h), device sync.  Times and losses are the max
  * and the mean over ranks; the kernel table sums the timed steps.
  *
- * defines: train_job, train_result, train_run, train_dry_flops */
+ * defines: train_job, train_result, train_run, train_dry_flops, train_table_rows */
 #ifndef EXADL_TRAIN_TRAIN_H
 #define EXADL_TRAIN_TRAIN_H
 
@@ -105,6 +105,10 @@ typedef struct {
  * alone read 0), and the ranks that share each sample (>= 1). */
 void train_facts(const network_t *net, const void *model, net_facts *f);
 int train_replica_ranks(const net_facts *f);
+/* Rows a kernel table needs for one step of the network (every kernel of
+ * every layer, the optimizer's and the gradient reduction's): what the
+ * runtime sizes its own tables with, for callers that run a step themselves. */
+int train_table_rows(const network_t *net, const void *model);
 
 /* Executed FLOPs of one step (forward, backward, optimizer) on one rank,
  * counted by a dry step: nothing is allocated or run.  table, when not NULL,

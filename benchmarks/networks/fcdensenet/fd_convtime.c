@@ -13,6 +13,7 @@
 #include "benchmarks/common/timer.h"
 #include "benchmarks/train/counted.h"
 #include "benchmarks/train/optim.h"
+#include "benchmarks/train/train.h"
 #include "benchmarks/networks/fcdensenet/fd_kerntime.h"
 
 static fdc_bench *current;
@@ -265,8 +266,11 @@ int fdc_step(fdc_bench *b, const network_t *net, const void *model, int batch, f
     memset(cost, 0, sizeof *cost);
     void *inst = net->create(model, kern_ref_ops(), NULL, batch, 1, err, errlen);
     if (!inst) return -1;
+    /* sized as the runtime sizes a step's table: a fixed 256 rows overflowed
+     * on the small preset's first call, once the non-convolution kernels were
+     * observed too (every kernel of every layer gets a row) */
     ktab_t t;
-    ktab_init(&t, 256);
+    ktab_init(&t, train_table_rows(net, model));
     obs_t o = {.b = b, .c = cost, .err = err, .errlen = errlen};
     kc_t kc = {.ops = kern_ref_ops(), .tab = &t, .dry = 1, .observe = observe, .observe_arg = &o};
     net->forward(inst, &kc);
