@@ -48,7 +48,13 @@ static void usage(FILE *f)
             "                         a sub-volume cannot check it)\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
             "                         its own shards)\n"
-            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
+            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n");
+    fprintf(f,
+            "  --readahead N          samples of the read order the reader asks the kernel for\n"
+            "                         ahead of each read (posix_fadvise WILLNEED; default %d;\n"
+            "                         0: none)\n",
+            SHARD_FEED_READAHEAD);
+    fprintf(f,
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
             "  --mllog true|false     :::MLLOG lines (MLPerf's logging format) on stdout\n");
@@ -98,7 +104,7 @@ static int validate(const void *cfg, char *err, size_t errlen)
 
 static const char *const own_options[] = {
     "--write-data", "--samples", "--make-data", "--format", "--val-samples", "--shard-samples",
-    "--shuffle", "--prefetch", "--eval-every", "--target-loss", "--mllog", "--make-missing",
+    "--shuffle", "--prefetch", "--readahead", "--eval-every", "--target-loss", "--mllog", "--make-missing",
     "--read-only", "--verify", "--checkpoint-every", "--checkpoint-dir", "--restore", "--stage", NULL};
 
 static void take_option(void *prog, const char *name, const char *value)
@@ -118,6 +124,7 @@ void cf_args_parse(cf_args *a, int argc, char **argv, int rank)
     a->shard_samples = 16;
     snprintf(a->feed.shuffle, sizeof a->feed.shuffle, "global");
     a->feed.prefetch = 2;
+    a->feed.readahead = SHARD_FEED_READAHEAD;
     a->quality.benchmark = "cosmoflow";
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
     a->feed.mem_train = a->samples;

@@ -47,7 +47,13 @@ static void usage(FILE *f)
             "                         the set to DIR (node-local storage) before training\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
             "                         its own shards)\n"
-            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
+            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n");
+    fprintf(f,
+            "  --readahead N          samples of the read order the reader asks the kernel for\n"
+            "                         ahead of each read (posix_fadvise WILLNEED; default %d;\n"
+            "                         0: none)\n",
+            SHARD_FEED_READAHEAD);
+    fprintf(f,
             "  --verify false         skip each sample's CRC check (default true)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"
@@ -107,7 +113,7 @@ static int validate(const void *cfg, char *err, size_t errlen)
 
 static const char *const own_options[] = {
     "--data", "--make-data", "--format", "--samples", "--val-samples", "--shard-samples",
-    "--shuffle", "--prefetch", "--verify", "--eval-every", "--target-loss", "--mllog",
+    "--shuffle", "--prefetch", "--readahead", "--verify", "--eval-every", "--target-loss", "--mllog",
     "--make-missing", "--stage", "--read-only", "--checkpoint-every", "--checkpoint-dir",
     "--restore", NULL};
 
@@ -130,6 +136,7 @@ void args_parse(args_t *a, int argc, char **argv, int rank)
     a->data.shard_samples = 16;
     snprintf(a->data.feed.shuffle, sizeof a->data.feed.shuffle, "global");
     a->data.feed.prefetch = 2;
+    a->data.feed.readahead = SHARD_FEED_READAHEAD;
     a->quality.benchmark = "stemdl";
     tprog_args_parse(&cli, &a->t, &a->cfg, a, argc, argv, rank);
     a->data.feed.mem_train = a->data.samples;

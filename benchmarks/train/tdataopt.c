@@ -41,6 +41,8 @@ int tdopt_take(const tdopt_fields *f, const char *name, const char *value)
         snprintf(f->feed->shuffle, sizeof f->feed->shuffle, "%s", value);
     } else if (!strcmp(name, "--prefetch")) {
         f->feed->prefetch = (int)tdopt_whole(name, value, 0, 1024);
+    } else if (!strcmp(name, "--readahead")) {
+        f->feed->readahead = (int)tdopt_whole(name, value, 0, 1 << 20);
     } else if (!strcmp(name, "--verify")) {
         f->feed->no_verify = !tdopt_truth(name, value);
     } else if (!strcmp(name, "--stage")) {

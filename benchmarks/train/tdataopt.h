@@ -1,7 +1,7 @@
 /* tdataopt: the data-set, time-to-train, checkpoint and read-only options of the training
  * programs that read sets from files (stemdl, cosmoflow; climate takes --val-samples,
  * --eval-every, --target-loss and --mllog of them): --make-data, --format, --samples,
- * --val-samples, --shard-samples, --shuffle, --prefetch, --verify, --stage, --make-missing,
+ * --val-samples, --shard-samples, --shuffle, --prefetch, --readahead, --verify, --stage, --make-missing,
  * --eval-every, --target-loss, --mllog, --read-only, --checkpoint-every, --checkpoint-dir,
  * --restore.  One parser and one check of the combinations, so that the programs'
  * spellings, ranges and messages cannot drift apart (each program had its own copy, line
@@ -25,7 +25,7 @@ typedef struct {
     const char **make_data, **format, **stage;
     int64_t *samples, *val_samples, *shard_samples;
     int *make_missing;
-    shard_feed_opts *feed; /* --shuffle, --prefetch, --verify */
+    shard_feed_opts *feed; /* --shuffle, --prefetch, --readahead, --verify */
     ttt_cfg *quality;      /* --eval-every, --target-loss, --mllog */
     int *read_only;        /* --read-only true: the batches of every step, no compute */
     ckpt_cfg *ckpt;        /* --checkpoint-every, --checkpoint-dir, --restore */

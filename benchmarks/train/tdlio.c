@@ -25,6 +25,7 @@ static int write_record(const tdlio_cfg *c, int ranks, double samples, int64_t b
     rec_kv_int(w, "steps", c->steps);
     rec_kv_int(w, "batch", c->batch);
     rec_kv_int(w, "prefetch", c->feed->prefetch);
+    rec_kv_int(w, "readahead", c->feed->readahead);
     rec_kv_str(w, "shuffle", c->feed->shuffle);
     rec_kv_bool(w, "verified", !c->feed->no_verify);
     rec_kv_double(w, "samples", samples);
@@ -63,10 +64,12 @@ int tdlio_run(const tdlio_cfg *c, tdlio_open_fn open, void *user, const comm_t *
     double whole = (double)sum[1] / (c->ranks_per_sample > 0 ? c->ranks_per_sample : 1);
     if (comm->rank == 0)
         printf("%s: read only (no compute): %d rank(s) read %.0f samples (%lld bytes) of %s "
-               "in %.4g s, %lld steps of batch %d per group, prefetch %d, shuffle %s\n"
+               "in %.4g s, %lld steps of batch %d per group, prefetch %d, readahead %d, "
+               "shuffle %s\n"
                "read_only: samples_per_s %.6g GBps %.6g seconds %.6g bytes %lld\n",
                c->program, comm->size, whole, (long long)sum[0], c->data, wall,
-               (long long)c->steps, c->batch, c->feed->prefetch, c->feed->shuffle, whole / wall,
+               (long long)c->steps, c->batch, c->feed->prefetch, c->feed->readahead,
+               c->feed->shuffle, whole / wall,
                (double)sum[0] / wall / 1e9, wall, (long long)sum[0]);
     int rc = 0;
     if (comm->rank == 0 && c->record && write_record(c, comm->size, whole, sum[0], wall)) rc = 1;

@@ -77,7 +77,7 @@ static int read_shard(shard_set *s, const ytdoc *d, const ytnode *m, int64_t *ne
         return yt_err(err, errlen, d, m, "shard path too long");
     snprintf(f->split, sizeof f->split, "%s", split);
     f->first = first, f->samples = n, f->bytes = bytes, f->crc = (uint32_t)crc;
-    f->fd = -1, f->h5 = -1, f->verify = 1;
+    f->fd = -1, f->h5 = -1, f->verify = 1, f->h5_input_off = -1, f->hint_fd = -1;
     struct stat st;
     if (lstat(f->path, &st) != 0) {
         snprintf(err, errlen, "%s: %s (the manifest lists it)", f->path, strerror(errno));
@@ -133,7 +133,7 @@ static int read_manifest(shard_set *s, const ytdoc *d, char *err, size_t errlen)
     if (!list || list->kind != YT_SEQ || list->n < 1 || list->n > MAX_SHARDS)
         return yt_err(err, errlen, d, list ? list : r, "'shards' is a non-empty list");
     s->f = XCALLOC(list->n, sizeof *s->f, "the shard list");
-    for (size_t i = 0; i < list->n; i++) s->f[i].fd = -1, s->f[i].h5 = -1;
+    for (size_t i = 0; i < list->n; i++) s->f[i].fd = -1, s->f[i].h5 = -1, s->f[i].hint_fd = -1;
     int64_t next[2] = {0, 0};
     for (size_t i = 0; i < list->n; i++) {
         if (read_shard(s, d, list->items[i], next, &s->f[i], err, errlen)) return -1;
@@ -234,6 +234,14 @@ int shard_set_shard_of(const shard_set *s, const char *split, int64_t index, int
     int k = 0;
     for (int i = 0; i < w; i++) k += !strcmp(s->f[i].split, split);
     return k;
+}
+
+void shard_hint(shard_set *s, const char *split, int64_t index, const int o[3], const int e[3])
+{
+    shard_file *f = find(s, split, index, NULL);
+    if (!f) return; /* the read names it */
+    if (strcmp(s->encoding, "raw")) shard_h5_hint(f, &s->shape, index - f->first, o, e);
+    else shard_raw_hint(f, &s->shape, index - f->first, o, e);
 }
 
 int shard_read(shard_set *s, const char *split, int64_t index, const int o[3], const int e[3],

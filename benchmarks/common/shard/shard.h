@@ -20,7 +20,7 @@
  *
  * defines: shard_shape, shard_make_cfg, shard_gen_fn, shard_make, shard_set,
  *          shard_io, shard_set_open, shard_set_load, shard_set_close, shard_set_samples, shard_set_verify,
- *          shard_set_shape, shard_read, shard_hdf5_available, shard_crc32 */
+ *          shard_set_shape, shard_hint, shard_read, shard_hdf5_available, shard_crc32 */
 #ifndef EXADL_SHARD_H
 #define EXADL_SHARD_H
 
@@ -105,6 +105,16 @@ int shard_set_shard_of(const shard_set *s, const char *split, int64_t index, int
  * targets into target; io (may be NULL) adds what was read.  Not thread-safe
  * (HDF5 is not): one thread reads a set.  0, or -1 with "FILE: sample N:
  * problem" in err. */
+/* Ask the kernel to read sample `index` of split (its box o + [0, e), or
+ * whole) into the page cache in the background (posix_fadvise
+ * POSIX_FADV_WILLNEED), so that a later shard_read of it finds it there or
+ * on its way: a reader knowing its order keeps several reads in flight from
+ * one thread.  Advice only: it reads nothing into the caller's memory,
+ * counts nothing in shard_io and reports no error (the read does).  hdf5:
+ * the input dataset of a contiguous layout (the writer's); else nothing.
+ * Not thread-safe, as shard_read. */
+void shard_hint(shard_set *s, const char *split, int64_t index, const int o[3], const int e[3]);
+
 int shard_read(shard_set *s, const char *split, int64_t index, const int o[3], const int e[3],
                float *input, float *target, shard_io *io, char *err, size_t errlen);
 

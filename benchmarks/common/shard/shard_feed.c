@@ -35,6 +35,8 @@ struct shard_feed {
     shard_io io;
     int64_t perm_epoch;             /* global shuffle: the permutation cached */
     int64_t *perm;
+    int64_t hint_epoch, *hint_perm; /* the same for the hints, which run ahead of it */
+    int64_t hinted;                 /* reader positions step * batch + i hinted so far */
     int64_t *local;                 /* local shuffle: this group's samples */
     int64_t nlocal;
     /* the reader thread and its ring of prefetched steps */
@@ -63,25 +65,49 @@ static void permute(int64_t *a, int64_t n, uint64_t seed, uint64_t salt, int64_t
     }
 }
 
-/* the train sample at position i of the batch of (step, first); io_lock held */
-static int64_t sample_of(shard_feed *f, int64_t step, int64_t first, int i)
+/* the train sample at position i of the batch of (step, first), through
+ * the permutation cache (perm, *epoch); io_lock held */
+static int64_t order_of(shard_feed *f, int64_t *perm, int64_t *epoch, int64_t step,
+                        int64_t first, int i)
 {
     if (!strcmp(f->o.shuffle, "local")) {
         int64_t q = step * f->batch + i, e = q / f->nlocal;
-        if (e != f->perm_epoch) {
-            permute(f->perm, f->nlocal, f->seed, 1000 + (uint64_t)f->group, e);
-            f->perm_epoch = e;
+        if (e != *epoch) {
+            permute(perm, f->nlocal, f->seed, 1000 + (uint64_t)f->group, e);
+            *epoch = e;
         }
-        return f->local[f->perm[q % f->nlocal]];
+        return f->local[perm[q % f->nlocal]];
     }
     int64_t p = step * f->groups * f->batch + first + i;
     if (!strcmp(f->o.shuffle, "none")) return p % f->ntrain;
     int64_t e = p / f->ntrain;
-    if (e != f->perm_epoch) {
-        permute(f->perm, f->ntrain, f->seed, 0, e);
-        f->perm_epoch = e;
+    if (e != *epoch) {
+        permute(perm, f->ntrain, f->seed, 0, e);
+        *epoch = e;
     }
-    return f->perm[p % f->ntrain];
+    return perm[p % f->ntrain];
+}
+
+static int64_t sample_of(shard_feed *f, int64_t step, int64_t first, int i)
+{
+    return order_of(f, f->perm, &f->perm_epoch, step, first, i);
+}
+
+/* --readahead R: before the read of position k = step * batch + i of this
+ * group's own order, the kernel is asked for the samples of positions up to
+ * k + R (posix_fadvise WILLNEED, shard_hint), each once: the next reads are
+ * on their way while this one is copied out.  Nothing else changes: the
+ * same bytes are read in the same order.  io_lock held. */
+static void hint_ahead(shard_feed *f, int64_t step, int i)
+{
+    int64_t k = step * f->batch + i, end = f->steps * (int64_t)f->batch;
+    int64_t h = f->hinted > k + 1 ? f->hinted : k + 1;
+    int64_t first = (int64_t)f->group * f->batch;
+    for (; h <= k + f->o.readahead && h < end; h++)
+        shard_hint(f->set, "train", order_of(f, f->hint_perm, &f->hint_epoch, h / f->batch, first,
+                                             (int)(h % f->batch)),
+                   f->whole ? NULL : f->box_o, f->whole ? NULL : f->box_e);
+    if (h > f->hinted) f->hinted = h;
 }
 
 /* one sample of split (0, 1) into in, tg; 0 or -1 with err */
@@ -101,10 +127,15 @@ static int fill(shard_feed *f, int64_t step, int64_t first, int batch, float *in
     double t0 = timer_now_s();
     size_t per = f->in_floats / (size_t)f->batch;
     int rc = 0;
+    /* the group's own order (the reader's and the steps' calls): hints ahead */
+    int own = f->set && f->o.readahead > 0 && first == (int64_t)f->group * f->batch &&
+              batch == f->batch && step >= 0;
     CHECK(pthread_mutex_lock(&f->io_lock) == 0, "a lock");
-    for (int i = 0; i < batch && !rc; i++)
+    for (int i = 0; i < batch && !rc; i++) {
+        if (own) hint_ahead(f, step, i);
         rc = one(f, 0, sample_of(f, step, first, i), in + (size_t)i * per,
                  tg + (size_t)i * f->T, err, errlen);
+    }
     f->read_s += timer_now_s() - t0;
     CHECK(pthread_mutex_unlock(&f->io_lock) == 0, "a lock");
     return rc;
@@ -189,7 +220,7 @@ int shard_feed_open(shard_feed **out, const shard_feed_cfg *c, const shard_feed_
     f->tg_floats = (size_t)batch * f->T;
     f->seed = c->seed, f->groups = c->groups, f->group = c->group, f->batch = batch;
     f->steps = steps;
-    f->perm_epoch = -1;
+    f->perm_epoch = -1, f->hint_epoch = -1;
     CHECK(pthread_mutex_init(&f->io_lock, NULL) == 0 && pthread_mutex_init(&f->lock, NULL) == 0 &&
               pthread_cond_init(&f->cond, NULL) == 0,
           "the feed's locks");
@@ -218,6 +249,7 @@ int shard_feed_open(shard_feed **out, const shard_feed_cfg *c, const shard_feed_
     }
     int64_t n = f->local ? f->nlocal : f->ntrain;
     f->perm = XMALLOC((size_t)n * sizeof *f->perm, "the shuffle");
+    f->hint_perm = XMALLOC((size_t)n * sizeof *f->hint_perm, "the shuffle of the hints");
     if (o->prefetch > 0) {
         f->slots = XCALLOC((size_t)o->prefetch, sizeof *f->slots, "prefetch slots");
         for (int i = 0; i < o->prefetch; i++) {
@@ -286,6 +318,7 @@ void shard_feed_write_record(const shard_feed *f, rec_t *w)
     rec_kv_str(w, "encoding", f->set ? shard_set_encoding(f->set) : "none");
     rec_kv_str(w, "shuffle", f->o.shuffle);
     rec_kv_int(w, "prefetch", f->o.prefetch);
+    rec_kv_int(w, "readahead", f->set ? f->o.readahead : 0);
     rec_kv_double(w, "made_s", f->o.made_s);
     rec_kv_str(w, "staged_from", f->o.staged_from ? f->o.staged_from : "");
     rec_kv_double(w, "staging_s", f->o.staged_s);
@@ -323,6 +356,7 @@ void shard_feed_close(shard_feed *f)
     free(f->slots);
     free(f->wait_s);
     free(f->perm);
+    free(f->hint_perm);
     free(f->local);
     shard_set_close(f->set);
     pthread_mutex_destroy(&f->io_lock);

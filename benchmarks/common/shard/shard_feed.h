@@ -17,7 +17,9 @@
  *
  * Files are read by a thread of their own `prefetch` steps ahead of the
  * training (0: in the step, no thread); what the step waits for the reader
- * is its exposed read time.  A corrupt or truncated shard stops the run
+ * is its exposed read time.  Before each read the reader asks the kernel
+ * for the next `readahead` samples of its order (shard_hint), so that
+ * several reads are in flight from the one thread.  A corrupt or truncated shard stops the run
  * with the file and sample named (exit 2).
  *
  * defines: shard_feed, shard_feed_opts, shard_feed_cfg, shard_feed_gen_fn,
@@ -35,9 +37,14 @@
 
 typedef struct shard_feed shard_feed;
 
+/* --readahead's default (docs/data.md "Read-only mode": measured) */
+#define SHARD_FEED_READAHEAD 4
+
 typedef struct {
     char shuffle[8];   /* global | local | none */
     int prefetch;      /* steps read ahead by the reader thread; 0: none */
+    int readahead;     /* samples of the order hinted to the kernel (posix_fadvise
+                        * WILLNEED) ahead of each read; 0: none */
     int no_verify;     /* --verify false: whole samples read without their CRC check */
     int64_t mem_train, mem_val; /* samples made in memory: the split sizes (files: the manifest's) */
     double made_s;     /* seconds this launch spent writing the set first (--make-missing) */

@@ -2,8 +2,8 @@
  * shard.c: write a whole shard to a (temporary) path, read one sample or a
  * box of it.  Internal to benchmarks/common/shard.
  *
- * defines: shard_file, struct shard_set, SHARD_MANIFEST, shard_raw_write, shard_raw_read, shard_raw_close,
- *          shard_h5_write, shard_h5_read, shard_h5_close */
+ * defines: shard_file, struct shard_set, SHARD_MANIFEST, shard_raw_write, shard_raw_read, shard_raw_hint, shard_raw_close,
+ *          shard_h5_write, shard_h5_read, shard_h5_hint, shard_h5_close */
 #ifndef EXADL_SHARD_FMT_H
 #define EXADL_SHARD_FMT_H
 
@@ -20,6 +20,9 @@ typedef struct {
     uint32_t crc;           /* of the whole file */
     int fd;                 /* raw: -1 until first read */
     int64_t h5;             /* hdf5: the file's hid_t, -1 until first read */
+    int64_t h5_input_off;   /* hdf5: the input dataset's byte offset (contiguous), -1
+                             * not looked up, -2 none (chunked: no hints) */
+    int hint_fd;            /* hdf5: a plain descriptor for posix_fadvise, -1 none */
     int verify;             /* whole-sample reads check the sample's CRC */
 } shard_file;
 
@@ -55,6 +58,12 @@ int shard_raw_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[
                    float *input, float *target, shard_io *io, char *err, size_t errlen);
 int shard_h5_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[3], const int e[3],
                   float *input, float *target, shard_io *io, char *err, size_t errlen);
+/* Ask the kernel to read sample i (its box o + [0, e), NULL: whole) into
+ * the page cache in the background (posix_fadvise WILLNEED): advice, no error. */
+void shard_raw_hint(shard_file *f, const shard_shape *sh, int64_t i, const int o[3],
+                    const int e[3]);
+void shard_h5_hint(shard_file *f, const shard_shape *sh, int64_t i, const int o[3],
+                   const int e[3]);
 void shard_raw_close(shard_file *f);
 void shard_h5_close(shard_file *f);
 

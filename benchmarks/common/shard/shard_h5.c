@@ -1,8 +1,11 @@
 /* The hdf5 encoding of a shard (shard.h), through Debian's libhdf5; without
  * it (EXADL_HDF5 undefined) every call says so. */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "benchmarks/common/shard/shard_fmt.h"
 #include "benchmarks/common/timer.h"
@@ -99,19 +102,52 @@ static int get_box(shard_file *f, int64_t sample, const char *name, hid_t mtype,
     return ok ? 0 : -1;
 }
 
+static int h5_open(shard_file *f, char *err, size_t errlen)
+{
+    if (f->h5 >= 0) return 0;
+    hid_t h = H5Fopen(f->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (h < 0) {
+        snprintf(err, errlen, "%s: HDF5 cannot open the file (not HDF5, truncated or corrupt)",
+                 f->path);
+        return -1;
+    }
+    f->h5 = h;
+    return 0;
+}
+
+void shard_h5_hint(shard_file *f, const shard_shape *sh, int64_t i, const int o[3],
+                   const int e[3])
+{
+    (void)e;
+    char err[8];
+    quiet();
+    if (f->h5_input_off == -2 || h5_open(f, err, sizeof err)) return; /* the read says why */
+    if (f->h5_input_off == -1) {
+        /* contiguous storage (the writer's): sample i's input at a fixed stride */
+        hid_t d = H5Dopen2((hid_t)f->h5, "input", H5P_DEFAULT);
+        haddr_t a = d < 0 ? HADDR_UNDEF : H5Dget_offset(d);
+        if (d >= 0) H5Dclose(d);
+        f->h5_input_off = a == HADDR_UNDEF ? -2 : (int64_t)a;
+        if (a != HADDR_UNDEF) f->hint_fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (f->hint_fd < 0) f->h5_input_off = -2;
+        if (f->h5_input_off == -2) return;
+    }
+    int64_t inb = shard_input_floats(sh) * (int64_t)sizeof(float), off = i * inb, len = inb;
+    if (o) {
+        int64_t row = (int64_t)sh->dims[2] * sh->dims[3] * (int64_t)sizeof(float);
+        int64_t skip = o[0] * row * sh->dims[1] + o[1] * row;
+        off += skip, len -= skip;
+    }
+    /* advice only: its failure changes nothing the read does */
+    (void)posix_fadvise(f->hint_fd, (off_t)(f->h5_input_off + off), (off_t)len,
+                        POSIX_FADV_WILLNEED);
+}
+
 int shard_h5_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[3], const int e[3],
                   float *input, float *target, shard_io *io, char *err, size_t errlen)
 {
     quiet();
-    if (f->h5 < 0) {
-        hid_t h = H5Fopen(f->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        if (h < 0) {
-            snprintf(err, errlen, "%s: HDF5 cannot open the file (not HDF5, truncated or corrupt)",
-                     f->path);
-            return -1;
-        }
-        f->h5 = h;
-    }
+    if (h5_open(f, err, errlen)) return -1;
     double t0 = timer_now_s();
     int whole[3] = {0, 0, 0};
     const int *bo = o ? o : whole, *be = o ? e : sh->dims;
@@ -143,7 +179,8 @@ int shard_h5_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[3
 void shard_h5_close(shard_file *f)
 {
     if (f->h5 >= 0) H5Fclose((hid_t)f->h5);
-    f->h5 = -1;
+    if (f->hint_fd >= 0) close(f->hint_fd);
+    f->h5 = -1, f->hint_fd = -1;
 }
 
 #else /* no HDF5 in this build */
@@ -169,6 +206,12 @@ int shard_h5_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[3
 {
     (void)sh, (void)i, (void)o, (void)e, (void)input, (void)target, (void)io;
     return none(f->path, err, errlen);
+}
+
+void shard_h5_hint(shard_file *f, const shard_shape *sh, int64_t i, const int o[3],
+                   const int e[3])
+{
+    (void)f, (void)sh, (void)i, (void)o, (void)e;
 }
 
 void shard_h5_close(shard_file *f) { f->h5 = -1; }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "benchmarks/common/check.h"
@@ -91,6 +92,29 @@ static int read_at(shard_file *f, int64_t sample, void *buf, size_t n, int64_t o
     return 0;
 }
 
+/* a sample's input and targets, adjacent in the file, in one preadv (one
+ * system call, one request for the kernel to gather) into their two
+ * buffers; what a short read left, through read_at (which names a failure) */
+static int read_pair_at(shard_file *f, int64_t sample, void *a, size_t na, void *b, size_t nb,
+                        int64_t off, shard_io *io, char *err, size_t errlen)
+{
+    double t0 = timer_now_s();
+    struct iovec v[2] = {{a, na}, {b, nb}};
+    ssize_t r;
+    do r = preadv(f->fd, v, 2, (off_t)off);
+    while (r < 0 && errno == EINTR);
+    size_t got = r > 0 ? (size_t)r : 0;
+    if (io) io->bytes += (int64_t)got, io->seconds += timer_now_s() - t0;
+    if (got == na + nb) return 0;
+    if (got < na)
+        return read_at(f, sample, (char *)a + got, na - got, off + (int64_t)got, io, err, errlen) ||
+                       read_at(f, sample, b, nb, off + (int64_t)na, io, err, errlen)
+                   ? -1
+                   : 0;
+    return read_at(f, sample, (char *)b + (got - na), nb - (got - na), off + (int64_t)got, io, err,
+                   errlen);
+}
+
 static int open_raw(shard_file *f, const shard_shape *sh, char *err, size_t errlen)
 {
     /* a FIFO or device put in a shard's place is refused, never waited on */
@@ -124,13 +148,10 @@ int shard_raw_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[
     int64_t inb = shard_input_floats(sh) * (int64_t)sizeof(float);
     size_t tb = (size_t)sh->targets * sizeof(float);
     if (!o && !f->verify) {
-        if (read_at(f, i, input, (size_t)inb, base, io, err, errlen) ||
-            read_at(f, i, target, tb, base + inb, io, err, errlen))
-            return -1;
+        if (read_pair_at(f, i, input, (size_t)inb, target, tb, base, io, err, errlen)) return -1;
     } else if (!o) {
         uint32_t want;
-        if (read_at(f, i, input, (size_t)inb, base, io, err, errlen) ||
-            read_at(f, i, target, tb, base + inb, io, err, errlen) ||
+        if (read_pair_at(f, i, input, (size_t)inb, target, tb, base, io, err, errlen) ||
             read_at(f, i, &want, sizeof want, RAW_HEADER_BYTES + f->samples * sb + i * 4, io, err,
                     errlen))
             return -1;
@@ -154,6 +175,27 @@ int shard_raw_read(shard_file *f, const shard_shape *sh, int64_t i, const int o[
     }
     if (io) io->samples++;
     return 0;
+}
+
+void shard_raw_hint(shard_file *f, const shard_shape *sh, int64_t i, const int o[3],
+                    const int e[3])
+{
+    /* a file that cannot be opened is left to the read, which names the problem */
+    (void)e;
+    char err[8];
+    if (f->fd < 0 && open_raw(f, sh, err, sizeof err)) return;
+    int64_t sb = sample_bytes(sh), base = RAW_HEADER_BYTES + i * sb, len = sb;
+    if (o) { /* the span from the box's first row to the targets: one range */
+        int64_t row = (int64_t)sh->dims[2] * sh->dims[3] * (int64_t)sizeof(float);
+        int64_t plane = row * sh->dims[1];
+        int64_t skip = o[0] * plane + o[1] * row;
+        base += skip, len -= skip;
+    }
+    /* advice only: its failure changes nothing the read does */
+    (void)posix_fadvise(f->fd, (off_t)base, (off_t)len, POSIX_FADV_WILLNEED);
+    if (!o && f->verify) /* the CRC index's page */
+        (void)posix_fadvise(f->fd, (off_t)(RAW_HEADER_BYTES + f->samples * sb + i * 4), 4,
+                            POSIX_FADV_WILLNEED);
 }
 
 void shard_raw_close(shard_file *f)

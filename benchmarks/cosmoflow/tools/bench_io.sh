@@ -12,7 +12,8 @@
 #        FORMAT (raw | hdf5, default raw), SHARD (samples per shard, default 16),
 #        BATCH (default 4), RANKS (default 1), PREFETCH (the reader thread's
 #        depth, default 2; 0: no thread, each batch read straight into the
-#        step's buffer), DIR (default: a fresh folder
+#        step's buffer), READAHEAD (samples hinted to the kernel ahead of each
+#        read, --readahead; default: the program's), DIR (default: a fresh folder
 #        under ${TMPDIR:-/tmp}, removed at the end)
 #
 # (a) writes the GRF set (--make-data) and prints its write rate;
@@ -23,6 +24,7 @@
 #       PROGRAM:    --read-only true over one epoch (SAMPLES / (BATCH x RANKS)
 #                   steps), the training's reader thread, PREFETCH, global
 #                   shuffle (samples in random order across the shards),
+#                   the program's --readahead (or READAHEAD),
 #                   --verify false (no CRC: the storage alone, as dd), then
 #                   again with each sample's CRC checked (training's default);
 # (c) warm reads: the same two again with the files in the page cache;
@@ -37,7 +39,7 @@ stemdl) SET=(--data cbed --val-samples 0) ;;
 esac
 C=$BUILD/bin/$PROGRAM
 PRESET=${PRESET:-small} SAMPLES=${SAMPLES:-128} FORMAT=${FORMAT:-raw} SHARD=${SHARD:-16}
-BATCH=${BATCH:-4} RANKS=${RANKS:-1} PREFETCH=${PREFETCH:-2}
+BATCH=${BATCH:-4} RANKS=${RANKS:-1} PREFETCH=${PREFETCH:-2} READAHEAD=${READAHEAD:-}
 own=0
 if [ -z "${DIR:-}" ]; then DIR=$(mktemp -d "${TMPDIR:-/tmp}/exadl-bench-io.XXXXXX")/set; own=1; fi
 [ -x "$C" ] || { echo "bench_io.sh: $C not built (make)"; exit 2; }
@@ -72,6 +74,7 @@ dd_read() {
 ours() {
     local cmd=("$C" --preset "$PRESET" --data "files:$DIR" --read-only true --steps "$steps" --verify "$1"
                --warmup 0 --batch "$BATCH" --threads 1 --prefetch "$PREFETCH")
+    [ -n "$READAHEAD" ] && cmd+=(--readahead "$READAHEAD")
     if [ "$RANKS" = 1 ]; then "${cmd[@]}"; else mpirun -np "$RANKS" "${cmd[@]}"; fi |
         awk '$1 == "read_only:" { print $5, $9, $7 }'
 }
@@ -84,7 +87,7 @@ for mode in cold warm; do
     read -r crc_gbps crc_bytes crc_s < <(ours true)
     echo "$mode:"
     echo "  dd:        {GBps: $dd_gbps, bytes: $dd_bytes, seconds: $dd_s}"
-    echo "  $PROGRAM: {GBps: $our_gbps, bytes: $our_bytes, seconds: $our_s, ranks: $RANKS, batch: $BATCH, steps: $steps, verify: false}"
+    echo "  $PROGRAM: {GBps: $our_gbps, bytes: $our_bytes, seconds: $our_s, ranks: $RANKS, batch: $BATCH, steps: $steps, prefetch: $PREFETCH, readahead: ${READAHEAD:-default}, verify: false}"
     echo "  ${PROGRAM}_crc: {GBps: $crc_gbps, bytes: $crc_bytes, seconds: $crc_s, verify: true}"
     awk -v p="$PROGRAM" -v a="$our_gbps" -v b="$dd_gbps" -v c="$crc_gbps" 'BEGIN { r = a / b; printf "  ratio: {%s_over_dd: %.3f, target: 0.8, verdict: %s, with_crc_over_dd: %.3f}\n", p, r, (r >= 0.8 ? "MET" : "MISSED"), c / b }'
 done

@@ -19,6 +19,7 @@ static int read_io(const rd_t *c, const ytnode *root, record_t *rec)
         if (rd_str(c, io, "source", "", &r->source) || rd_str(c, io, "encoding", "", &r->encoding) ||
             rd_str(c, io, "shuffle", "", &r->shuffle) ||
             rd_num(c, io, "prefetch", RD_COUNT, &r->prefetch) ||
+            rd_num(c, io, "readahead", RD_COUNT, &r->readahead) ||
             rd_num(c, io, "bytes_read", RD_COUNT, &r->bytes_read) ||
             rd_num(c, io, "samples_read", RD_COUNT, &r->samples_read) ||
             rd_num(c, io, "read_s", RD_COUNT, &r->read_s) ||
@@ -37,7 +38,7 @@ static int read_io(const rd_t *c, const ytnode *root, record_t *rec)
     }
     if (q) {
         r->has_ttt = 1;
-        size_t n2 = 0;
+        size_t n2 = 0, n3 = 0;
         if (rd_bool(c, q, "reached", 0, &r->reached) ||
             rd_num(c, q, "target_loss", RD_COUNT, &r->target_loss) ||
             rd_num(c, q, "steps", RD_COUNT, &r->ttt_steps) ||
@@ -49,9 +50,13 @@ static int read_io(const rd_t *c, const ytnode *root, record_t *rec)
             rd_num(c, q, "eval_s", RD_COUNT, &r->eval_s) || rd_map(c, q, "curve", &cv))
             return -1;
         if (cv && (rd_nums(c, cv, "step", RD_COUNT, &r->curve_step, &r->ncurve) ||
-                   rd_nums(c, cv, "val_loss", RD_ANY, &r->curve_loss, &n2)))
+                   rd_nums(c, cv, "val_loss", RD_ANY, &r->curve_loss, &n2) ||
+                   rd_nums(c, cv, "val_mae", RD_ANY, &r->curve_mae, &n3)))
             return -1;
         if (n2 != r->ncurve) return rd_err(c, cv, "curve: %zu steps, %zu losses", r->ncurve, n2);
+        if (n3 && n3 != r->ncurve)
+            return rd_err(c, cv, "curve: %zu steps, %zu val_mae values", r->ncurve, n3);
+        if (!n3) r->curve_mae = NULL;
     }
     return 0;
 }
