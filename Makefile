@@ -86,6 +86,16 @@ SYS_LIBS   := -lm -lpthread -ldl
 # HDF5 (Debian's libhdf5-dev, serial): the hdf5 encoding of data sets
 # (benchmarks/common/shard, docs/data.md); without it (or HDF5=0) that
 # encoding is refused in one line and the raw one still works
+# zlib (zlib1g-dev): crc32_ieee (benchmarks/common/crc32.c) through zlib's
+# crc32(), twice the rate of its own slicing-by-8 loop (the same CRC-32, so
+# checksums written before still verify); without it (or ZLIB=0) the loop
+ZLIB ?= auto
+ifeq ($(ZLIB),auto)
+ZLIB := $(shell pkg-config --exists zlib 2>/dev/null && echo 1 || echo 0)
+endif
+ifeq ($(ZLIB),1)
+SYS_LIBS += $(shell pkg-config --libs zlib)
+endif
 HDF5 ?= auto
 ifeq ($(HDF5),auto)
 HDF5 := $(shell pkg-config --exists hdf5 2>/dev/null && echo 1 || echo 0)
@@ -287,7 +297,7 @@ $(BUILD)/lib/libfullfs.so: tests/support/fullfs.c
 	$(CC) -shared -fPIC -O2 $(WARN) -o $@ $< -ldl
 
 info:
-	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) HDF5=$(HDF5) CUDA_HOME=$(CUDA_HOME)"
+	@echo "BUILD=$(BUILD) SAN=$(SAN) GPU=$(GPU) HDF5=$(HDF5) ZLIB=$(ZLIB) CUDA_HOME=$(CUDA_HOME)"
 	@echo "CUDNN_HOME=$(CUDNN_HOME) NCCL_HOME=$(NCCL_HOME)"
 	@echo "GPU_LIBS=$(GPU_LIBS)"
 	@echo "NVFLAGS=$(NVFLAGS)"
@@ -311,6 +321,7 @@ EXADL_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknow
 $(shell mkdir -p $(BUILD) && (echo '$(EXADL_COMMIT)' | cmp -s - $(BUILD)/commit.txt || echo '$(EXADL_COMMIT)' > $(BUILD)/commit.txt))
 $(BUILD)/obj/harness/util/version.o: $(BUILD)/commit.txt
 $(BUILD)/obj/harness/util/version.o: CFLAGS += -DEXADL_COMMIT='"$(EXADL_COMMIT)"'
+$(BUILD)/obj/benchmarks/common/crc32.o: CFLAGS += -DEXADL_ZLIB=$(ZLIB)
 
 # the harness never sees MPI, CUDA or a benchmark's headers
 $(BUILD)/obj/harness/%.o: harness/%.c

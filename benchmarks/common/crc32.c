@@ -2,6 +2,27 @@
 
 #include <pthread.h>
 
+#if defined(EXADL_ZLIB) && EXADL_ZLIB
+#include <zlib.h>
+
+/* zlib's crc32() is this CRC (polynomial 0xEDB88320 reflected, the same
+ * complement in and out: 0xCBF43926 for "123456789") at twice the loop's
+ * rate (measured: 4.3 against 1.9 GB/s of CPU time on this project's
+ * machine); its length is a uInt, so large buffers go in parts */
+uint32_t crc32_ieee(uint32_t crc, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uLong c = crc;
+    while (n > 0) {
+        size_t k = n > (1u << 30) ? (1u << 30) : n;
+        c = crc32(c, b, (uInt)k);
+        b += k, n -= k;
+    }
+    return (uint32_t)c;
+}
+
+#else /* no zlib: slicing by 8 */
+
 /* crc_t[0] is the classic table; crc_t[k] advances it by k more zero bytes */
 static uint32_t crc_t[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
@@ -32,3 +53,4 @@ uint32_t crc32_ieee(uint32_t crc, const void *p, size_t n)
     while (n--) crc = crc_t[0][(crc ^ *b++) & 0xFF] ^ (crc >> 8);
     return ~crc;
 }
+#endif

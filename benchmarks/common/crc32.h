@@ -1,4 +1,5 @@
-/* crc32: the IEEE 802.3 CRC-32 (reflected, as zlib's crc32), by slicing by 8
+/* crc32: the IEEE 802.3 CRC-32 (reflected, as zlib's crc32): zlib's crc32() where the
+ * build has zlib (Makefile ZLIB), else slicing by 8
  * (eight table lookups per 8 bytes: the byte-wise loop ran at tens of MB/s
  * and was a data reader's bottleneck).  Shards (common/shard) and
  * checkpoints (train/ckpt) check their bytes with it.
