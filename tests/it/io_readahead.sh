@@ -136,7 +136,7 @@ benchmarks:
     program: cosmoflow
     config: {preset: tiny, kernels: reference, threads: 1, batch: 2, steps: 6, warmup: 0, seed: 7,
              data: "files:$T/raw"}
-    args: [--eval-every, "2", --readahead, "2"]
+    args: [--eval-every, "2"]
 EOF
 "$exadl" run "$T/mae.yaml" --out "$T/res" >"$T/run.out" 2>&1 ||
     fail "exadl run: $(tail -n 5 "$T/run.out")"
