@@ -47,6 +47,8 @@ check() {
     { have_cmd pkg-config && pkg-config --exists hdf5; } ||
         miss "libhdf5-dev (hdf5.h, -lhdf5: HDF5 data sets; needs pkg-config)"
     have_cmd pkg-config || miss "pkg-config (finds HDF5)"
+    # shard checksums through zlib's crc32() (Makefile ZLIB=auto; without it a slower loop)
+    { have_cmd pkg-config && pkg-config --exists zlib; } || miss "zlib1g-dev (zlib.h: the shards' CRC-32)"
     if [ "$mode" = test ] || [ "$mode" = simulate ]; then
         # SimGrid's SMPI: make smpi and tests/it/smpi.sh (docs/simulate.md)
         { have_cmd smpicc && have_cmd smpirun; } || miss "libsimgrid-dev (smpicc, smpirun: make smpi)"
@@ -68,6 +70,8 @@ check() {
         have_cmd munged || miss "munge (tests: Slurm's authentication)"
         # tests/it/lioncub.sh and vcluster.sh: network namespaces, a bridge, tc htb links
         have_cmd ip && have_cmd tc || miss "iproute2 (tests: ip and tc, the emulated networks)"
+        # tests/it/io_readahead.sh counts the read hints with strace
+        have_cmd strace || miss "strace (tests: the read hints of io_readahead.sh)"
     fi
 }
 mode=${1:-run}
