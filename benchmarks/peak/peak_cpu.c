@@ -14,8 +14,9 @@
  * (AVX-512: 32 registers), which also covers cores with 5-cycle latency.
  *
  * Formula, per repetition:
- *   flops = threads * iterations * accumulators * lanes * 2
- *   (2 FLOPs per lane per FMA; for SSE one multiply + one add per lane)
+ *   flops = threads * iterations * accumulators * lanes * flops_per_lane
+ *   (2 FLOPs per lane per FMA; for SSE one multiply + one add per lane; 4 per
+ *   lane of a vdpbf16ps, two bf16 products and their sum added)
  *   peak  = flops / (wall time from the common start to the last thread's end)
  * The result is the median over the repetitions (min and max printed too).
  * One run measures 1 thread and N threads (default: every online CPU; one
