@@ -2,8 +2,9 @@
 # fast path's convolutions (bench_conv); both run by stemdl/tools/bench_cpu.sh
 PROGRAMS        += peak_cpu bench_conv
 peak_cpu_main   := benchmarks/peak/peak_cpu.c
-# the bf16 peak (peak_bf16.c) is oneDNN's bf16 matmul
-peak_cpu_objs   := benchmarks/peak/peak_bf16.c
+# the bf16 peak (peak_bf16.c): the larger of oneDNN's bf16 matmul and a loop of
+# AVX512-BF16 dot products (peak_bf16_isa.c)
+peak_cpu_objs   := benchmarks/peak/peak_bf16.c benchmarks/peak/peak_bf16_isa.c
 peak_cpu_link    = $(CC)
 peak_cpu_ldlibs  = $(DNNL_LIBS) $(SYS_LIBS)
 bench_conv_main := benchmarks/peak/bench_conv.c

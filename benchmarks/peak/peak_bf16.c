@@ -44,10 +44,6 @@ static const char *isa_name(dnnl_cpu_isa_t isa)
     }
 }
 
-typedef struct {
-    double median, min, max;
-} brate_t;
-
 /* The side of the square matmul for n threads: 1024 on one (2 GFLOP, 6 MB of
  * operands: long enough for a few repetitions, in the caches of one core),
  * growing as the cube root of n so that each thread keeps as much work. */
@@ -58,7 +54,7 @@ static int64_t side(int n)
 }
 
 /* the rate of S x S x S bf16 matmuls on n threads */
-static brate_t measure(dnnl_engine_t eng, int n, int reps, double seconds)
+static peak_rate_t measure(dnnl_engine_t eng, int n, int reps, double seconds)
 {
     omp_set_num_threads(n);
     int64_t s = side(n);
@@ -114,10 +110,23 @@ static brate_t measure(dnnl_engine_t eng, int n, int reps, double seconds)
             r[j] = r[j - 1], r[j - 1] = t;
         }
     int h = reps / 2;
-    return (brate_t){reps % 2 ? r[h] : 0.5 * (r[h - 1] + r[h]), r[0], r[reps - 1]};
+    return (peak_rate_t){reps % 2 ? r[h] : 0.5 * (r[h - 1] + r[h]), r[0], r[reps - 1]};
 }
 
-void peak_bf16_print(int threads, int reps, double seconds)
+static void print_rate(const char *key, const char *what, peak_rate_t r)
+{
+    printf("%s_%sflops_per_s: %.4e\n", key, what, r.median);
+}
+
+/* the larger median of the two; *which: its name ("instr" or "matmul") */
+static peak_rate_t larger(const peak_rate_t *instr, peak_rate_t mm, const char **which)
+{
+    if (instr && instr->median > mm.median) return *which = "instr", *instr;
+    return *which = "matmul", mm;
+}
+
+void peak_bf16_print(int threads, int reps, double seconds, peak_bf16_instr_fn instr,
+                     const char *instr_what)
 {
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
     unsigned bf = dnnl_cpu_isa_avx512_core_bf16;
@@ -130,19 +139,51 @@ void peak_bf16_print(int threads, int reps, double seconds)
     }
     if (reps > MAX_REPS) reps = MAX_REPS;
     const dnnl_version_t *v = dnnl_version();
-    dnnl_engine_t eng;
-    DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
     printf("peak_bf16_isa: %s\n", isa_name(isa));
-    printf("peak_bf16_method: oneDNN %d.%d.%d matmul, bf16 x bf16 -> fp32, square, side %lld "
+    if (instr)
+        printf("peak_bf16_instr_method: %s, timed as the fp32 loop (1 thread, then %d pinned), "
+               "median of %d\n",
+               instr_what, threads, reps);
+    else
+        printf("peak_bf16_instr_method: none, the CPU lacks AVX512-BF16 (oneDNN's matmul alone)\n");
+    printf("peak_bf16_matmul_method: oneDNN %d.%d.%d matmul, bf16 x bf16 -> fp32, square, side %lld "
            "(1 thread) and %lld (%d threads), median of %d\n",
            v->major, v->minor, v->patch, (long long)side(1), (long long)side(threads), threads,
            reps);
-    brate_t one = measure(eng, 1, reps, seconds);
+    fflush(stdout);
+    /* the instruction loop first: it runs on peak_cpu's pinned threads, before
+     * oneDNN's OpenMP threads exist (they may spin a while after each call) */
+    peak_rate_t i1 = {0, 0, 0}, in = {0, 0, 0};
+    if (instr) {
+        i1 = instr(1, reps, seconds);
+        in = threads == 1 ? i1 : instr(threads, reps, seconds);
+        print_rate("peak_bf16_instr", "1thread_", i1);
+        print_rate("peak_bf16_instr", "", in);
+        fflush(stdout);
+    }
+    dnnl_engine_t eng;
+    DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    peak_rate_t m1 = measure(eng, 1, reps, seconds);
+    peak_rate_t mn = threads == 1 ? m1 : measure(eng, threads, reps, seconds);
+    DN(dnnl_engine_destroy(eng));
+    print_rate("peak_bf16_matmul", "1thread_", m1);
+    print_rate("peak_bf16_matmul", "", mn);
+    /* the peak is the highest rate measured, at each thread count */
+    const char *w1, *wn;
+    peak_rate_t one = larger(instr ? &i1 : NULL, m1, &w1);
+    peak_rate_t all = larger(instr ? &in : NULL, mn, &wn);
+    if (!strcmp(w1, wn))
+        printf("peak_bf16_method: %s (the larger of the two measurements at each thread count)\n",
+               w1);
+    else
+        printf("peak_bf16_method: %s on 1 thread, %s on %d threads (the larger of the "
+               "measurements at each thread count)\n",
+               w1, wn, threads);
     printf("peak_bf16_1thread_flops_per_s: %.4e\n", one.median);
     printf("peak_bf16_1thread_min_flops_per_s: %.4e\n", one.min);
     printf("peak_bf16_1thread_max_flops_per_s: %.4e\n", one.max);
-    brate_t all = threads == 1 ? one : measure(eng, threads, reps, seconds);
     printf("peak_bf16_flops_per_s: %.4e\n", all.median);
+    printf("peak_bf16_min_flops_per_s: %.4e\n", all.min);
+    printf("peak_bf16_max_flops_per_s: %.4e\n", all.max);
     printf("peak_bf16_per_thread_flops_per_s: %.4e\n", all.median / threads);
-    DN(dnnl_engine_destroy(eng));
 }

@@ -14,16 +14,22 @@
  * (AVX-512: 32 registers), which also covers cores with 5-cycle latency.
  *
  * Formula, per repetition:
- *   flops = threads * iterations * accumulators * lanes * 2
- *   (2 FLOPs per lane per FMA; for SSE one multiply + one add per lane)
+ *   flops = threads * iterations * accumulators * lanes * flops_per_lane
+ *   (2 FLOPs per lane per FMA; for SSE one multiply + one add per lane; 4 per
+ *   lane of a vdpbf16ps, two bf16 products and their sum added)
  *   peak  = flops / (wall time from the common start to the last thread's end)
  * The result is the median over the repetitions (min and max printed too).
  * One run measures 1 thread and N threads (default: every online CPU; one
  * thread per core, pinned where the system allows).
  *
  * Output: YAML lines (key: value), for scripts.  After the fp32 lines, the
- * bf16 peak where oneDNN finds AVX512-BF16 or AMX (peak_bf16.c: oneDNN's
- * bf16 matmul), or a line saying there is none; --no-bf16 leaves it out. */
+ * bf16 peak where oneDNN finds AVX512-BF16 or AMX, or a line saying there is
+ * none; --no-bf16 leaves it out.  Two bf16 measurements (peak_bf16.c), the
+ * peak the larger: the instructions (where the CPU has AVX512-BF16: the same
+ * threads and formula as the fp32 loop, over a loop of 24 independent
+ * vdpbf16ps, peak_bf16_isa.c: 16 lanes x 2 products x 2 FLOPs = 64 FLOPs
+ * each) and oneDNN's bf16 matmul (the rate a library reaches; with AMX, the
+ * tiles, beyond any vector loop). */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <pthread.h>
@@ -36,6 +42,7 @@
 #include <unistd.h>
 
 #include "benchmarks/peak/peak_bf16.h"
+#include "benchmarks/peak/peak_bf16_isa.h"
 
 #define MAX_THREADS 1024
 #define MAX_REPS 101
@@ -43,6 +50,7 @@
 typedef struct {
     const char *name;
     int bits, lanes, accumulators;
+    int flops_per_lane;           /* per instruction: 2 (FMA), 4 (bf16 pair dot product) */
     double (*run)(int64_t iters); /* returns a value that depends on every chain */
 } isa_t;
 
@@ -118,10 +126,15 @@ static double run_sse(int64_t iters)
 }
 
 static const isa_t isas[] = {
-    {"avx512f", 512, 16, 24, run_avx512},
-    {"avx2+fma", 256, 8, 12, run_avx2},
-    {"sse", 128, 4, 12, run_sse},
+    {"avx512f", 512, 16, 24, 2, run_avx512},
+    {"avx2+fma", 256, 8, 12, 2, run_avx2},
+    {"sse", 128, 4, 12, 2, run_sse},
 };
+
+/* the bf16 instructions' loop (peak_bf16_isa.c), timed as the fp32 ones */
+static const isa_t bf16_loop = {"avx512_bf16", 512, PEAK_BF16_ISA_LANES,
+                                PEAK_BF16_ISA_ACCUMULATORS, PEAK_BF16_ISA_FLOPS_PER_LANE,
+                                peak_bf16_isa_run};
 
 static int isa_usable(int i)
 {
@@ -202,11 +215,7 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-typedef struct {
-    double median, min, max;
-} rate_t;
-
-static rate_t measure(const isa_t *isa, int n, int reps, double seconds)
+static peak_rate_t measure(const isa_t *isa, int n, int reps, double seconds)
 {
     /* calibrate on one thread: iterations for about `seconds` per repetition */
     int64_t iters = 1 << 16;
@@ -220,12 +229,18 @@ static rate_t measure(const isa_t *isa, int n, int reps, double seconds)
     }
     if (iters < 1) iters = 1;
     double r[MAX_REPS];
-    double flops = (double)n * (double)iters * isa->accumulators * isa->lanes * 2.0;
+    double flops = (double)n * (double)iters * isa->accumulators * isa->lanes * isa->flops_per_lane;
     (void)timed(isa, n, iters / 10 + 1); /* warm-up: clocks up, threads placed */
     for (int i = 0; i < reps; i++) r[i] = flops / timed(isa, n, iters);
     qsort(r, (size_t)reps, sizeof *r, cmp_d);
-    rate_t out = {reps % 2 ? r[reps / 2] : 0.5 * (r[reps / 2 - 1] + r[reps / 2]), r[0], r[reps - 1]};
+    peak_rate_t out = {reps % 2 ? r[reps / 2] : 0.5 * (r[reps / 2 - 1] + r[reps / 2]), r[0], r[reps - 1]};
     return out;
+}
+
+/* peak_bf16.c's instruction measurement: the bf16 loop on n threads */
+static peak_rate_t measure_bf16(int n, int reps, double seconds)
+{
+    return measure(&bf16_loop, n, reps, seconds);
 }
 
 static void usage(FILE *f)
@@ -235,8 +250,10 @@ static void usage(FILE *f)
                "  --reps R      timed repetitions per measurement, median reported (default 7)\n"
                "  --seconds S   length of one repetition (default 0.2)\n"
                "  --isa NAME    use a narrower vector ISA than the widest detected\n"
-               "  --no-bf16     skip the bf16 peak (oneDNN's bf16 matmul, where the CPU has\n"
-               "                AVX512-BF16 or AMX)\n");
+               "  --no-bf16     skip the bf16 peak (where oneDNN finds AVX512-BF16 or AMX: a loop\n"
+               "                of vdpbf16ps on the same threads, and oneDNN's bf16 matmul; the\n"
+               "                peak is the larger, peak_bf16_method names it)\n"
+               "exit status: 0 measured, 1 a failure (thread, oneDNN), 2 bad options\n");
 }
 
 int main(int argc, char **argv)
@@ -288,20 +305,26 @@ int main(int argc, char **argv)
     printf("isa: %s\n", isa->name);
     printf("vector_bits: %d\n", isa->bits);
     printf("accumulators: %d\n", isa->accumulators);
-    printf("flops_per_iteration: %d\n", isa->accumulators * isa->lanes * 2);
+    printf("flops_per_iteration: %d\n", isa->accumulators * isa->lanes * isa->flops_per_lane);
     printf("repetitions: %d\n", reps);
     printf("online_cpus: %ld\n", ncpu);
-    rate_t one = measure(isa, 1, reps, seconds);
+    peak_rate_t one = measure(isa, 1, reps, seconds);
     printf("peak_1thread_flops_per_s: %.4e\n", one.median);
     printf("peak_1thread_min_flops_per_s: %.4e\n", one.min);
     printf("peak_1thread_max_flops_per_s: %.4e\n", one.max);
-    rate_t all = threads == 1 ? one : measure(isa, threads, reps, seconds);
+    peak_rate_t all = threads == 1 ? one : measure(isa, threads, reps, seconds);
     printf("threads: %d\n", threads);
     printf("peak_flops_per_s: %.4e\n", all.median);
     printf("peak_min_flops_per_s: %.4e\n", all.min);
     printf("peak_max_flops_per_s: %.4e\n", all.max);
     printf("peak_per_thread_flops_per_s: %.4e\n", all.median / threads);
     fflush(stdout);
-    if (bf16) peak_bf16_print(threads, reps, seconds);
+    if (bf16) {
+        char what[128];
+        snprintf(what, sizeof what, "a loop of %d independent vdpbf16ps zmm (%s), %d FLOPs per iteration",
+                 bf16_loop.accumulators, bf16_loop.name,
+                 bf16_loop.accumulators * bf16_loop.lanes * bf16_loop.flops_per_lane);
+        peak_bf16_print(threads, reps, seconds, peak_bf16_isa_usable() ? measure_bf16 : NULL, what);
+    }
     return 0;
 }

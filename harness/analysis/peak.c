@@ -34,7 +34,8 @@ double peak_parse(const char *out)
     return per > 0 ? per : NAN;
 }
 
-/* bf16 (peak_cpu's peak_bf16.c): the same per-core rule over its bf16 lines;
+/* bf16 (peak_cpu's peak_bf16.c): the same per-core rule over its bf16 lines
+ * (the peak lines: already the larger of its instruction loop and its matmul);
  * a value that is not a finite positive number counts as absent */
 double peak_parse_bf16(const char *out)
 {
@@ -118,9 +119,10 @@ double peak_find_bf16(arena_t *a, const probe_t *probe, int per_core, const char
         return NAN;
     }
     *isa = name;
-    *source = "measured by peak_cpu (oneDNN bf16 matmul, fp32 accumulation): per core, the "
-              "larger of the all-cores rate per thread and the one-thread rate; a CPU rank's "
-              "peak is that times its threads";
+    *source = "measured by peak_cpu (the larger of a loop of AVX512-BF16 dot products and "
+              "oneDNN's bf16 matmul, fp32 accumulation; an older peak_cpu: the matmul alone): "
+              "per core, the larger of the all-cores rate per thread and the one-thread rate; a "
+              "CPU rank's peak is that times its threads";
     return v;
 }
 

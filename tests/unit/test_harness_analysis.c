@@ -306,6 +306,15 @@ static void test_bf16_peak(void)
     const char *src = bf16_probe(a, both, &pk.per_core, &pk.isa);
     pk.source = src;
     T_ASSERT(pk.per_core == 4e12 && pk.isa && !strcmp(pk.isa, "avx512_core_amx"), "bf16 + ISA");
+    /* a newer peak_cpu prints both measurements first: the peak lines (their
+     * larger) are read, not the instruction loop's or the matmul's */
+    const char *two = "peak_bf16_isa: avx512_core_bf16\n"
+                      "peak_bf16_instr_1thread_flops_per_s: 8.6e+10\npeak_bf16_instr_flops_per_s: 1.7e+11\n"
+                      "peak_bf16_matmul_1thread_flops_per_s: 8.2e+10\npeak_bf16_matmul_flops_per_s: 1.6e+11\n"
+                      "peak_bf16_method: instr (the larger)\npeak_bf16_1thread_flops_per_s: 8.6e+10\n"
+                      "peak_bf16_flops_per_s: 1.7e+11\npeak_bf16_per_thread_flops_per_s: 8.5e+10\n";
+    T_ASSERT(peak_parse_bf16(two) == 8.6e10, "the peak lines of both measurements: %g",
+             peak_parse_bf16(two));
     outcome_t o[2];
     load(a, &o[0], "fp", 1, 1, SCALING_WEAK, "stemdl-n1-r1.yaml");
     load(a, &o[1], "bf", 1, 1, SCALING_WEAK, "stemdl-n1-r1.yaml");

@@ -31,8 +31,10 @@
 #                 cast to bf16, in either layout, named) in samples/s;
 #                 cosmoflow bf16 / PyTorch bf16 (target >= 1.2), cosmoflow
 #                 bf16 / cosmoflow fp32 (>= 3), the 3D convolutions of the
-#                 bf16 run / the bf16 peak (peak_cpu's peak_bf16 lines,
-#                 >= 0.50) and of the fp32 run / the fp32 peak (>= 0.80),
+#                 bf16 run / the bf16 peak (peak_cpu's peak_bf16 lines:
+#                 the larger of its vdpbf16ps loop and oneDNN's bf16
+#                 matmul, both printed; >= 0.50) and of the fp32 run / the
+#                 fp32 peak (>= 0.80),
 #                 each MET or MISSED and by how much.  Where peak_cpu says
 #                 peak_bf16_isa: none the bf16 runs and lines are skipped and
 #                 say so.  uptime before and after.

@@ -18,7 +18,11 @@
 #   bench_samples_per_s RECORD  the samples/s of the record's summary
 #   bench_cpu_bf16_peak TMP     after bench_cpu_peak: peak_cpu's bf16 lines,
 #                               printed and set in bisa, b1 and bn (bisa
-#                               "none" where the CPU has no bf16)
+#                               "none" where the CPU has no bf16): the peak
+#                               (the larger of the two measurements, b1 and
+#                               bn), which one gave it, and both measured
+#                               peaks, the vdpbf16ps loop's and oneDNN's
+#                               matmul's ("n/a" from a peak_cpu without them)
 #   bench_cpu_ratios THREADS EXADL_FP32 EXADL_BF16 TORCH_FP32 TORCH_BF16
 #                    TORCH_BF16_BEST CONV_FP32 PEAK_FP32 CONV_BF16 PEAK_BF16
 #                               the issue-29 ratios of one thread count (rates
@@ -91,14 +95,23 @@ bench_cpu_peak() { # BIN THREADS TMP [vector_bits]
 bench_samples_per_s() { awk '/^summary:/ { s = 1 } s && $1 == "samples_per_s:" { print $2; exit }' "$1"; }
 
 bench_cpu_bf16_peak() { # TMP
-    bisa=$(bench_val peak_bf16_isa "$1/peak.txt")
+    local f=$1/peak.txt k v r
+    bisa=$(bench_val peak_bf16_isa "$f")
     bisa=${bisa:-none}
-    b1=$(bench_val peak_bf16_1thread_flops_per_s "$1/peak.txt")
-    bn=$(bench_val peak_bf16_flops_per_s "$1/peak.txt")
+    b1=$(bench_val peak_bf16_1thread_flops_per_s "$f")
+    bn=$(bench_val peak_bf16_flops_per_s "$f")
     echo "  peak_bf16_isa: $bisa"
     if [ "$bisa" != none ]; then
-        echo "  peak_bf16_1thread_flops_per_s: $b1"
-        echo "  peak_bf16_flops_per_s: $bn"
+        # the method's whole line (the words before its parenthesis), then both
+        # measurements per thread count and the peak, their larger
+        echo "  peak_bf16_method: \"$(awk '$1 == "peak_bf16_method:" { sub(/^[^:]*: */, ""); sub(/ *\(.*/, ""); print; exit }' "$f")\""
+        for k in 1thread_ ""; do
+            for v in instr matmul; do
+                r=$(bench_val "peak_bf16_${v}_${k}flops_per_s" "$f")
+                echo "  peak_bf16_${v}_${k}flops_per_s: ${r:-n/a}"
+            done
+            echo "  peak_bf16_${k}flops_per_s: $(bench_val "peak_bf16_${k}flops_per_s" "$f")"
+        done
     fi
 }
 
