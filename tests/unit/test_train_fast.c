@@ -327,7 +327,7 @@ static float *edge_vec(size_t n)
     return x;
 }
 
-/* ReLU and Adam: the fast loops (vectorised, over OpenMP threads in blocks
+/* ReLU, zero and Adam: the fast loops (vectorised, over OpenMP threads in blocks
  * of 2^16; module.mk, kern_fast.c) give the reference's floats bit for bit,
  * edge values included, with no context (one thread), one and two threads,
  * over lengths that end inside a block. */
@@ -348,6 +348,9 @@ static void test_elementwise_bits(void)
         F->relu_bwd(ctxs[k], &xv, &gv, &dv);
         Rf->relu_bwd(NULL, &xv, &gv, &d2v);
         cmp_bits("relu_bwd", names[k], d, d2, n);
+        F->zero(ctxs[k], &dv);
+        Rf->zero(NULL, &d2v);
+        cmp_bits("zero", names[k], d, d2, n);
 
         float *w = edge_vec(n), *m = edge_vec(n), *v = edge_vec(n);
         for (size_t i = 0; i < n; i++) v[i] = fabsf(v[i]);

@@ -2,8 +2,8 @@
  * (kern_fast_conv.c, kern_fast_gemm.c; their shared context kf_ctx.c),
  * everything else here as plain loops over the views that the compiler
  * vectorises (module.mk builds this file with -O3 -fno-trapping-math
- * -fno-math-errno, no FMA contraction); ReLU and Adam run over the context's
- * OpenMP threads (EW_BLOCKS).  Chosen by measurement against im2col +
+ * -fno-math-errno, no FMA contraction); ReLU, Adam and zero run over the
+ * context's OpenMP threads (EW_BLOCKS).  Chosen by measurement against im2col +
  * OpenBLAS: docs/stemdl-cpu-kernels.md.
  *
  * A sample of a view holds c*h*w contiguous floats (channel stride h*w, row
@@ -285,8 +285,11 @@ static void fast_add(void *ctx, const tview *src, const tview *dst)
 
 static void fast_zero(void *ctx, const tview *dst)
 {
-    (void)ctx;
-    for (int n = 0; n < dst->n; n++) memset(smp(dst, n), 0, plane(dst) * sizeof(float));
+    int64_t m = (int64_t)plane(dst);
+    for (int n = 0; n < dst->n; n++) {
+        float *d = smp(dst, n);
+        EW_BLOCKS((kf_ctx *)ctx, m, memset(d + i0, 0, (size_t)(i1 - i0) * sizeof *d));
+    }
 }
 
 const kern_ops *kern_fast_ops(void)
