@@ -16,6 +16,7 @@
  * a limit that splits the batch into chunks, and with one that leaves one
  * output row per band, and on 1 and 2 threads. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,6 +297,76 @@ static void test_adam(void)
     pool_free();
 }
 
+/* The same number bit for bit, or both NaN (a NaN's payload and sign are
+ * not numerics: scalar and packed code may pick either operand's). */
+static void cmp_bits(const char *what, const char *ctxname, const float *a, const float *b,
+                     size_t n)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(a[i]) && isnan(b[i])) continue;
+        if (memcmp(&a[i], &b[i], sizeof a[i]) && !bad++) first = i;
+    }
+    T_ASSERT(bad == 0, "%s (%s): %zu of %zu values differ in their bits (first at %zu: %a, reference %a)",
+             what, ctxname, bad, n, first, (double)a[first], (double)b[first]);
+}
+
+/* Uniform numbers in [-1, 1) with every 5th value from a list of edge
+ * floats: zeros of both signs, the smallest and largest denormals, the
+ * smallest normal, the largest float, infinities, NaN, ties of bf16 rounding
+ * (the low 16 bits 0x8000) and values just beside them. */
+static float *edge_vec(size_t n)
+{
+    static const uint32_t edges[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu,
+                                     0x00800000u, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u,
+                                     0xff800000u, 0x7fc00000u, 0x3f808000u, 0xbf818000u,
+                                     0x3f807fffu, 0x3f808001u, 0x3f800000u, 0x42c80000u};
+    float *x = vec(n);
+    for (size_t i = 0; i < n; i += 5)
+        memcpy(&x[i], &edges[(i / 5) % (sizeof edges / sizeof *edges)], sizeof x[i]);
+    return x;
+}
+
+/* ReLU, zero and Adam: the fast loops (vectorised, over OpenMP threads in blocks
+ * of 2^16; module.mk, kern_fast.c) give the reference's floats bit for bit,
+ * edge values included, with no context (one thread), one and two threads,
+ * over lengths that end inside a block. */
+static void test_elementwise_bits(void)
+{
+    const size_t n = 3 * ((size_t)1 << 16) + 37;
+    void *ctxs[] = {NULL, ctx1, ctx2};
+    const char *names[] = {"no context", "1 thread", "2 threads"};
+    for (int k = 0; k < 3; k++) {
+        float *x = edge_vec(n), *y = vec(n), *y2 = vdup(y, n), *g = edge_vec(n);
+        float *d = edge_vec(n), *d2 = vdup(d, n);
+        tview xv = {x, 2, 1, 1, (int)(n / 2), (int64_t)(n / 2)}, yv = xv, y2v = xv, gv = xv;
+        tview dv = xv, d2v = xv;
+        yv.p = y, y2v.p = y2, gv.p = g, dv.p = d, d2v.p = d2;
+        F->relu_fwd(ctxs[k], &xv, &yv);
+        Rf->relu_fwd(NULL, &xv, &y2v);
+        cmp_bits("relu_fwd", names[k], y, y2, n);
+        F->relu_bwd(ctxs[k], &xv, &gv, &dv);
+        Rf->relu_bwd(NULL, &xv, &gv, &d2v);
+        cmp_bits("relu_bwd", names[k], d, d2, n);
+        F->zero(ctxs[k], &dv);
+        Rf->zero(NULL, &d2v);
+        cmp_bits("zero", names[k], d, d2, n);
+
+        float *w = edge_vec(n), *m = edge_vec(n), *v = edge_vec(n);
+        for (size_t i = 0; i < n; i++) v[i] = fabsf(v[i]);
+        float *w2 = vdup(w, n), *m2 = vdup(m, n), *v2 = vdup(v, n);
+        for (int step = 1; step <= 2; step++) {
+            adam_hyper hp = {1e-3, 0.9, 0.999, 1e-8, step, 0.5};
+            F->adam(ctxs[k], w, NULL, g, m, v, (int64_t)n, &hp);
+            Rf->adam(NULL, w2, NULL, g, m2, v2, (int64_t)n, &hp);
+        }
+        cmp_bits("adam w", names[k], w, w2, n);
+        cmp_bits("adam m", names[k], m, m2, n);
+        cmp_bits("adam v", names[k], v, v2, n);
+        pool_free();
+    }
+}
+
 static void test_library(void)
 {
     const char *s = kern_fast_library();
@@ -323,6 +394,7 @@ int main(void)
     run("conv_wide", test_conv_wide);
     run("elementwise", test_elementwise);
     run("adam", test_adam);
+    run("elementwise_bits", test_elementwise_bits);
     kern_fast_release(ctx1);
     kern_fast_release(ctx2);
     T_DONE();

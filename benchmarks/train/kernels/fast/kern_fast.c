@@ -1,8 +1,10 @@
 /* The fast CPU kernel set: the kern_ops table, convolutions on oneDNN
  * (kern_fast_conv.c, kern_fast_gemm.c; their shared context kf_ctx.c),
  * everything else here as plain loops over the views that the compiler
- * vectorises.  Chosen by measurement against im2col + OpenBLAS:
- * docs/stemdl-cpu-kernels.md.
+ * vectorises (module.mk builds this file with -O3 -fno-trapping-math
+ * -fno-math-errno, no FMA contraction); ReLU, Adam and zero run over the
+ * context's OpenMP threads (EW_BLOCKS).  Chosen by measurement against im2col +
+ * OpenBLAS: docs/stemdl-cpu-kernels.md.
  *
  * A sample of a view holds c*h*w contiguous floats (channel stride h*w, row
  * stride w), so the element-wise kernels walk each sample as one flat array.
@@ -27,6 +29,24 @@
 
 static float *smp(const tview *t, int n) { return (float *)t->p + (int64_t)n * t->sstride; }
 static size_t plane(const tview *t) { return (size_t)t->c * t->h * t->w; }
+
+/* Element-wise loops over n elements on the context's OpenMP threads, in
+ * blocks of KF_EW_BLOCK (one thread below two blocks; tests pass ctx NULL:
+ * one thread).  Each element is computed alone, so the result is the same
+ * bit for bit whatever the thread count. */
+enum { KF_EW_BLOCK = 1 << 16 };
+#define EW_BLOCKS(CTX, N, ...)                                                    \
+    do {                                                                          \
+        int par_ = (CTX) != NULL && (N) >= 2 * (int64_t)KF_EW_BLOCK;              \
+        if (par_) kf_threads(CTX);                                                \
+        int64_t nb_ = ((N) + KF_EW_BLOCK - 1) / KF_EW_BLOCK;                      \
+        _Pragma("omp parallel for schedule(static) if (par_)")                    \
+        for (int64_t b_ = 0; b_ < nb_; b_++) {                                    \
+            int64_t i0 = b_ * KF_EW_BLOCK;                                        \
+            int64_t i1 = i0 + KF_EW_BLOCK < (N) ? i0 + KF_EW_BLOCK : (N);         \
+            __VA_ARGS__;                                                          \
+        }                                                                         \
+    } while (0)
 
 void *kern_fast_create(int threads) { return kf_ctx_create(threads); }
 
@@ -146,23 +166,26 @@ static void fast_bias_bwd(void *ctx, const tview *dy, void *dbv)
 
 static void fast_relu_fwd(void *ctx, const tview *x, const tview *y)
 {
-    (void)ctx;
-    size_t m = plane(x);
+    int64_t m = (int64_t)plane(x);
     for (int n = 0; n < x->n; n++) {
         const float *a = smp(x, n);
         float *b = smp(y, n);
-        for (size_t i = 0; i < m; i++) b[i] = a[i] > 0 ? a[i] : 0.0f;
+        EW_BLOCKS((kf_ctx *)ctx, m, for (int64_t i = i0; i < i1; i++) b[i] = a[i] > 0 ? a[i] : 0.0f);
     }
 }
 
 static void fast_relu_bwd(void *ctx, const tview *x, const tview *dy, const tview *dx)
 {
-    (void)ctx;
-    size_t m = plane(x);
+    int64_t m = (int64_t)plane(x);
     for (int n = 0; n < x->n; n++) {
         const float *a = smp(x, n), *g = smp(dy, n);
         float *d = smp(dx, n);
-        for (size_t i = 0; i < m; i++) d[i] += a[i] > 0 ? g[i] : 0.0f;
+        /* g[i] loaded whatever the sign: a load under the condition keeps
+         * the vectoriser off (the sum is the same expression) */
+        EW_BLOCKS((kf_ctx *)ctx, m, for (int64_t i = i0; i < i1; i++) {
+            float gi = g[i];
+            d[i] += a[i] > 0 ? gi : 0.0f;
+        });
     }
 }
 
@@ -218,15 +241,13 @@ static void fast_l1_bwd(void *ctx, const tview *y, const tview *t, const tview *
     }
 }
 
-/* Adam as kern_ref.c computes it (bias corrections folded into the step). */
-static void fast_adam(void *ctx, float *w, void *w_compute, const void *gv, float *m, float *v,
-                      int64_t n, const adam_hyper *h)
+/* Adam on [i0, i1) as kern_ref.c computes it (bias corrections folded into
+ * the step); vectorised (module.mk: -O3 -fno-math-errno), no contraction */
+static void adam_range(float *w, const float *g, float *m, float *v, int64_t i0, int64_t i1,
+                       const kern_adam_f32 *f)
 {
-    (void)ctx;
-    const float *g = gv;
-    const kern_adam_f32 f = kern_hyper_adam(h, h->step);
-    const float b1 = f.b1, b2 = f.b2, gs = f.gs, lr_t = f.lr_t, eps_t = f.eps_t;
-    for (int64_t i = 0; i < n; i++) {
+    const float b1 = f->b1, b2 = f->b2, gs = f->gs, lr_t = f->lr_t, eps_t = f->eps_t;
+    for (int64_t i = i0; i < i1; i++) {
         float gi = g[i] * gs;
         float mi = b1 * m[i] + (1.0f - b1) * gi;
         float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
@@ -234,6 +255,14 @@ static void fast_adam(void *ctx, float *w, void *w_compute, const void *gv, floa
         v[i] = vi;
         w[i] -= lr_t * mi / (sqrtf(vi) + eps_t);
     }
+}
+
+static void fast_adam(void *ctx, float *w, void *w_compute, const void *gv, float *m, float *v,
+                      int64_t n, const adam_hyper *h)
+{
+    const float *g = gv;
+    const kern_adam_f32 f = kern_hyper_adam(h, h->step);
+    EW_BLOCKS((kf_ctx *)ctx, n, adam_range(w, g, m, v, i0, i1, &f));
     if (w_compute && w_compute != (void *)w) memcpy(w_compute, w, (size_t)n * sizeof *w);
 }
 
@@ -256,8 +285,11 @@ static void fast_add(void *ctx, const tview *src, const tview *dst)
 
 static void fast_zero(void *ctx, const tview *dst)
 {
-    (void)ctx;
-    for (int n = 0; n < dst->n; n++) memset(smp(dst, n), 0, plane(dst) * sizeof(float));
+    int64_t m = (int64_t)plane(dst);
+    for (int n = 0; n < dst->n; n++) {
+        float *d = smp(dst, n);
+        EW_BLOCKS((kf_ctx *)ctx, m, memset(d + i0, 0, (size_t)(i1 - i0) * sizeof *d));
+    }
 }
 
 const kern_ops *kern_fast_ops(void)
