@@ -131,6 +131,10 @@ static void write_reduction(rec_t *w, const un_plan *p, const un_result *r)
     rec_key(w, "gradient_reduction");
     rec_map_begin(w);
     rec_kv_str(w, "transport", r->nranks > 1 ? "mpi" : "none");
+    /* no engine option here: the U-Net's reduction is inline by construction */
+    rec_kv_str(w, "engine", r->nranks > 1 ? "inline" : "none");
+    rec_kv_str(w, "engine_reason", r->nranks > 1 ? "the 3D U-Net reduces after backward, on its own thread"
+                                                 : "one rank: nothing is reduced");
     rec_kv_str(w, "orchestration", "none (one MPI_Allreduce after backward)");
     rec_kv_int(w, "cache_capacity", 0);
     rec_kv_str(w, "grouping", "none");

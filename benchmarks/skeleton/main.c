@@ -232,6 +232,8 @@ int main(int argc, char **argv)
     snprintf(a.cfg.run.backend, sizeof a.cfg.run.backend, "skel");
     snprintf(a.cfg.run.kernels, sizeof a.cfg.run.kernels, "skeleton");
     snprintf(a.cfg.run.precision, sizeof a.cfg.run.precision, "%s", a.grad_bytes == 2 ? "fp16" : "fp32");
+    /* the config's engine is the one the skeleton's own --engine chose */
+    snprintf(a.cfg.run.engine, sizeof a.cfg.run.engine, "%s", a.inline_engine ? "inline" : "thread");
 
     plan_t p;
     plan_build(&p, &a.cfg);

@@ -130,14 +130,19 @@ static int set_text(const kt_key *k, char *base, const char *value, char *err, s
             return -1;
         }
         return 0;
-    case KT_CHOICE:
+    case KT_CHOICE: {
         for (int i = 0; k->choices[i]; i++)
             if (!strcmp(value, k->choices[i])) {
                 snprintf(base + k->off, k->aux, "%s", value);
                 return 0;
             }
-        snprintf(err, errlen, "%s: unknown value '%s'", k->key, value);
+        /* the choices named, as common/opt.c names them */
+        int n = snprintf(err, errlen, "%s: unknown value '%s' (choose one of:", k->key, value);
+        for (int i = 0; k->choices[i] && n >= 0 && (size_t)n < errlen; i++)
+            n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", k->choices[i]);
+        if (n >= 0 && (size_t)n < errlen) snprintf(err + n, errlen - (size_t)n, ")");
         return -1;
+    }
     case KT_WORD:
         if (!k->valid(value)) {
             snprintf(err, errlen, "%s: '%s' is not %s", k->key, value, k->what);

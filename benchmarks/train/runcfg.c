@@ -13,6 +13,7 @@ static const char *const orchestrations[] = {"coordinator", "bitvector", NULL};
 static const char *const optimizers[] = {"adam", "lion", "sgd", NULL};
 static const char *const exchanges[] = {"grad", "1bit", "pbit", NULL};
 static const char *const momentum_syncs[] = {"none", "every", "selective", NULL};
+static const char *const engines[] = {"auto", "thread", "inline", NULL};
 
 static int grouping_valid(const char *text)
 {
@@ -117,6 +118,10 @@ const kt_key runcfg_keys[] = {
     INT(fusion_bytes, 4, 1 << 30, "largest fused reduction, bytes"),
     DBL(cycle_ms, 0, 1000, "gradient-engine cycle time, ms"),
     DBL(comm_timeout, 0.1, 1e6, "seconds without progress before a stalled reduction fails"),
+    CHOICE(engine, engines,
+           "gradient engine: auto (inline on a cpu rank without a core to spare for the engine's "
+           "thread, else thread) | thread (overlaps backward) | inline (after backward, "
+           "blocking waits; docs/gsync.md)"),
     INT(trainers, 1, 1 << 20, "trainers: the ranks split into K data-parallel trainers (docs/ensembles.md)"),
     INT(tournament_every, 0, 1 << 24, "LTFB tournament every E steps (0: none; needs trainers >= 2)"),
     {.key = NULL},
@@ -151,6 +156,7 @@ void runcfg_default(runcfg_t *r)
     r->fusion_bytes = 8 << 20;
     r->cycle_ms = 1.0;
     r->comm_timeout = 60.0;
+    snprintf(r->engine, sizeof r->engine, "auto");
     r->trainers = 1;
 }
 

@@ -46,6 +46,8 @@ typedef struct {
     int fusion_bytes;          /* largest fused reduction */
     double cycle_ms;           /* engine cycle time */
     double comm_timeout;       /* seconds before a stalled step fails */
+    char engine[8];            /* auto | thread | inline: who runs the engine's cycles
+                                  (gsync_pick.h: auto's rule) */
     /* many models at once (ensemble.h, docs/ensembles.md) */
     int trainers;              /* K trainers of ranks / K ranks each */
     int tournament_every;      /* E: LTFB round every E steps (0: none) */
@@ -60,7 +62,7 @@ extern const kt_key runcfg_keys[];
  * on the CPU, Adam 1e-3/0.9/0.999/1e-8 (Lion: weight decay 0, exchange
  * grad, momentum sync none, every 10 steps, threshold 1), per-kernel timing, and the 2019
  * engine (bit vector, 1024-tensor cache, layer groups, 8 MiB fusion, 1 ms
- * cycles, 60 s timeout). */
+ * cycles, 60 s timeout, engine auto). */
 void runcfg_default(runcfg_t *r);
 
 /* Checks of a runcfg_t filled in by code (keytab checks what is set by

@@ -67,6 +67,8 @@ typedef struct {
     gsync_tensor *tensors;   /* ntensors, backward order */
     int *tensor_group;
     gsync_cfg gcfg;
+    int engine;              /* gsync_engine_kind that ran (gsync_pick.h) */
+    char engine_reason[256]; /* why, one line (rank 0's facts) */
     double *loss, *warm_loss; /* global mean loss per step */
     train_update up;         /* the optimizer's exchange (compressed modes: lionx.h) */
     ktab_t kernels;          /* rank 0, summed over the timed steps */

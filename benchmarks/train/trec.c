@@ -6,6 +6,7 @@
 
 #include "benchmarks/common/check.h"
 #include "benchmarks/common/stats.h"
+#include "benchmarks/train/gsync/gsync_pick.h"
 
 void trec_si(double v, char *buf, size_t len)
 {
@@ -92,6 +93,9 @@ static void write_reduction(const train_job *j, const train_result *r, rec_t *w)
     rec_key(w, "gradient_reduction");
     rec_map_begin(w);
     rec_kv_str(w, "transport", j->backend ? j->backend->transport.name : "none");
+    /* who ran the cycles and why (gsync_pick.h; docs/gsync.md "Which engine runs") */
+    rec_kv_str(w, "engine", gsync_engine_name(r->engine));
+    rec_kv_str(w, "engine_reason", r->engine_reason[0] ? r->engine_reason : "no engine opened");
     rec_kv_str(w, "orchestration", g->orchestration == GS_BITVECTOR && g->cache_capacity > 0
                                        ? "bitvector"
                                        : "coordinator");

@@ -6,9 +6,29 @@
 #include <string.h>
 
 #include "benchmarks/common/check.h"
+#include "benchmarks/train/gsync/gsync_pick.h"
 
 /* Rows of a kernel table: each layer uses a handful of kernels. */
 int tsetup_table_rows(const net_facts *f) { return 16 * f->layers + 64; }
+
+/* The engine that runs the reductions (gsync_pick.h): auto decides on each
+ * rank's own cores, and the job runs one engine, inline where any rank
+ * asks for it (one rank short of cores would slow every step). */
+static int pick_engine(const train_job *j, char *reason, size_t len)
+{
+    const comm_t *c = j->comm;
+    int e = gsync_pick_engine(j->run->engine, c->size, j->backend->cuda, j->backend->threads,
+                              c->local_size, reason, len);
+    if (c->size <= 1 || strcmp(j->run->engine, "auto")) return e;
+    int all;
+    CHECK_MPI(MPI_Allreduce(&e, &all, 1, MPI_INT, MPI_MAX, c->world));
+    if (all != e) {
+        size_t n = strlen(reason);
+        snprintf(reason + n, len - n, "; another rank has no core to spare: %s on every rank",
+                 gsync_engine_name(all));
+    }
+    return all;
+}
 
 /* The gradient-reduction engine of the configuration; its description and
  * room for its per-step times go into r. */
@@ -17,6 +37,8 @@ gsync_t *tsetup_open_gsync(const train_job *j, void *n, int nlayers, train_resul
 {
     gsync_cfg g;
     runcfg_gsync(j->run, &g);
+    r->engine = pick_engine(j, r->engine_reason, sizeof r->engine_reason);
+    gsync_pick_apply(r->engine, &g);
     r->gcfg = g;
     gsync_tensor *t;
     int nt = j->net->tensors(j->model, &t);

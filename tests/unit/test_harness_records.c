@@ -162,6 +162,8 @@ static void write_stemdl(const char *name)
     rec_key(r, "gradient_reduction");
     rec_map_begin(r);
     rec_kv_str(r, "transport", "mpi");
+    rec_kv_str(r, "engine", "inline");
+    rec_kv_str(r, "engine_reason", "auto: cpu backend, 1 compute thread: no core to spare");
     rec_kv_str(r, "orchestration", "bitvector");
     rec_kv_int(r, "cache_capacity", 1024);
     rec_kv_str(r, "grouping", "layer");
@@ -262,6 +264,8 @@ static void test_stemdl(void)
     const grinfo_t *g = rec_gr(&r);
     T_ASSERT(g, "gradient_reduction not read");
     T_STR(g->transport, "mpi");
+    T_STR(g->engine, "inline");
+    T_STR(g->engine_reason, "auto: cpu backend, 1 compute thread: no core to spare");
     T_STR(g->orchestration, "bitvector");
     T_STR(g->grouping, "layer");
     T_ASSERT(g->groups == 2 && g->cache_capacity == 1024, "groups, cache_capacity");
@@ -555,6 +559,9 @@ static void test_bad_values(void)
         {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\nupdate_exchange:\n  optimizer: lion\n"
          "  exchange: 1bit\n  steps: {exchange_s: [.nan]}\n",
          "b.yaml:7:24: expected a finite number for exchange_s, found '.nan'"},
+        {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\ngradient_reduction:\n  groups: 1\n"
+         "  engine: fast\n",
+         "gradient_reduction.engine: must be none, thread or inline"},
         {"exadl_record: 1\nbenchmark: stemdl\nstatus: ok\nupdate_exchange: {optimizer: lion}\n",
          "b.yaml:4:18: update_exchange: optimizer and exchange are required"},
     };
@@ -568,6 +575,21 @@ static void test_bad_values(void)
         T_ASSERT(rc == -1 && strstr(err, bad[i].want), "case %zu: rc %d, '%s' lacks '%s'", i, rc,
                  err, bad[i].want);
     }
+}
+
+/* A record written before the engine option: no engine, no reason. */
+static void test_gr_without_engine(void)
+{
+    write_text("old.yaml", "exadl_record: 1\nbenchmark: stemdl\nstatus: ok\n"
+                           "gradient_reduction:\n  transport: mpi\n  groups: 1\n");
+    arena_t *a = ar_new();
+    record_t r;
+    err[0] = 0;
+    int rc = record_load(a, path_of("old.yaml"), &r, err, sizeof err);
+    T_ASSERT(rc == 0, "an old record: %s", err);
+    T_ASSERT(rec_gr(&r) && !rec_gr(&r)->engine && !rec_gr(&r)->engine_reason,
+             "engine and engine_reason absent: NULL");
+    ar_free(a);
 }
 
 int main(void)
@@ -588,6 +610,7 @@ int main(void)
     T_RUN(test_dispatch);
     T_RUN(test_update_exchange);
     T_RUN(test_bad_values);
+    T_RUN(test_gr_without_engine);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) printf("# could not remove %s\n", dir);

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 
+#include <string.h>
+
 /* groups size arrays (labels, the timeline): a record claiming more is refused */
 #define GR_MAX_GROUPS (1 << 20)
 
@@ -101,8 +103,14 @@ static int read_gr(const rd_t *c, const ytnode *root, record_t *r)
         rd_str(c, b, "grouping", NULL, &g->grouping) || rd_int_in(c, b, "groups", -1, 1, GR_MAX_GROUPS, &g->groups) ||
         rd_int_in(c, b, "cache_capacity", -1, 0, GR_MAX_GROUPS, &g->cache_capacity) ||
         rd_num(c, b, "fusion_bytes", RD_ANY, &g->fusion_bytes) ||
-        rd_num(c, b, "cycle_ms", RD_ANY, &g->cycle_ms))
+        rd_num(c, b, "cycle_ms", RD_ANY, &g->cycle_ms) ||
+        rd_str(c, b, "engine", NULL, &g->engine) ||
+        rd_str(c, b, "engine_reason", NULL, &g->engine_reason))
         return -1;
+    if (g->engine && strcmp(g->engine, "none") && strcmp(g->engine, "thread") &&
+        strcmp(g->engine, "inline"))
+        /* the value is the record's text: named by its place, not echoed */
+        return rd_err(c, b, "gradient_reduction.engine: must be none, thread or inline");
     if (tensors(c, b, g) || group_labels(c, b, g) || rd_map(c, b, "steps", &st) ||
         (st && steps_block(c, st, g)) || timeline(c, b, g))
         return -1;

@@ -15,6 +15,9 @@ typedef struct {
 
 typedef struct {
     const char *transport, *orchestration, *grouping;
+    /* who ran the engine's cycles: none | thread | inline, and why (one
+     * line); NULL in records older than the engine option */
+    const char *engine, *engine_reason;
     long long groups, cache_capacity;
     double fusion_bytes, cycle_ms;
     grtensor_t *t;          /* backward order */
