@@ -209,6 +209,13 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
         if (ready[x->group] > last) last = ready[x->group];
     }
     if (!isfinite(in->w.backward_end_s)) in->w.backward_end_s = last;
+    /* An inline engine (gradient_reduction.engine, docs/gsync.md) sees the
+     * gradients only when backward has ended: its reductions never overlap
+     * backward, so the model starts every one at the backward's end, as the
+     * run did, instead of when each gradient was made. */
+    int inline_engine = g0->engine && !strcmp(g0->engine, "inline");
+    if (inline_engine)
+        for (size_t t = 0; t < g0->nt; t++) in->w.t[t].ready_s = in->w.backward_end_s;
     in->base_bench = pick->bench;
     in->base_scale = pick->scale;
     in->have_mode = 1;
@@ -227,10 +234,13 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
         "exposed, variation %.3g (1.4826 MAD / median within a launch, median over launches); %zu "
         "tensors in %zu groups (%s grouping%s), "
         "each group's ready time the median over the %s launches' steps (scaled to the pooled "
-        "step)",
+        "step)%s",
         pick->bench, pick->scale, pick->scale > 1 ? "s" : "", nrec, nrec == 1 ? "" : "es", ns, t1,
         in->w.jitter_cv, g0->nt, G, gp,
-        fine_grained(pick) ? "" : ": readiness known per group only", pick->bench);
+        fine_grained(pick) ? "" : ": readiness known per group only", pick->bench,
+        inline_engine ? "; engine inline (as the base record ran): every reduction starts when "
+                        "backward ends, none overlaps it"
+                      : "");
     return 0;
 }
 
