@@ -9,7 +9,9 @@
 
 #include "harness/blocks/collectives/blk_collectives.h"
 #include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
+#include "harness/blocks/network/blk_network.h"
 #include "harness/blocks/orchestration/blk_orchestration.h"
+#include "harness/blocks/spatial/blk_spatial.h"
 #include "harness/blocks/training/blk_training.h"
 #include "harness/workloads/workload.h"
 
@@ -81,12 +83,23 @@ size_t model_load_run(arena_t *a, const char *run, outcome_t **out, char *err, s
 /* A training record with the engine's timeline.  A workload that does not
  * train (the compute skeleton, docs/simulate.md) counts only as the entry
  * named: the base the suite's model: key or --base picks. */
+/* A launch whose samples are split over several ranks (stemdl or climate
+ * --spatial, cosmoflow's spatial block): its step is not one data-parallel
+ * rank's, so this model, whose T(1) is a whole sample's step on one rank,
+ * must not learn from it; `exadl model --spatial` models it (docs/model.md). */
+static int split_spatially(const record_t *r)
+{
+    const nwinfo_t *nw = rec_network(r);
+    const spinfo_t *sp = rec_spatial(r);
+    return (nw && nw->spatial_ranks > 1) || (sp && sp->ranks_per_sample > 1);
+}
+
 static int usable(const outcome_t *x, const char *named)
 {
     const workload_t *w = x->rec ? workload_of_kind(x->rec->benchmark) : NULL;
     return x->status == LS_OK && w && (w->trains || (named && !strcmp(x->bench, named))) &&
            rec_gr(x->rec) && rec_gr(x->rec)->ntl > 0 &&
-           rec_gr(x->rec)->nt > 0 && rec_training(x->rec)->nstep > 0;
+           rec_gr(x->rec)->nt > 0 && rec_training(x->rec)->nstep > 0 && !split_spatially(x->rec);
 }
 
 static int fine_grained(const outcome_t *x)
@@ -164,9 +177,15 @@ int model_work_from_run(arena_t *a, const outcome_t *o, size_t n, const char *ba
         }
     if (!pick) {
         const workload_t *w = workload_trainer();
+        size_t nsplit = 0;
+        for (size_t i = 0; i < n; i++)
+            if (o[i].status == LS_OK && o[i].rec && split_spatially(o[i].rec)) nsplit++;
         snprintf(err, errlen, "no usable %s record%s%s (status ok, with the gradient_reduction "
-                 "timeline)", w ? w->name : "training", base ? " of benchmark " : "",
-                 base ? base : "");
+                 "timeline, not split spatially)%s", w ? w->name : "training",
+                 base ? " of benchmark " : "", base ? base : "",
+                 nsplit ? ": its launches split samples over ranks; model them with exadl model "
+                          "--spatial (docs/spatial.md)"
+                        : "");
         return -1;
     }
     const grinfo_t *g0 = rec_gr(pick->rec);

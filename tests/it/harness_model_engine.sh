@@ -54,4 +54,18 @@ out=$("$exadl" model "$root/tests/fixtures/harness/model-run" --mode bitvector+l
 v=$(pred "$tmp/mt/model.yaml" bitvector+layer 2 exposed_s)
 [ $rc -eq 0 ] && near "$v" 0.0065 && ! echo "$out" | grep -q "engine inline" \
     && pass "without the key: the overlapping engine (exposed 6.5 ms)" || fail "without the key: exit $rc, exposed $v"
+
+# A launch that split its samples over ranks (network.spatial_ranks 2) is no
+# data-parallel rank's step: the model refuses to learn from it, in one line
+# that names `exadl model --spatial`, with exit status 2.
+mkdir -p "$tmp/split/records"
+cp "$root"/tests/fixtures/harness/model-run/records/*.yaml "$tmp/split/records/"
+sed -i 's/^validation: \[\]$/network: {layers: 3, parameters: 150, spatial_ranks: 2, spatial_plan: h}\nvalidation: []/' \
+    "$tmp/split/records/stemdl-n1-r1.yaml"
+grep -q 'spatial_ranks: 2' "$tmp/split/records/stemdl-n1-r1.yaml" || fail "fixture edit (no network line)"
+out=$("$exadl" model "$tmp/split" --mode bitvector+layer --scales 2 --out "$tmp/ms" 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+[ $rc -eq 2 ] && [ "$(echo "$out" | grep -c .)" -eq 1 ] && echo "$out" | grep -q "exadl model --spatial" \
+    && pass "a spatially split launch is not learnt from: one line naming exadl model --spatial, exit 2" \
+    || fail "split launch: exit $rc, $(echo "$out" | grep -c .) lines"
 [ $fails -eq 0 ]
