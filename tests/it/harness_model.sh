@@ -14,18 +14,8 @@ fails=0
 pass() { echo "PASS: harness_model: $1"; }
 fail() { echo "FAIL: harness_model: $1"; fails=$((fails + 1)); }
 is_png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; }
-# value of KEY in the prediction row of MODE at SCALE in model.yaml
-pred() {
-    python3 - "$1" "$2" "$3" "$4" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-for row in re.findall(r"- \{(scale: [^}]*)\}", text.replace("\n     ", " ").replace("\n    ", " ")):
-    kv = dict(x.split(": ", 1) for x in re.split(r",\s+", row))
-    if kv.get("mode") == sys.argv[2] and kv.get("scale") == sys.argv[3]:
-        print(kv[sys.argv[4]]); break
-PY
-}
-near() { python3 -c "import sys; sys.exit(0 if abs(float('$1') - $2) <= 1e-9 + 1e-9 * abs($2) else 1)" 2>/dev/null; }
+# pred FILE MODE SCALE KEY, near A B
+. "$root/tests/support/model_rows.sh"
 
 run="$root/tests/fixtures/harness/model-run"
 out=$("$exadl" model "$run" --mode bitvector+layer,coordinator+layer --scales 1,2 --out "$tmp/m" 2>&1); rc=$?

@@ -18,17 +18,8 @@ root=${EXADL_ROOT:-$(pwd)}
 fails=0
 pass() { echo "PASS: harness_model_engine: $1"; }
 fail() { echo "FAIL: harness_model_engine: $1"; fails=$((fails + 1)); }
-pred() {
-    python3 - "$1" "$2" "$3" "$4" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-for row in re.findall(r"- \{(scale: [^}]*)\}", text.replace("\n     ", " ").replace("\n    ", " ")):
-    kv = dict(x.split(": ", 1) for x in re.split(r",\s+", row))
-    if kv.get("mode") == sys.argv[2] and kv.get("scale") == sys.argv[3]:
-        print(kv[sys.argv[4]]); break
-PY
-}
-near() { python3 -c "import sys; sys.exit(0 if abs(float('$1') - $2) <= 1e-9 + 1e-9 * abs($2) else 1)" 2>/dev/null; }
+# pred FILE MODE SCALE KEY, near A B
+. "$root/tests/support/model_rows.sh"
 
 mkdir -p "$tmp/inline/records"
 cp "$root"/tests/fixtures/harness/model-run/records/*.yaml "$tmp/inline/records/"
