@@ -36,10 +36,13 @@ run=$(ls -d "$tmp"/res/*-ablation-cpu 2>/dev/null | head -1)
 rep=$run/report.md
 grep -q '^## Gradient reduction: modes side by side' "$rep" && pass "report has the gradient-reduction section" \
     || fail "no gradient-reduction section"
-rows=$(grep -cE '^\| (coord|bv)-(none|layer|4) \| (coordinator|bitvector)\+(none|layer|4) \| 5 \| [12] \|' "$rep")
+rows=$(grep -cE '^\| (coord|bv)-(none|layer|4) \| (coordinator|bitvector)\+(none|layer|4)(, engine thread)? \| 5 \| [12] \|' "$rep")
 [ "$rows" -eq 12 ] && pass "table: 6 modes x 2 scales" || fail "table has $rows rows of 12"
+# the suite pins engine: thread; each 2-rank row names the engine that ran
+eng=$(grep -cE '^\| (coord|bv)-(none|layer|4) \| (coordinator|bitvector)\+(none|layer|4), engine thread \| 5 \| 2 \|' "$rep")
+[ "$eng" -eq 6 ] && pass "every 2-rank row: engine thread" || fail "$eng of 6 2-rank rows name the thread engine"
 # at 2 ranks a prediction beside each measurement
-pred=$(grep -cE '^\| (coord|bv)-[a-z0-9]+ \| [a-z+0-9]+ \| 5 \| 2 \| [0-9.e-]+ \| [0-9.e-]+ \[.*\| 0\.[0-9]{4} \|' "$rep")
+pred=$(grep -cE '^\| (coord|bv)-[a-z0-9]+ \| [a-z+0-9]+(, engine [a-z]+)? \| 5 \| 2 \| [0-9.e-]+ \| [0-9.e-]+ \[.*\| 0\.[0-9]{4} \|' "$rep")
 [ "$pred" -eq 6 ] && pass "the model's efficiency beside every 2-rank measurement" || fail "$pred predictions"
 grep -q '^### The model.s inputs' "$rep" && grep -q 'ring fit of' "$rep" && grep -q 'fitted to the run.s orchestration' "$rep" \
     && pass "model inputs fitted to the run's sweep and orchestration benchmark" || fail "model inputs"

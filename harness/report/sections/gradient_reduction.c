@@ -10,9 +10,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "harness/blocks/gradient_reduction/blk_gradient_reduction.h"
 #include "harness/model/ablation.h"
 #include "harness/plots/axis.h"
 #include "harness/report/runctx.h"
+#include "harness/util/esc.h"
 
 static void g4(sb_t *o, double v)
 {
@@ -30,8 +32,23 @@ static void ms(sb_t *o, double v)
  * the gradient-reduction settings that make the modes.  Only entries of one
  * workload are set side by side (issue 27: STEMDL against CosmoFlow is no
  * comparison of modes). */
-static const char *const mode_keys[] = {"orchestration", "cache_capacity", "grouping", "groups",
-                                        "fusion_bytes",  "cycle_ms",       "comm_timeout", NULL};
+static const char *const mode_keys[] = {"orchestration", "cache_capacity", "grouping",
+                                        "groups",        "fusion_bytes",   "cycle_ms",
+                                        "comm_timeout",  "engine",         NULL};
+
+/* The engine that ran an entry at a scale (gradient_reduction.engine: thread
+ * or inline; docs/gsync.md "Which engine runs"): `engine: auto` resolves per
+ * machine, so two runs of one suite may differ here.  NULL: not recorded. */
+static const char *engine_ran(const runctx_t *c, const char *bench, int scale)
+{
+    for (size_t i = 0; i < c->ri.no; i++) {
+        const outcome_t *o = &c->ri.o[i];
+        if (o->status != LS_OK || !o->rec || o->scale != scale || strcmp(o->bench, bench)) continue;
+        const grinfo_t *g = rec_gr(o->rec);
+        if (g && g->engine && strcmp(g->engine, "none")) return g->engine; /* none: one rank */
+    }
+    return NULL;
+}
 
 static void node_text(sb_t *b, const ytnode *n)
 {
@@ -255,7 +272,9 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
                "Entries of the same workload (benchmark and config, apart from the "
                "gradient-reduction settings) side by side, one row per entry and scale; "
                "entries of different workloads are never compared here. Efficiency as above (against the entry's "
-               "smallest scale); exposed = the main thread waiting for reductions after "
+               "smallest scale); mode: the orchestration and grouping, and the engine that "
+               "ran (thread: overlapping backward; inline: after it; docs/gsync.md); exposed = "
+               "the main thread waiting for reductions after "
                "backward, negotiation and reduce = the engine's time in orchestration cycles "
                "and in reductions, cycles = engine cycles: medians over the pooled timed steps "
                "(max over ranks; cycles: rank 0). Model: docs/model.md, with the inputs below.\n\n"
@@ -267,8 +286,9 @@ static void md(sb_t *o, const runctx_t *c, const void *self)
     for (size_t i = 0; i < ab->n; i++) {
         const abrow_t *r = &ab->r[i];
         if (!shown(&e, r->bench)) continue;
-        sb_printf(o, "| %s | %s | %.3g | %d | ", r->bench, r->mode_name, r->mode.cycle_s * 1e3,
-                  r->scale);
+        const char *eng = engine_ran(c, r->bench, r->scale);
+        sb_printf(o, "| %s | %s%s%s | %.3g | %d | ", r->bench, r->mode_name, eng ? ", engine " : "",
+                  eng ? esc_md(c->a, eng) : "", r->mode.cycle_s * 1e3, r->scale);
         g4(o, r->step_s);
         sb_puts(o, " | "), g4(o, r->eff), sb_puts(o, " ["), g4(o, r->eff_lo), sb_puts(o, ", ");
         g4(o, r->eff_hi), sb_puts(o, "] | ");
