@@ -47,13 +47,8 @@ static void usage(FILE *f)
             "  --verify false         skip each sample's CRC check (default true; a rank reading\n"
             "                         a sub-volume cannot check it)\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
-            "                         its own shards)\n"
-            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n");
-    fprintf(f,
-            "  --readahead N          samples of the read order the reader asks the kernel for\n"
-            "                         ahead of each read (posix_fadvise WILLNEED; default %d;\n"
-            "                         0: none)\n",
-            SHARD_FEED_READAHEAD);
+            "                         its own shards)\n");
+    tdopt_print_feed_help(f);
     fprintf(f,
             "  --eval-every N         validation loss every N steps (default 0: none)\n"
             "  --target-loss X        stop when the validation loss is at most X (default 0: never)\n"

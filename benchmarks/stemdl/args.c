@@ -46,13 +46,8 @@ static void usage(FILE *f)
             "  --stage DIR            with --data files:SRC: the first rank of each node copies\n"
             "                         the set to DIR (node-local storage) before training\n"
             "  --shuffle global|local|none  per-epoch order (default global; local: each group\n"
-            "                         its own shards)\n"
-            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n");
-    fprintf(f,
-            "  --readahead N          samples of the read order the reader asks the kernel for\n"
-            "                         ahead of each read (posix_fadvise WILLNEED; default %d;\n"
-            "                         0: none)\n",
-            SHARD_FEED_READAHEAD);
+            "                         its own shards)\n");
+    tdopt_print_feed_help(f);
     fprintf(f,
             "  --verify false         skip each sample's CRC check (default true)\n"
             "  --eval-every N         validation loss every N steps (default 0: none)\n"

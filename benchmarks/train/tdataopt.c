@@ -91,6 +91,16 @@ int tdopt_check(const tdopt_fields *f, const char *data, char *err, size_t errle
     return -1;
 }
 
+void tdopt_print_feed_help(FILE *f)
+{
+    fprintf(f,
+            "  --prefetch N           steps the reader thread reads ahead (default 2; 0: none)\n"
+            "  --readahead N          samples of the read order the reader asks the kernel for\n"
+            "                         ahead of each read (posix_fadvise WILLNEED; default %d;\n"
+            "                         0: none)\n",
+            SHARD_FEED_READAHEAD);
+}
+
 void tdopt_print_help(FILE *f)
 {
     fprintf(f,

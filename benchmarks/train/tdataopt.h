@@ -8,7 +8,7 @@
  * for line).  Each program keeps its fields where they are and hands this module pointers
  * to them.
  *
- * defines: tdopt_fields, tdopt_take, tdopt_check, tdopt_print_help, tdopt_whole, tdopt_truth */
+ * defines: tdopt_fields, tdopt_take, tdopt_check, tdopt_print_feed_help, tdopt_print_help, tdopt_whole, tdopt_truth */
 #ifndef TRAIN_TDATAOPT_H
 #define TRAIN_TDATAOPT_H
 
@@ -39,6 +39,9 @@ int tdopt_take(const tdopt_fields *f, const char *name, const char *value);
  * (--checkpoint-every without --checkpoint-dir, --target-loss without --eval-every,
  * --read-only without files:DIR or with checkpoints or evaluations), else 0. */
 int tdopt_check(const tdopt_fields *f, const char *data, char *err, size_t errlen);
+
+/* The --help lines of the reader: --prefetch and --readahead. */
+void tdopt_print_feed_help(FILE *f);
 
 /* The --help lines of --read-only, --checkpoint-every, --checkpoint-dir and --restore. */
 void tdopt_print_help(FILE *f);
